@@ -1,0 +1,246 @@
+// Package event defines the JSONL event log (schema v1), its writers (the
+// JSONL file, the console view) and secret redaction.
+//
+// Every line has the envelope fields v, seq, time, run_id and type, followed
+// by the fields of one payload type below. The schema is published as JSON
+// Schema in schema/events.schema.json; it is the contract for `runner
+// report`, the PR comment, batch results and every outside consumer.
+package event
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Version is the schema version written in every line's "v".
+const Version = 1
+
+// Payload is the type-specific part of an event.
+type Payload interface {
+	// EventType is the value of the line's "type" field.
+	EventType() string
+}
+
+// Sink receives events. Emit may be called from several goroutines; the
+// sink assigns seq and time. An error means the record could not be
+// written; emitters report it once and go on (the run must not stop because
+// a console write failed).
+type Sink interface {
+	Emit(p Payload) error
+}
+
+// Tokens are the token counts of a step or a run. Input counts all prompt
+// tokens including cached ones; CacheRead is the part served from cache;
+// Output includes Reasoning.
+type Tokens struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	Reasoning  int64 `json:"reasoning"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+}
+
+// Limits are the run's limits as resolved (0 or "" means none).
+type Limits struct {
+	MaxSteps    int     `json:"max_steps,omitempty"`
+	MaxCostUSD  float64 `json:"max_cost_usd,omitempty"`
+	MaxTokens   int64   `json:"max_tokens,omitempty"`
+	Timeout     string  `json:"timeout,omitempty"`
+	ToolTimeout string  `json:"tool_timeout,omitempty"`
+	MaxDenials  int     `json:"max_denials,omitempty"`
+}
+
+// RunStarted opens the log.
+type RunStarted struct {
+	Task          string            `json:"task"`
+	SpecPath      string            `json:"spec_path"`
+	SpecSHA256    string            `json:"spec_sha256"`
+	Repo          string            `json:"repo"`
+	BaseTree      string            `json:"base_tree"`
+	Model         string            `json:"model"`
+	BaseURL       string            `json:"base_url"`
+	RunnerVersion string            `json:"runner_version"`
+	Inputs        map[string]string `json:"inputs"`
+	Limits        Limits            `json:"limits"`
+}
+
+// StepStarted marks the start of a model step (1-based).
+type StepStarted struct {
+	Step int `json:"step"`
+}
+
+// Text is a whole text part of an assistant turn.
+type Text struct {
+	Step int    `json:"step"`
+	Text string `json:"text"`
+}
+
+// Reasoning is a whole reasoning part of an assistant turn.
+type Reasoning struct {
+	Step int    `json:"step"`
+	Text string `json:"text"`
+}
+
+// ToolStarted marks a tool call about to run (after its arguments completed).
+type ToolStarted struct {
+	Step       int             `json:"step"`
+	CallID     string          `json:"call_id"`
+	Tool       string          `json:"tool"`
+	ToolAsSent string          `json:"tool_as_sent,omitempty"`
+	Input      json.RawMessage `json:"input"` // null when the arguments were invalid
+	InputRaw   string          `json:"input_raw,omitempty"`
+}
+
+// ToolCompleted is a tool call that ran to a result.
+type ToolCompleted struct {
+	Step       int            `json:"step"`
+	CallID     string         `json:"call_id"`
+	Tool       string         `json:"tool"`
+	Output     string         `json:"output"`
+	Truncated  bool           `json:"truncated"`
+	DurationMS int64          `json:"duration_ms"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+}
+
+// ToolFailed is a tool call that ended in error (denied, invalid arguments,
+// unknown tool, the tool's own error, aborted).
+type ToolFailed struct {
+	Step       int    `json:"step"`
+	CallID     string `json:"call_id"`
+	Tool       string `json:"tool"`
+	Error      string `json:"error"`
+	Denied     bool   `json:"denied"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// PermissionDenied records a refused permission and the rule that decided
+// (Rule nil: default deny).
+type PermissionDenied struct {
+	Step       int     `json:"step"`
+	CallID     string  `json:"call_id"`
+	Tool       string  `json:"tool"`
+	Permission string  `json:"permission"`
+	Pattern    string  `json:"pattern"`
+	Rule       *string `json:"rule"`
+	Reason     string  `json:"reason"`
+}
+
+// Retry records a retried model call.
+type Retry struct {
+	Step       int    `json:"step"`
+	Attempt    int    `json:"attempt"`
+	ErrorClass string `json:"error_class"`
+	Error      string `json:"error"`
+	DelayMS    int64  `json:"delay_ms"`
+}
+
+// Compaction records a summarised history.
+type Compaction struct {
+	Step         int    `json:"step"`
+	Reason       string `json:"reason"`
+	TokensBefore int64  `json:"tokens_before"`
+}
+
+// StepFinished closes a model step. CostUSD is nil when the price is unknown.
+type StepFinished struct {
+	Step         int      `json:"step"`
+	FinishReason string   `json:"finish_reason"`
+	Tokens       Tokens   `json:"tokens"`
+	CostUSD      *float64 `json:"cost_usd"`
+	DurationMS   int64    `json:"duration_ms"`
+}
+
+// FileChange is one file in a patch.
+type FileChange struct {
+	Path      string `json:"path"`
+	OldPath   string `json:"old_path,omitempty"`
+	Status    string `json:"status"` // added | modified | deleted | renamed
+	Additions int    `json:"additions"`
+	Deletions int    `json:"deletions"`
+	Binary    bool   `json:"binary"`
+}
+
+// Patch records the changes from the base tree (Step nil: the final patch).
+type Patch struct {
+	Step      *int         `json:"step"`
+	Tree      string       `json:"tree"`
+	Files     []FileChange `json:"files"`
+	Additions int          `json:"additions"`
+	Deletions int          `json:"deletions"`
+}
+
+// CheckStarted marks a check command about to run.
+type CheckStarted struct {
+	Name    string `json:"name"`
+	Command string `json:"command"`
+	Attempt int    `json:"attempt"`
+}
+
+// CheckFinished is a check command's outcome.
+type CheckFinished struct {
+	Name       string `json:"name"`
+	Command    string `json:"command"`
+	Attempt    int    `json:"attempt"`
+	ExitCode   int    `json:"exit_code"`
+	Passed     bool   `json:"passed"`
+	Output     string `json:"output"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// Run statuses (run.finished "status").
+const (
+	StatusSuccess        = "success"
+	StatusFailed         = "failed"
+	StatusError          = "error"
+	StatusCancelled      = "cancelled"
+	StatusMaxSteps       = "max_steps"
+	StatusBudgetExceeded = "budget_exceeded"
+	StatusTimeout        = "timeout"
+	StatusBlocked        = "blocked"
+)
+
+// RunError is the error of a run that did not succeed.
+type RunError struct {
+	Class   string `json:"class"`
+	Message string `json:"message"`
+}
+
+// RunFinished closes the log; it is always the last line.
+type RunFinished struct {
+	Status           string          `json:"status"`
+	ExitCode         int             `json:"exit_code"`
+	FinalMessage     string          `json:"final_message"`
+	StructuredOutput json.RawMessage `json:"structured_output"`
+	Steps            int             `json:"steps"`
+	Tokens           Tokens          `json:"tokens"`
+	CostUSD          *float64        `json:"cost_usd"`
+	DurationMS       int64           `json:"duration_ms"`
+	PatchPath        string          `json:"patch_path"`
+	FilesChanged     int             `json:"files_changed"`
+	Error            *RunError       `json:"error,omitempty"`
+}
+
+func (RunStarted) EventType() string       { return "run.started" }
+func (StepStarted) EventType() string      { return "step.started" }
+func (Text) EventType() string             { return "text" }
+func (Reasoning) EventType() string        { return "reasoning" }
+func (ToolStarted) EventType() string      { return "tool.started" }
+func (ToolCompleted) EventType() string    { return "tool.completed" }
+func (ToolFailed) EventType() string       { return "tool.failed" }
+func (PermissionDenied) EventType() string { return "permission.denied" }
+func (Retry) EventType() string            { return "retry" }
+func (Compaction) EventType() string       { return "compaction" }
+func (StepFinished) EventType() string     { return "step.finished" }
+func (Patch) EventType() string            { return "patch" }
+func (CheckStarted) EventType() string     { return "check.started" }
+func (CheckFinished) EventType() string    { return "check.finished" }
+func (RunFinished) EventType() string      { return "run.finished" }
+
+// Envelope is the common part of every line.
+type Envelope struct {
+	V     int       `json:"v"`
+	Seq   int64     `json:"seq"`
+	Time  time.Time `json:"time"`
+	RunID string    `json:"run_id"`
+	Type  string    `json:"type"`
+}

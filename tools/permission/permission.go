@@ -1,0 +1,36 @@
+// Package permission decides whether a tool call may run: deny by default,
+// allowed only when an allow rule matches and no deny rule matches. Bash
+// commands are parsed (mvdan.cc/sh/v3/syntax) and every simple command in
+// them is judged on its own.
+package permission
+
+// Action is what a rule does when it matches.
+type Action string
+
+// Actions. "ask" does not exist headless: nobody is there to answer.
+const (
+	Allow Action = "allow"
+	Deny  Action = "deny"
+)
+
+// Permission names.
+const (
+	Read              = "read"               // read, glob, grep, list
+	Edit              = "edit"               // write, edit, output redirections
+	Bash              = "bash"               // shell commands
+	ExternalDirectory = "external_directory" // any path outside the work tree
+	DoomLoop          = "doom_loop"          // the same tool call three times in a row
+	WebFetch          = "webfetch"
+)
+
+// Rule is one entry of a task's permissions block: for Permission, a call
+// whose pattern matches Pattern gets Action. A bare action in the spec
+// (`read: allow`) is the rule {read, "*", allow}, which matches everything.
+type Rule struct {
+	Permission string `json:"permission"`
+	Pattern    string `json:"pattern"`
+	Action     Action `json:"action"`
+}
+
+// Ruleset is a task's rules; order does not change a decision.
+type Ruleset []Rule
