@@ -34,3 +34,13 @@ type Rule struct {
 
 // Ruleset is a task's rules; order does not change a decision.
 type Ruleset []Rule
+
+// Decision is the verdict on one (permission, pattern) pair, with its
+// provenance: Rule is the rule that decided, nil for "default deny".
+type Decision struct {
+	Allowed    bool   `json:"allowed"`
+	Permission string `json:"permission"`
+	Pattern    string `json:"pattern"`
+	Rule       *Rule  `json:"rule"`
+	Reason     string `json:"reason"`
+}
