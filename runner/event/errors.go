@@ -1,0 +1,19 @@
+package event
+
+import "errors"
+
+// Sentinel errors of this package, checked with errors.Is.
+var (
+	// ErrClosed is returned by Emit after the Writer was closed.
+	ErrClosed = errors.New("event writer closed")
+	// ErrNilPayload is returned by Emit for a nil payload.
+	ErrNilPayload = errors.New("nil event payload")
+	// ErrMalformed marks a log line that is not a valid event record.
+	ErrMalformed = errors.New("malformed event line")
+	// ErrVersion marks a log line of an unsupported schema version.
+	ErrVersion = errors.New("unsupported event schema version")
+	// ErrUnknownType marks a record whose type this version does not know.
+	ErrUnknownType = errors.New("unknown event type")
+	// ErrInvalid marks a line that does not validate against the schema.
+	ErrInvalid = errors.New("event line does not match schema")
+)

@@ -1,0 +1,143 @@
+package event
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Redacted replaces every secret.
+const Redacted = "[REDACTED]"
+
+// MinSecretLen is the shortest environment value treated as a secret.
+// Shorter values ("ollama", "dummy", "none") are placeholders, and hiding
+// them would blank common words all over the log.
+const MinSecretLen = 8
+
+// Redactor replaces secrets with "[REDACTED]": the values of secret-looking
+// environment variables, explicit extra values, and common token shapes
+// (OpenAI, GitHub, Slack, AWS, Google, Hugging Face keys, private key blocks,
+// bearer and basic credentials, JWTs, passwords in URLs). A nil *Redactor
+// redacts nothing. It is safe for concurrent use.
+type Redactor struct {
+	literals *strings.Replacer // nil when there are none
+	patterns []secretPattern
+}
+
+type secretPattern struct {
+	re   *regexp.Regexp
+	repl string // expansion template (keeps a prefix group where there is one)
+}
+
+// secretNameMarkers are the parts of an environment variable's name that
+// mark its value as secret.
+func secretNameMarkers() []string {
+	return []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY",
+		"CREDENTIAL", "AUTH", "PRIVATE", "COOKIE", "SESSION", "SIGNATURE", "_PAT", "DSN"}
+}
+
+// publicNames are variables that match a marker but hold no secret.
+func publicNames() []string {
+	return []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "SSH_AUTH_SOCK",
+		"GPG_KEY_ID", "KEYTIMEOUT"}
+}
+
+// IsSecretName reports whether an environment variable named name holds a
+// secret by the look of its name (case-insensitive).
+func IsSecretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, p := range publicNames() {
+		if up == p {
+			return false
+		}
+	}
+	for _, m := range secretNameMarkers() {
+		if strings.Contains(up, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// NewRedactor builds a Redactor from environ ("NAME=value" entries, as
+// os.Environ returns) and extra secret values (the provider key, tokens read
+// from files). Values shorter than MinSecretLen are ignored.
+func NewRedactor(environ []string, extra ...string) *Redactor {
+	seen := map[string]bool{}
+	var lits []string
+	add := func(v string) {
+		v = strings.TrimSpace(v)
+		if len(v) < MinSecretLen || seen[v] {
+			return
+		}
+		seen[v] = true
+		lits = append(lits, v)
+	}
+	for _, kv := range environ {
+		name, val, ok := strings.Cut(kv, "=")
+		if ok && IsSecretName(name) {
+			add(val)
+		}
+	}
+	for _, v := range extra {
+		add(v)
+	}
+	r := &Redactor{patterns: tokenPatterns()}
+	if len(lits) > 0 {
+		// Longest first, so a secret containing another is replaced whole.
+		sort.Slice(lits, func(i, j int) bool { return len(lits[i]) > len(lits[j]) })
+		pairs := make([]string, 0, 2*len(lits))
+		for _, l := range lits {
+			pairs = append(pairs, l, Redacted)
+		}
+		r.literals = strings.NewReplacer(pairs...)
+	}
+	return r
+}
+
+// tokenPatterns are the token shapes redacted wherever they appear.
+func tokenPatterns() []secretPattern {
+	p := func(expr, repl string) secretPattern {
+		return secretPattern{re: regexp.MustCompile(expr), repl: repl}
+	}
+	return []secretPattern{
+		p(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)`, Redacted),
+		p(`\bsk-[A-Za-z0-9_-]{20,}`, Redacted),                  // OpenAI, Anthropic (sk-ant-), sk-proj-
+		p(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}`, Redacted), // GitHub tokens
+		p(`\bgithub_pat_[A-Za-z0-9_]{20,}`, Redacted),
+		p(`\bxox[baprs]-[A-Za-z0-9-]{10,}`, Redacted), // Slack
+		p(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, Redacted),   // AWS access key IDs
+		p(`\bAIza[0-9A-Za-z_-]{35}`, Redacted),         // Google API keys
+		p(`\bhf_[A-Za-z0-9]{30,}`, Redacted),           // Hugging Face
+		p(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`, Redacted), // JWT
+		p(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`, "${1}"+Redacted),
+		p(`(?i)(\bauthorization\s*[:=]\s*["']?(?:basic|token|bearer)?\s*)[A-Za-z0-9\-._~+/]{8,}=*`, "${1}"+Redacted),
+		p(`(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"']+:)[^/\s@"']+@`, "${1}"+Redacted+"@"), // URL passwords
+	}
+}
+
+// Redact returns s with every secret replaced by "[REDACTED]".
+func (r *Redactor) Redact(s string) string {
+	if r == nil || s == "" {
+		return s
+	}
+	if r.literals != nil {
+		s = r.literals.Replace(s)
+	}
+	for _, p := range r.patterns {
+		s = p.re.ReplaceAllString(s, p.repl)
+	}
+	return s
+}
+
+// RedactBytes is Redact for bytes; it returns b itself when nothing changed.
+func (r *Redactor) RedactBytes(b []byte) []byte {
+	if r == nil || len(b) == 0 {
+		return b
+	}
+	out := r.Redact(string(b))
+	if out == string(b) {
+		return b
+	}
+	return []byte(out)
+}

@@ -1,0 +1,177 @@
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Writer is the JSONL sink: one JSON object per line, the envelope (v, seq,
+// time, run_id, type) followed by the payload's fields. Each line is written
+// with a single Write call and flushed as it happens, so a killed run still
+// leaves a readable log. Emit is safe for concurrent use; seq is strictly
+// increasing in file order.
+type Writer struct {
+	mu     sync.Mutex
+	w      io.Writer
+	runID  string
+	seq    int64
+	closed bool
+	owned  io.Closer // closed by Close when the Writer opened the file
+	now    func() time.Time
+	redact *Redactor
+}
+
+// Option configures a Writer.
+type Option func(*Writer)
+
+// WithClock sets the clock used for "time" (default time.Now); for tests.
+func WithClock(now func() time.Time) Option {
+	return func(w *Writer) { w.now = now }
+}
+
+// WithRedactor passes every line through r before it is written: every
+// string in the payload, including object keys, is redacted.
+func WithRedactor(r *Redactor) Option {
+	return func(w *Writer) { w.redact = r }
+}
+
+// NewWriter returns a Writer that writes lines of run runID to w. The caller
+// keeps ownership of w; Close syncs it when it is an *os.File.
+func NewWriter(w io.Writer, runID string, opts ...Option) *Writer {
+	wr := &Writer{w: w, runID: runID, now: time.Now}
+	for _, o := range opts {
+		o(wr)
+	}
+	return wr
+}
+
+// Create creates (or truncates) the file at path and returns a Writer that
+// owns it: Close syncs and closes the file.
+func Create(path, runID string, opts ...Option) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create event log: %w", err)
+	}
+	w := NewWriter(f, runID, opts...)
+	w.owned = f
+	return w, nil
+}
+
+// Emit writes p as the next line. It returns ErrClosed after Close and a
+// wrapped error when p cannot be encoded or the line cannot be written; seq
+// is only consumed by lines that were encoded.
+func (w *Writer) Emit(p Payload) error {
+	if p == nil {
+		return ErrNilPayload
+	}
+	body, err := marshalJSON(p)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", p.EventType(), err)
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return fmt.Errorf("encode %s event: payload is not a JSON object", p.EventType())
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	env := Envelope{V: Version, Seq: w.seq + 1, Time: w.now().UTC(), RunID: w.runID, Type: p.EventType()}
+	line, err := joinLine(env, body)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", p.EventType(), err)
+	}
+	if w.redact != nil {
+		line = w.redact.RedactJSON(line)
+	}
+	w.seq++
+	if _, err := w.w.Write(line); err != nil {
+		return fmt.Errorf("write %s event: %w", p.EventType(), err)
+	}
+	if f, ok := w.w.(interface{ Flush() error }); ok {
+		if err := f.Flush(); err != nil {
+			return fmt.Errorf("flush %s event: %w", p.EventType(), err)
+		}
+	}
+	return nil
+}
+
+// Seq returns the seq of the last line written (0 before the first).
+func (w *Writer) Seq() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seq
+}
+
+// Close flushes and syncs the underlying writer (fsync for an *os.File) and
+// closes the file when the Writer created it. It needs no context: it is
+// meant to run after the run's context was cancelled. Close is idempotent;
+// later Emits return ErrClosed.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	var err error
+	if f, ok := w.w.(interface{ Flush() error }); ok {
+		err = f.Flush()
+	}
+	if f, ok := w.w.(*os.File); ok {
+		if serr := f.Sync(); serr != nil && err == nil && !isUnsyncable(serr) {
+			err = serr
+		}
+	}
+	if w.owned != nil {
+		if cerr := w.owned.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("close event log: %w", err)
+	}
+	return nil
+}
+
+// isUnsyncable reports errors of Sync on files that cannot be synced
+// (pipes, terminals: stdout), which are not failures of the log.
+func isUnsyncable(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP)
+}
+
+// joinLine writes the envelope, then the payload's fields, then '\n'.
+func joinLine(env Envelope, body []byte) ([]byte, error) {
+	head, err := marshalJSON(env)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(head) + len(body) + 2)
+	b.Write(head[:len(head)-1]) // drop '}'
+	if inner := bytes.TrimSpace(body[1 : len(body)-1]); len(inner) > 0 {
+		b.WriteByte(',')
+		b.Write(inner)
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}
+
+// marshalJSON encodes v compactly without HTML escaping (so "<", ">" and
+// "&" stay readable in the log).
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
