@@ -102,13 +102,13 @@ func tokenPatterns() []secretPattern {
 	}
 	return []secretPattern{
 		p(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)`, Redacted),
-		p(`\bsk-[A-Za-z0-9_-]{20,}`, Redacted),                  // OpenAI, Anthropic (sk-ant-), sk-proj-
+		p(`\bsk-[A-Za-z0-9_-]{20,}`, Redacted),                    // OpenAI, Anthropic (sk-ant-), sk-proj-
 		p(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}`, Redacted), // GitHub tokens
 		p(`\bgithub_pat_[A-Za-z0-9_]{20,}`, Redacted),
-		p(`\bxox[baprs]-[A-Za-z0-9-]{10,}`, Redacted), // Slack
-		p(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, Redacted),   // AWS access key IDs
-		p(`\bAIza[0-9A-Za-z_-]{35}`, Redacted),         // Google API keys
-		p(`\bhf_[A-Za-z0-9]{30,}`, Redacted),           // Hugging Face
+		p(`\bxox[baprs]-[A-Za-z0-9-]{10,}`, Redacted),                               // Slack
+		p(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, Redacted),                                // AWS access key IDs
+		p(`\bAIza[0-9A-Za-z_-]{35}`, Redacted),                                      // Google API keys
+		p(`\bhf_[A-Za-z0-9]{30,}`, Redacted),                                        // Hugging Face
 		p(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`, Redacted), // JWT
 		p(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`, "${1}"+Redacted),
 		p(`(?i)(\bauthorization\s*[:=]\s*["']?(?:basic|token|bearer)?\s*)[A-Za-z0-9\-._~+/]{8,}=*`, "${1}"+Redacted),
