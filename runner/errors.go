@@ -1,0 +1,49 @@
+package runner
+
+import "errors"
+
+// Sentinel errors.
+var (
+	// ErrNoModel: Config.Model is nil.
+	ErrNoModel = errors.New("runner: no model configured")
+	// ErrBadSchema: Config.OutputSchema is not a usable JSON Schema.
+	ErrBadSchema = errors.New("runner: invalid output schema")
+	// ErrAlreadyStarted: Session.Run was called twice.
+	ErrAlreadyStarted = errors.New("runner: session already started")
+	// ErrNotStarted: Session.Continue was called before Session.Run.
+	ErrNotStarted = errors.New("runner: session not started")
+	// ErrToolPanic: a tool panicked; the call becomes an error result.
+	ErrToolPanic = errors.New("tool panicked")
+	// ErrTimeout is the cause of the run's own deadline.
+	ErrTimeout = errors.New("runner: run timed out")
+	// ErrStreamEnded: the model stream ended without a finish-step.
+	ErrStreamEnded = errors.New("model stream ended without finishing the step")
+)
+
+// Error classes of a Result's Err (Error.Class), beyond the llm error
+// classes ("retryable", "context-overflow", "fatal") a provider failure
+// carries.
+const (
+	ClassCancelled     = "cancelled"
+	ClassTimeout       = "timeout"
+	ClassMaxSteps      = "max_steps"
+	ClassBudget        = "budget"
+	ClassBlocked       = "blocked"
+	ClassContentFilter = "content-filter"
+	ClassLength        = "length"
+	ClassOutput        = "structured-output"
+	ClassInternal      = "internal"
+	ClassModel         = "model"
+)
+
+// Error is why a run did not succeed: a class (one of the Class constants
+// or an llm.ErrorClass) and a message for people, with the cause.
+type Error struct {
+	Class   string
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string { return e.Class + ": " + e.Message }
+
+func (e *Error) Unwrap() error { return e.Err }

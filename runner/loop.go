@@ -1,0 +1,222 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// signal is what the loop does after a step, as in OpenCode's processor.
+type signal int
+
+const (
+	sigContinue signal = iota // tool results go back to the model
+	sigStop                   // finished, blocked or failed
+	sigCompact                // the context overflowed: summarise and go on
+)
+
+// stepResult is a step's signal and, for sigStop, the run's outcome.
+type stepResult struct {
+	sig signal
+	out outcome
+}
+
+func stop(o outcome) stepResult { return stepResult{sig: sigStop, out: o} }
+
+// runLoop drives the session step by step until a step says stop.
+func (s *Session) runLoop(ctx context.Context) outcome {
+	for {
+		if out, done := s.beforeStep(ctx); done {
+			return out
+		}
+		if s.overWindow() {
+			if out, ok := s.compact(ctx, "usage"); !ok {
+				return out
+			}
+		}
+		s.openStep()
+		r := s.runStep(ctx)
+		switch r.sig {
+		case sigStop:
+			return r.out
+		case sigCompact:
+			if out, ok := s.compact(ctx, "overflow"); !ok {
+				return out
+			}
+		}
+	}
+}
+
+// beforeStep ends the run when the context is done or, before a new step,
+// when the step cap is already reached (a Continue after max_steps).
+func (s *Session) beforeStep(ctx context.Context) (outcome, bool) {
+	if ctx.Err() != nil {
+		return ctxOutcome(ctx), true
+	}
+	if !s.stepOpen() && s.cfg.Limits.MaxSteps > 0 && s.step >= s.cfg.Limits.MaxSteps {
+		return failure(event.StatusMaxSteps, ClassMaxSteps,
+			fmt.Sprintf("reached max_steps (%d)", s.cfg.Limits.MaxSteps), nil), true
+	}
+	return outcome{}, false
+}
+
+// stepOpen reports whether step.started went out for a step not finished
+// yet (a step interrupted by compaction is re-run under the same number).
+func (s *Session) stepOpen() bool { return s.stepEmitted > s.stepClosed }
+
+// openStep starts a new step unless one is open.
+func (s *Session) openStep() {
+	if s.stepOpen() {
+		return
+	}
+	s.step++
+	s.stepEmitted = s.step
+	s.stepStart = s.cfg.Now()
+	s.emit(event.StepStarted{Step: s.step})
+}
+
+// isLastStep reports whether the open step is the last one allowed.
+func (s *Session) isLastStep() bool {
+	return s.cfg.Limits.MaxSteps > 0 && s.step >= s.cfg.Limits.MaxSteps
+}
+
+// runStep calls the model (retrying retryable failures) and commits the
+// turn.
+func (s *Session) runStep(ctx context.Context) stepResult {
+	last := s.isLastStep()
+	if last && !s.lastNoted {
+		s.lastNoted = true
+		note := lastStepNote
+		if s.schema != nil {
+			note = lastStepStructuredNote
+		}
+		s.appendMessage(userMessage(note))
+	}
+	req := s.request(last)
+	for {
+		t := s.process(ctx, req, last)
+		if t.err == nil {
+			s.failures = 0
+			s.backoff.Reset()
+			return s.finishStep(ctx, t)
+		}
+		if r, done := s.handleFailure(ctx, t); done {
+			return r
+		}
+	}
+}
+
+// request builds the step's request: the system prompt, the append-only
+// history, the sorted tools. On the last step tools stay defined (so the
+// prompt prefix stays cached) but the tool choice is none, unless the run
+// needs structured output.
+func (s *Session) request(last bool) llm.Request {
+	msgs := make([]llm.Message, 0, len(s.wire)+1)
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: s.system})
+	msgs = append(msgs, s.wire...)
+	req := llm.Request{
+		Model:           s.cfg.ModelName,
+		Messages:        msgs,
+		Temperature:     s.cfg.Temperature,
+		TopP:            s.cfg.TopP,
+		MaxOutputTokens: s.cfg.MaxOutputTokens,
+		ReasoningEffort: s.cfg.ReasoningEffort,
+	}
+	if len(s.defs) == 0 {
+		return req
+	}
+	req.Tools = s.defs
+	switch {
+	case s.schema != nil:
+		req.ToolChoice = llm.ToolChoiceRequired
+	case last:
+		req.ToolChoice = llm.ToolChoiceNone
+	default:
+		req.ToolChoice = llm.ToolChoiceAuto
+	}
+	return req
+}
+
+// handleFailure acts on a failed attempt: done=false means "retry the same
+// request now".
+func (s *Session) handleFailure(ctx context.Context, t *turn) (stepResult, bool) {
+	if ctx.Err() != nil {
+		s.closeFailedStep(t, "error")
+		return stop(ctxOutcome(ctx)), true
+	}
+	le := classify(t.err)
+	switch le.Class {
+	case llm.ClassContextOverflow:
+		if t.ran > 0 { // tools changed the work tree: keep what they did
+			s.closeFailedStep(t, "error")
+		}
+		return stepResult{sig: sigCompact}, true
+	case llm.ClassRetryable:
+		if err := s.waitRetry(ctx, le); err != nil {
+			s.closeFailedStep(t, "error")
+			return stop(s.retryOutcome(ctx, le, err)), true
+		}
+		if t.ran > 0 {
+			s.closeFailedStep(t, "error")
+			return stepResult{sig: sigContinue}, true
+		}
+		return stepResult{}, false
+	default:
+		s.closeFailedStep(t, "error")
+		return stop(failure(event.StatusError, string(le.Class), le.Error(), le)), true
+	}
+}
+
+// retryOutcome is the outcome when waiting for a retry failed: the context
+// ended, or the attempts ran out.
+func (s *Session) retryOutcome(ctx context.Context, le *llm.Error, err error) outcome {
+	if ctx.Err() != nil {
+		return ctxOutcome(ctx)
+	}
+	return failure(event.StatusError, string(le.Class), err.Error(), le)
+}
+
+// closeFailedStep keeps, of a failed attempt, only the tool calls that ran
+// (their effects are in the work tree; the model must see their results),
+// and closes the step.
+func (s *Session) closeFailedStep(t *turn, reason string) {
+	if !s.stepOpen() {
+		return
+	}
+	if m := t.ranOnly(); m != nil {
+		s.appendMessage(m)
+	}
+	s.stepClosed = s.step
+	s.emit(event.StepFinished{Step: s.step, FinishReason: reason, DurationMS: s.sinceMS(s.stepStart)})
+}
+
+// ctxOutcome is the outcome of a done context: timeout for the session's
+// own deadline (or any deadline), cancelled otherwise.
+func ctxOutcome(ctx context.Context) outcome {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, ErrTimeout) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return failure(event.StatusTimeout, ClassTimeout, "the run timed out", cause)
+	}
+	return failure(event.StatusCancelled, ClassCancelled, "the run was cancelled", cause)
+}
+
+// failure is an outcome with an error.
+func failure(status, class, msg string, cause error) outcome {
+	return outcome{status: status, err: &Error{Class: class, Message: msg, Err: cause}}
+}
+
+// classify returns the provider error of a failed attempt; unclassified
+// errors are fatal, and a stream cut before finish-step is retryable.
+func classify(err error) *llm.Error {
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return le
+	}
+	if errors.Is(err, ErrStreamEnded) {
+		return &llm.Error{Class: llm.ClassRetryable, Message: err.Error(), Err: err}
+	}
+	return &llm.Error{Class: llm.ClassFatal, Message: err.Error(), Err: err}
+}

@@ -1,0 +1,229 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools"
+)
+
+// Result is the outcome of Run or Continue. Steps, Tokens and CostUSD are
+// totals over the whole session.
+type Result struct {
+	Status           string // one of the event.Status* constants
+	FinalMessage     string // the last assistant text
+	StructuredOutput json.RawMessage
+	Steps            int
+	Tokens           event.Tokens
+	CostUSD          *float64 // nil when any call's price is unknown
+	Denials          int
+	Compactions      int
+	// Err is a *Error when Status is not success.
+	Err error
+}
+
+// RunError is the error block of run.finished, nil on success.
+func (r Result) RunError() *event.RunError {
+	var e *Error
+	if !errors.As(r.Err, &e) {
+		if r.Err == nil {
+			return nil
+		}
+		return &event.RunError{Class: ClassInternal, Message: r.Err.Error()}
+	}
+	return &event.RunError{Class: e.Class, Message: e.Message}
+}
+
+// Session is one conversation with the model. It is not safe for
+// concurrent use: call Run once, then Continue as often as needed.
+type Session struct {
+	cfg     Config
+	tools   map[string]tools.Tool
+	defs    []llm.ToolDef
+	schema  *jsonschema.Schema
+	initErr error
+
+	started  bool
+	deadline time.Time
+	system   string
+	msgs     []*Message
+	wire     []llm.Message // the wire form of msgs, append-only
+
+	step        int       // steps completed or in progress
+	stepEmitted int       // the last step whose step.started went out
+	stepClosed  int       // the last step whose step.finished went out
+	stepStart   time.Time // when the open step started
+	lastNoted   bool      // the last-step note was added
+	usage       llm.Usage
+	lastUsage   *llm.Usage
+	cost        float64
+	costUnknown bool
+
+	denials     int
+	compactions int
+	outputTries int
+	lengthTries int
+	recent      []string // doom-loop keys of the latest tool calls
+	backoff     *backoff.ExponentialBackOff
+	failures    int // consecutive failed attempts of the current step
+	final       string
+	emitErr     bool
+}
+
+// outcome is how a Run or Continue ended.
+type outcome struct {
+	status     string
+	err        *Error
+	structured json.RawMessage
+}
+
+// NewSession prepares a session; configuration errors surface from Run.
+func NewSession(cfg Config) *Session {
+	cfg = cfg.withDefaults()
+	s := &Session{cfg: cfg, tools: map[string]tools.Tool{}}
+	for _, t := range cfg.Tools {
+		info := t.Info()
+		s.tools[info.Name] = t
+		s.defs = append(s.defs, llm.ToolDef{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
+	}
+	if len(cfg.OutputSchema) > 0 {
+		s.schema, s.initErr = compileSchema(cfg.OutputSchema)
+		s.defs = append(s.defs, structuredToolDef(cfg.OutputSchema))
+	}
+	sort.Slice(s.defs, func(i, j int) bool { return s.defs[i].Name < s.defs[j].Name })
+	if cfg.Model == nil {
+		s.initErr = ErrNoModel
+	}
+	s.backoff = &backoff.ExponentialBackOff{
+		InitialInterval:     cfg.Backoff.Base,
+		RandomizationFactor: cfg.Backoff.Jitter,
+		Multiplier:          2,
+		MaxInterval:         cfg.Backoff.Max,
+	}
+	s.backoff.Reset()
+	return s
+}
+
+// Run runs a whole agent session on cfg.Prompt; see Session.Run.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	return NewSession(cfg).Run(ctx)
+}
+
+// Run starts the session with the configured prompt and drives it until the
+// model finishes or a stop rule fires. The error is non-nil only for a bad
+// configuration or a second call; every other ending is a Result status.
+func (s *Session) Run(ctx context.Context) (Result, error) {
+	if s.initErr != nil {
+		return Result{}, s.initErr
+	}
+	if s.started {
+		return Result{}, ErrAlreadyStarted
+	}
+	s.started = true
+	now := s.cfg.Now()
+	if s.cfg.Limits.Timeout > 0 {
+		s.deadline = now.Add(s.cfg.Limits.Timeout)
+	}
+	s.system = buildSystemPrompt(s.cfg, now, s.defs)
+	s.appendMessage(userMessage(s.cfg.Prompt))
+	return s.drive(ctx), nil
+}
+
+// Continue adds a user message (for example a failing check's output) to
+// the same conversation and drives it again. Steps, tokens and cost keep
+// accumulating; max_steps and the timeout cover the whole session.
+func (s *Session) Continue(ctx context.Context, text string) (Result, error) {
+	if !s.started {
+		return Result{}, ErrNotStarted
+	}
+	s.appendMessage(userMessage(text))
+	s.final = ""
+	s.outputTries = 0
+	s.lengthTries = 0
+	return s.drive(ctx), nil
+}
+
+// Messages returns the session's messages (for inspection; do not modify).
+func (s *Session) Messages() []*Message { return s.msgs }
+
+// drive runs the loop under the session deadline and turns any panic into
+// a Result with status error, so the caller can always write run.finished.
+func (s *Session) drive(ctx context.Context) (res Result) {
+	if !s.deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, s.deadline, ErrTimeout)
+		defer cancel()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.cfg.Logger.Error("runner panic", "panic", r, "stack", string(debug.Stack()))
+			res = s.result(outcome{status: event.StatusError, err: &Error{
+				Class: ClassInternal, Message: fmt.Sprintf("internal error: %v", r),
+			}})
+		}
+	}()
+	return s.result(s.runLoop(ctx))
+}
+
+// result assembles the Result of an outcome.
+func (s *Session) result(o outcome) Result {
+	r := Result{
+		Status:           o.status,
+		FinalMessage:     s.final,
+		StructuredOutput: o.structured,
+		Steps:            s.step,
+		Tokens:           tokensOf(s.usage),
+		Denials:          s.denials,
+		Compactions:      s.compactions,
+	}
+	if s.cfg.Pricer != nil && !s.costUnknown {
+		c := s.cost
+		r.CostUSD = &c
+	}
+	if o.err != nil {
+		r.Err = o.err
+	}
+	return r
+}
+
+// appendMessage adds a committed message to the history and its wire form.
+func (s *Session) appendMessage(m *Message) {
+	s.msgs = append(s.msgs, m)
+	s.wire = append(s.wire, m.wire()...)
+}
+
+// emit sends an event; a sink error is logged once and the run goes on.
+func (s *Session) emit(p event.Payload) {
+	if s.cfg.Sink == nil {
+		return
+	}
+	if err := s.cfg.Sink.Emit(p); err != nil && !s.emitErr {
+		s.emitErr = true
+		s.cfg.Logger.Warn("event sink failed; continuing", "type", p.EventType(), "err", err)
+	}
+}
+
+// sinceMS is the time since t in milliseconds, on the session clock.
+func (s *Session) sinceMS(t time.Time) int64 {
+	return s.cfg.Now().Sub(t).Milliseconds()
+}
+
+func tokensOf(u llm.Usage) event.Tokens {
+	return event.Tokens{
+		Input:      u.InputTokens,
+		Output:     u.OutputTokens,
+		Reasoning:  u.ReasoningTokens,
+		CacheRead:  u.CachedInputTokens,
+		CacheWrite: u.CacheWriteTokens,
+	}
+}

@@ -1,0 +1,160 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// finishStep commits a finished turn, accounts for it, emits step.finished
+// and the step's patch, then decides what comes next.
+func (s *Session) finishStep(ctx context.Context, t *turn) stepResult {
+	s.appendMessage(t.msg)
+	var usage llm.Usage
+	if t.usage != nil {
+		usage = *t.usage
+		s.lastUsage = &usage
+	}
+	s.usage = s.usage.Add(usage)
+	cost := s.account(usage)
+	if text := t.msg.text(PartText); text != "" {
+		s.final = text
+	}
+	t.msg.Parts = append(t.msg.Parts, &Part{Kind: PartStepFinish, Step: s.step,
+		Fin: &StepFinish{Reason: t.finish, Usage: usage, CostUSD: cost}})
+	s.stepClosed = s.step
+	s.emit(event.StepFinished{
+		Step:         s.step,
+		FinishReason: string(t.finish),
+		Tokens:       tokensOf(usage),
+		CostUSD:      cost,
+		DurationMS:   s.sinceMS(s.stepStart),
+	})
+	s.emitPatch(ctx, t)
+	return s.decide(t)
+}
+
+// account adds a call's cost to the session and returns it (nil: unknown).
+func (s *Session) account(u llm.Usage) *float64 {
+	if s.cfg.Pricer == nil {
+		return nil
+	}
+	c := s.cfg.Pricer.Cost(s.cfg.ModelName, u)
+	if c == nil {
+		s.costUnknown = true
+		return nil
+	}
+	s.cost += *c
+	return c
+}
+
+// decide turns a committed turn into the loop's signal: a valid structured
+// output ends the run, then a turn without tool calls is judged by its
+// finish reason, then the stop rules run in order.
+func (s *Session) decide(t *turn) stepResult {
+	if t.structured != nil {
+		return stop(outcome{status: event.StatusSuccess, structured: t.structured})
+	}
+	if !t.hasTools() {
+		if r, done := s.judgeFinish(t); done {
+			return r
+		}
+	}
+	for _, rule := range stopRules() {
+		if out, done := rule(s); done {
+			return stop(out)
+		}
+	}
+	return stepResult{sig: sigContinue}
+}
+
+// judgeFinish handles a turn that made no tool call. stop (or an unknown
+// reason) finishes the run, unless structured output is still owed; length
+// is continued once, then fails; content-filter and error fail.
+func (s *Session) judgeFinish(t *turn) (stepResult, bool) {
+	switch t.finish {
+	case llm.FinishLength:
+		s.lengthTries++
+		if s.lengthTries > 1 {
+			return stop(failure(event.StatusFailed, ClassLength,
+				"the model's reply hit the output token limit twice in a row", nil)), true
+		}
+		s.appendMessage(userMessage(lengthNote))
+		return stepResult{}, false
+	case llm.FinishContentFilter:
+		return stop(failure(event.StatusFailed, ClassContentFilter,
+			"the provider's content filter stopped the reply", nil)), true
+	case llm.FinishError:
+		return stop(failure(event.StatusFailed, ClassModel, "the model ended its reply with an error", nil)), true
+	}
+	s.lengthTries = 0
+	if s.schema == nil {
+		return stop(outcome{status: event.StatusSuccess}), true
+	}
+	s.outputTries++
+	if s.outputTries < maxStructuredTries && !s.isLastStep() {
+		s.appendMessage(userMessage(structuredNudge))
+	}
+	return stepResult{}, false
+}
+
+// stopRule is one reason to stop a run that would otherwise go on; each is
+// a small predicate tested alone.
+type stopRule func(s *Session) (outcome, bool)
+
+// stopRules run in order after every step that did not finish the run.
+func stopRules() []stopRule {
+	return []stopRule{stopOnDenials, stopOnOutputTries, stopOnCost, stopOnTokens, stopOnLastStep}
+}
+
+// stopOnDenials: too many permission denials mean the task cannot be done
+// within its permissions.
+func stopOnDenials(s *Session) (outcome, bool) {
+	if s.denials < s.cfg.Limits.MaxDenials {
+		return outcome{}, false
+	}
+	return failure(event.StatusBlocked, ClassBlocked,
+		fmt.Sprintf("%d permission denials (max_denials %d)", s.denials, s.cfg.Limits.MaxDenials), nil), true
+}
+
+// stopOnOutputTries: the model failed to give valid structured output in
+// the allowed tries.
+func stopOnOutputTries(s *Session) (outcome, bool) {
+	if s.schema == nil || s.outputTries < maxStructuredTries {
+		return outcome{}, false
+	}
+	return failure(event.StatusFailed, ClassOutput,
+		fmt.Sprintf("no valid structured output after %d tries", s.outputTries), nil), true
+}
+
+// stopOnCost: the known cost reached max_cost_usd.
+func stopOnCost(s *Session) (outcome, bool) {
+	limit := s.cfg.Limits.MaxCostUSD
+	if limit <= 0 || s.cost < limit {
+		return outcome{}, false
+	}
+	return failure(event.StatusBudgetExceeded, ClassBudget,
+		fmt.Sprintf("cost $%.4f reached max_cost_usd $%.4f", s.cost, limit), nil), true
+}
+
+// stopOnTokens: input plus output tokens reached max_tokens.
+func stopOnTokens(s *Session) (outcome, bool) {
+	limit := s.cfg.Limits.MaxTokens
+	used := s.usage.InputTokens + s.usage.OutputTokens
+	if limit <= 0 || used < limit {
+		return outcome{}, false
+	}
+	return failure(event.StatusBudgetExceeded, ClassBudget,
+		fmt.Sprintf("%d tokens reached max_tokens %d", used, limit), nil), true
+}
+
+// stopOnLastStep: the last allowed step ended without finishing.
+func stopOnLastStep(s *Session) (outcome, bool) {
+	if !s.isLastStep() {
+		return outcome{}, false
+	}
+	return failure(event.StatusMaxSteps, ClassMaxSteps,
+		fmt.Sprintf("reached max_steps (%d) before the model finished", s.cfg.Limits.MaxSteps), nil), true
+}
