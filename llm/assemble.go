@@ -1,0 +1,276 @@
+package llm
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// assembler turns decoded chunks into unified events, in order, each once.
+// Text and reasoning are streamed as they arrive; tool calls are streamed as
+// tool-input-* and completed (tool-call) when the stream ends normally.
+// Its methods return false once the consumer stopped or a terminal event
+// (finish-step or error) was emitted.
+type assembler struct {
+	tools []ToolDef
+	yield func(Event) bool
+	alive bool
+
+	textID, reasoningID string // open parts; "" when closed
+	parts               int    // counter for part ids
+
+	calls     callSet
+	finish    string // last non-empty finish_reason
+	sawFinish bool
+	usage     *Usage
+	details   reasoningDetails
+	streamErr *Error // in-stream error to report at the end (finish_reason "error")
+}
+
+func newAssembler(tools []ToolDef, yield func(Event) bool) *assembler {
+	return &assembler{tools: tools, yield: yield, alive: true}
+}
+
+func (a *assembler) emit(ev Event) bool {
+	if a.alive && !a.yield(ev) {
+		a.alive = false
+	}
+	return a.alive
+}
+
+// payload handles one data payload. A payload that is not JSON is skipped:
+// one odd chunk must not end the stream.
+func (a *assembler) payload(raw []byte) bool {
+	c, err := decodeChunk(raw)
+	if err != nil {
+		return a.alive
+	}
+	return a.chunk(&c)
+}
+
+func (a *assembler) chunk(c *chunk) bool {
+	if c.Usage != nil {
+		a.usage = c.Usage.usage()
+	} else if c.XGroq != nil && c.XGroq.Usage != nil && a.usage == nil {
+		a.usage = c.XGroq.Usage.usage()
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != nil && *ch.Index != 0 {
+			continue // only the first choice is read (n = 1)
+		}
+		if !a.choice(ch) {
+			return false
+		}
+	}
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		return a.fail(inStreamError(c.Error))
+	}
+	return a.alive
+}
+
+func (a *assembler) choice(ch *choice) bool {
+	d := ch.Delta
+	if d == nil {
+		d = ch.Message
+	}
+	if d != nil && !a.delta(d) {
+		return false
+	}
+	if ch.FinishReason != "" {
+		a.finish, a.sawFinish = string(ch.FinishReason), true
+		if ch.FinishReason == "error" && a.streamErr == nil {
+			a.streamErr = &Error{Class: ClassRetryable, Message: "the provider ended the stream with finish_reason \"error\""}
+		}
+	}
+	return a.alive
+}
+
+func (a *assembler) delta(d *delta) bool {
+	text, reasoning := contentParts(d.Content)
+	switch {
+	case d.ReasoningContent != "":
+		reasoning += string(d.ReasoningContent)
+	case d.Reasoning != "":
+		reasoning += string(d.Reasoning)
+	}
+	a.details.add(d.ReasoningDetails)
+	if reasoning != "" && !a.reasoningDelta(reasoning) {
+		return false
+	}
+	if text != "" && !a.textDelta(text) {
+		return false
+	}
+	for i := range d.ToolCalls {
+		if !a.toolDelta(&d.ToolCalls[i]) {
+			return false
+		}
+	}
+	return a.alive
+}
+
+func (a *assembler) textDelta(s string) bool {
+	if !a.closeReasoning() {
+		return false
+	}
+	if a.textID == "" {
+		a.parts++
+		a.textID = "text-" + strconv.Itoa(a.parts)
+		if !a.emit(Event{Type: EventTextStart, ID: a.textID}) {
+			return false
+		}
+	}
+	return a.emit(Event{Type: EventTextDelta, ID: a.textID, Delta: s})
+}
+
+func (a *assembler) reasoningDelta(s string) bool {
+	if !a.closeText() {
+		return false
+	}
+	if a.reasoningID == "" {
+		a.parts++
+		a.reasoningID = "reasoning-" + strconv.Itoa(a.parts)
+		if !a.emit(Event{Type: EventReasoningStart, ID: a.reasoningID}) {
+			return false
+		}
+	}
+	return a.emit(Event{Type: EventReasoningDelta, ID: a.reasoningID, Delta: s})
+}
+
+func (a *assembler) closeText() bool {
+	if a.textID == "" {
+		return a.alive
+	}
+	id := a.textID
+	a.textID = ""
+	return a.emit(Event{Type: EventTextEnd, ID: id})
+}
+
+func (a *assembler) closeReasoning() bool {
+	if a.reasoningID == "" {
+		return a.alive
+	}
+	id := a.reasoningID
+	a.reasoningID = ""
+	return a.emit(Event{Type: EventReasoningEnd, ID: id})
+}
+
+// toolDelta routes a tool-call fragment and streams it. tool-input-start
+// waits until the call has a name; fragments before it are sent with it.
+func (a *assembler) toolDelta(d *toolCallDelta) bool {
+	if !a.closeReasoning() {
+		return false
+	}
+	c := a.calls.route(d)
+	c.apply(d)
+	if !c.started && c.name == "" {
+		return a.alive
+	}
+	return a.startCall(c) && a.flushCall(c)
+}
+
+func (a *assembler) startCall(c *callAcc) bool {
+	if c.started {
+		return a.alive
+	}
+	c.started = true
+	c.ensureID(len(a.calls.calls))
+	return a.emit(Event{Type: EventToolInputStart, ID: c.eventID, ToolName: c.name})
+}
+
+func (a *assembler) flushCall(c *callAcc) bool {
+	frag := c.takePending()
+	if frag == "" {
+		return a.alive
+	}
+	return a.emit(Event{Type: EventToolInputDelta, ID: c.eventID, ToolName: c.name, Delta: frag})
+}
+
+// end finishes a stream that ended normally ([DONE], or EOF after a
+// finish_reason). A stream that ended with neither is incomplete.
+func (a *assembler) end(done bool) {
+	if a.streamErr != nil {
+		a.fail(a.streamErr)
+		return
+	}
+	if !done && !a.sawFinish {
+		a.fail(&Error{Class: ClassRetryable, Err: ErrIncompleteStream,
+			Message: "incomplete stream: the connection closed before a finish_reason or [DONE]"})
+		return
+	}
+	if !a.closeReasoning() || !a.closeText() {
+		return
+	}
+	var calls []ToolCall
+	for i, c := range a.calls.calls {
+		if !c.started && c.name == "" && c.wireID == "" && c.args.Len() == 0 {
+			continue
+		}
+		if !a.startCall(c) || !a.flushCall(c) {
+			return
+		}
+		c.ensureID(i + 1)
+		if !a.emit(Event{Type: EventToolInputEnd, ID: c.eventID, ToolName: c.name}) {
+			return
+		}
+		tc := c.toolCall(a.tools)
+		calls = append(calls, tc)
+		if !a.emit(Event{Type: EventToolCall, ID: tc.ID, ToolName: tc.NameAsSent, ToolCall: &tc}) {
+			return
+		}
+	}
+	a.emit(Event{
+		Type:             EventFinishStep,
+		FinishReason:     finishReason(a.finish, calls),
+		Usage:            a.usage,
+		ReasoningDetails: a.details.json(),
+	})
+	a.alive = false
+}
+
+// fail ends the stream with an error event: open text and reasoning parts
+// are closed first (their text stays for display); partial tool calls are
+// dropped.
+func (a *assembler) fail(err *Error) bool {
+	if a.closeReasoning() && a.closeText() {
+		a.emit(Event{Type: EventError, Err: err})
+	}
+	a.alive = false
+	return false
+}
+
+// finishReason normalises the provider's finish_reason. Complete tool calls
+// make it tool-calls whatever was sent (Gemini sends "stop").
+func finishReason(sent string, calls []ToolCall) FinishReason {
+	valid := false
+	for _, c := range calls {
+		if c.Name != "" && !c.ArgumentsInvalid {
+			valid = true
+		}
+	}
+	if valid {
+		return FinishToolCalls
+	}
+	var r FinishReason
+	switch sent {
+	case "stop", "end_turn", "stop_sequence", "eos":
+		r = FinishStop
+	case "tool_calls", "function_call", "tool_use":
+		r = FinishToolCalls
+	case "length", "max_tokens":
+		r = FinishLength
+	case "content_filter", "safety", "recitation":
+		r = FinishContentFilter
+	default:
+		r = FinishUnknown
+	}
+	if len(calls) > 0 && (r == FinishStop || r == FinishUnknown) {
+		return FinishToolCalls
+	}
+	return r
+}
+
+// inStreamError classifies the value of a chunk's top-level error member.
+func inStreamError(raw json.RawMessage) *Error {
+	b := parseErrorValue(raw)
+	return classify(errorFacts{InStream: true, Code: b.Code, Type: b.Type, Message: b.Message})
+}

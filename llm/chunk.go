@@ -1,0 +1,174 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// chunk is one streamed Chat Completions chunk, decoded leniently: every
+// member is optional, unknown members are ignored, and the vendor members
+// go-openai drops (top-level error, x_groq, reasoning, reasoning_details,
+// extra_content) are kept.
+type chunk struct {
+	Choices []choice        `json:"choices"`
+	Usage   *wireUsage      `json:"usage"`
+	XGroq   *xGroq          `json:"x_groq"`
+	Error   json.RawMessage `json:"error"`
+}
+
+type xGroq struct {
+	Usage *wireUsage `json:"usage"`
+}
+
+type choice struct {
+	Index        *lenientInt   `json:"index"`
+	Delta        *delta        `json:"delta"`
+	Message      *delta        `json:"message"` // a non-streamed completion
+	FinishReason lenientString `json:"finish_reason"`
+}
+
+type delta struct {
+	Content          json.RawMessage `json:"content"` // string, null, or an array of parts
+	ReasoningContent lenientString   `json:"reasoning_content"`
+	Reasoning        lenientString   `json:"reasoning"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details"`
+	ToolCalls        []toolCallDelta `json:"tool_calls"`
+}
+
+type toolCallDelta struct {
+	Index        *lenientInt     `json:"index"`
+	ID           lenientString   `json:"id"`
+	Function     functionDelta   `json:"function"`
+	ExtraContent json.RawMessage `json:"extra_content"`
+}
+
+type functionDelta struct {
+	Name      lenientString   `json:"name"`
+	Arguments json.RawMessage `json:"arguments"` // string fragment, or an object (llama.cpp)
+}
+
+type wireUsage struct {
+	PromptTokens            lenientInt     `json:"prompt_tokens"`
+	CompletionTokens        lenientInt     `json:"completion_tokens"`
+	PromptTokensDetails     *promptDetails `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens lenientInt `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	PromptCacheHitTokens     lenientInt `json:"prompt_cache_hit_tokens"`     // DeepSeek
+	CacheReadInputTokens     lenientInt `json:"cache_read_input_tokens"`     // Anthropic
+	CacheCreationInputTokens lenientInt `json:"cache_creation_input_tokens"` // Anthropic
+}
+
+type promptDetails struct {
+	CachedTokens     lenientInt `json:"cached_tokens"`
+	CacheWriteTokens lenientInt `json:"cache_write_tokens"` // OpenRouter
+}
+
+// usage converts the wire usage to Usage.
+func (w *wireUsage) usage() *Usage {
+	u := &Usage{
+		InputTokens:       int64(w.PromptTokens),
+		OutputTokens:      int64(w.CompletionTokens),
+		CachedInputTokens: int64(w.PromptCacheHitTokens),
+		CacheWriteTokens:  int64(w.CacheCreationInputTokens),
+	}
+	if d := w.PromptTokensDetails; d != nil {
+		if d.CachedTokens > 0 {
+			u.CachedInputTokens = int64(d.CachedTokens)
+		}
+		if d.CacheWriteTokens > 0 {
+			u.CacheWriteTokens = int64(d.CacheWriteTokens)
+		}
+	}
+	if u.CachedInputTokens == 0 && w.CacheReadInputTokens > 0 {
+		u.CachedInputTokens = int64(w.CacheReadInputTokens)
+	}
+	if d := w.CompletionTokensDetails; d != nil {
+		u.ReasoningTokens = int64(d.ReasoningTokens)
+	}
+	return u
+}
+
+// decodeChunk decodes one data payload. Only a JSON syntax error fails;
+// oddly typed members are read as absent.
+func decodeChunk(raw []byte) (chunk, error) {
+	var c chunk
+	err := json.Unmarshal(raw, &c)
+	return c, err
+}
+
+// contentParts splits a delta's content into text and reasoning. Content is
+// a string, null, or an array of parts ({"type":"text","text":...} and
+// Mistral's {"type":"thinking","thinking":[parts]}).
+func contentParts(raw json.RawMessage) (text, reasoning string) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] == 'n' {
+		return "", ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s, ""
+		}
+		return "", ""
+	}
+	if raw[0] != '[' {
+		return "", ""
+	}
+	var parts []struct {
+		Type     string          `json:"type"`
+		Text     lenientString   `json:"text"`
+		Thinking json.RawMessage `json:"thinking"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", ""
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "text", "":
+			text += string(p.Text)
+		case "thinking", "reasoning":
+			t, r := contentParts(p.Thinking)
+			reasoning += t + r
+		}
+	}
+	return text, reasoning
+}
+
+// lenientString reads a JSON string; a number keeps its text; null, bools,
+// objects and arrays read as "".
+type lenientString string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (s *lenientString) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	switch b[0] {
+	case '"':
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = lenientString(v)
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		*s = lenientString(b)
+	}
+	return nil
+}
+
+// lenientInt reads a JSON number or a numeric string; anything else reads
+// as 0.
+type lenientInt int64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *lenientInt) UnmarshalJSON(b []byte) error {
+	s := string(bytes.Trim(b, `"`))
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		*n = lenientInt(v)
+	} else if f, err := strconv.ParseFloat(s, 64); err == nil {
+		*n = lenientInt(f)
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// errorBody is a provider error body, read leniently.
+type errorBody struct {
+	Code    string // normalised to a string: 429, "429" and "rate_limit" all fit
+	Type    string
+	Message string
+}
+
+// parseErrorBody reads an HTTP error body of any shape: {"error": {...}},
+// [{"error": {...}}] (Gemini), {"error": "text"}, a top-level
+// {"message", "type", "code"} (Mistral), {"detail": "..."} or plain text.
+func parseErrorBody(body []byte) errorBody {
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		var list []json.RawMessage
+		if json.Unmarshal(body, &list) == nil && len(list) > 0 {
+			return parseErrorBody(list[0])
+		}
+	}
+	var top map[string]json.RawMessage
+	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &top) != nil {
+		return errorBody{Message: truncate(string(body), 2000)}
+	}
+	if v, ok := top["error"]; ok && string(v) != "null" {
+		return parseErrorValue(v)
+	}
+	b := errorFields(top)
+	if b.Message == "" {
+		b.Message = rawText(top["detail"])
+	}
+	if b.Message == "" {
+		b.Message = truncate(string(body), 2000)
+	}
+	return b
+}
+
+// parseErrorValue reads the value of an "error" member: an object or a
+// string (or anything else, as text).
+func parseErrorValue(v json.RawMessage) errorBody {
+	v = bytes.TrimSpace(v)
+	var obj map[string]json.RawMessage
+	if len(v) > 0 && v[0] == '{' && json.Unmarshal(v, &obj) == nil {
+		b := errorFields(obj)
+		if b.Message == "" {
+			b.Message = truncate(string(v), 2000)
+		}
+		return b
+	}
+	return errorBody{Message: rawText(v)}
+}
+
+func errorFields(obj map[string]json.RawMessage) errorBody {
+	b := errorBody{
+		Code:    rawText(obj["code"]),
+		Type:    rawText(obj["type"]),
+		Message: rawText(obj["message"]),
+	}
+	if b.Type == "" {
+		b.Type = rawText(obj["status"]) // Gemini: "RESOURCE_EXHAUSTED"
+	}
+	if b.Message == "" {
+		var list []string
+		if json.Unmarshal(obj["message"], &list) == nil {
+			b.Message = strings.Join(list, ", ")
+		}
+	}
+	return b
+}
+
+// rawText returns a JSON string's value, a number's text, or "" for
+// anything else.
+func rawText(v json.RawMessage) string {
+	var s lenientString
+	if len(v) == 0 || s.UnmarshalJSON(v) != nil {
+		return ""
+	}
+	return string(s)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// errorFacts is everything classification looks at.
+type errorFacts struct {
+	Status   int // HTTP status; 0 in a stream
+	InStream bool
+	Code     string
+	Type     string
+	Message  string
+	Header   http.Header
+	Now      time.Time
+}
+
+// classify applies the README rules in their order: exhausted quota (fatal),
+// rate limiting (retryable, with the server's delay), context overflow,
+// server-side failures (retryable), other 4xx (fatal), and finally
+// in-stream errors with no usable signal (retryable with a small cap, the
+// caller's job).
+func classify(f errorFacts) *Error {
+	e := &Error{Status: f.Status, Code: f.Code, Type: f.Type, Message: f.Message}
+	msg, code, typ := strings.ToLower(f.Message), strings.ToLower(f.Code), strings.ToLower(f.Type)
+	status := f.Status
+	if status == 0 {
+		if n, err := strconv.Atoi(f.Code); err == nil && n >= 400 && n <= 599 {
+			status = n // an in-stream error's numeric code stands for a status
+		}
+	}
+	switch {
+	case code == "insufficient_quota" || typ == "insufficient_quota" ||
+		strings.Contains(msg, "exceeded your current quota"):
+		e.Class = ClassFatal
+	case status == 429 || strings.Contains(typ, "rate_limit") || strings.Contains(typ, "throttl") ||
+		strings.Contains(code, "rate_limit") || strings.Contains(msg, "please wait"):
+		e.Class = ClassRetryable
+	case code == "context_length_exceeded" || strings.Contains(msg, "maximum context length") ||
+		strings.Contains(msg, "context window") || strings.Contains(msg, "prompt is too long") ||
+		geminiOverflow(msg):
+		e.Class = ClassContextOverflow
+	case status >= 500 || status == 408 || isServerSide(code) || isServerSide(typ) ||
+		strings.Contains(msg, "overloaded") || strings.Contains(msg, "internal server error"):
+		e.Class = ClassRetryable
+	case status >= 400:
+		e.Class = ClassFatal
+	case f.InStream:
+		e.Class = ClassRetryable
+	default:
+		e.Class = ClassFatal
+	}
+	if e.Class == ClassRetryable && f.Header != nil {
+		e.RetryAfter = retryAfter(f.Header, f.Now)
+	}
+	return e
+}
+
+// geminiOverflow matches Gemini's "input token count (N) exceeds the maximum
+// number of tokens allowed (M)".
+func geminiOverflow(msg string) bool {
+	i := strings.Index(msg, "input token count")
+	return i >= 0 && strings.Contains(msg[i:], "exceeds the maximum number of tokens allowed")
+}
+
+func isServerSide(s string) bool {
+	return s == "server_error" || s == "api_error" || s == "overloaded_error"
+}
+
+// retryAfter reads the server's delay: retry-after-ms, then retry-after
+// (seconds or an HTTP date), then x-ratelimit-reset-* (Go durations such as
+// "2.4s" or "1m30s", or seconds). Among several x-ratelimit-reset-* headers
+// the ones whose x-ratelimit-remaining-* is 0 count; the longest wins.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("retry-after-ms"); v != "" {
+		if ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	if v := strings.TrimSpace(h.Get("retry-after")); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+			return time.Duration(s * float64(time.Second))
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return max(t.Sub(now), 0)
+		}
+	}
+	return rateLimitReset(h, now)
+}
+
+func rateLimitReset(h http.Header, now time.Time) time.Duration {
+	const prefix = "X-Ratelimit-Reset-"
+	var exhausted, longest time.Duration
+	for k, vs := range h {
+		ck := http.CanonicalHeaderKey(k)
+		if !strings.HasPrefix(ck, prefix) || len(vs) == 0 {
+			continue
+		}
+		d, ok := parseReset(vs[0], now)
+		if !ok {
+			continue
+		}
+		longest = max(longest, d)
+		if strings.TrimSpace(h.Get("X-Ratelimit-Remaining-"+ck[len(prefix):])) == "0" {
+			exhausted = max(exhausted, d)
+		}
+	}
+	if exhausted > 0 {
+		return exhausted
+	}
+	return longest
+}
+
+func parseReset(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return d, true
+	}
+	s, err := strconv.ParseFloat(v, 64)
+	if err != nil || s < 0 {
+		return 0, false
+	}
+	if s > 1e9 { // a Unix time
+		return max(time.Unix(int64(s), 0).Sub(now), 0), true
+	}
+	return time.Duration(s * float64(time.Second)), true
+}

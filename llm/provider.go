@@ -1,0 +1,194 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"maps"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// DefaultIdleTimeout is the per-chunk idle timeout when Config leaves it 0.
+const DefaultIdleTimeout = 90 * time.Second
+
+// Config configures an OpenAI-compatible provider.
+type Config struct {
+	// BaseURL is the API root including the version, e.g.
+	// "https://api.openai.com/v1" (the default) or "http://localhost:11434/v1".
+	BaseURL string
+	APIKey  string
+	// Headers are added to every request (OpenRouter's HTTP-Referer, …).
+	Headers map[string]string
+	// Azure, when set, selects Azure OpenAI (api-key header, deployment
+	// URLs, api-version query).
+	Azure *AzureConfig
+	// HTTPClient sends the requests; tests and cassettes put their
+	// RoundTripper in its Transport. nil: a plain client with no timeout
+	// (streams are bounded by IdleTimeout and the caller's context).
+	HTTPClient *http.Client
+	// IdleTimeout is the longest wait for the next bytes of a response
+	// (headers included); a stall becomes a retryable error wrapping
+	// ErrIdleTimeout. 0: DefaultIdleTimeout. SSE comments count as bytes.
+	IdleTimeout time.Duration
+}
+
+// AzureConfig addresses Azure OpenAI.
+type AzureConfig struct {
+	Endpoint   string // https://NAME.openai.azure.com; BaseURL when empty
+	APIVersion string // e.g. "2024-10-21"; go-openai's default when empty
+	// Deployments maps model names to deployment names; a model not listed
+	// is used as the deployment name.
+	Deployments map[string]string
+}
+
+// Provider streams Chat Completions from one OpenAI-compatible endpoint
+// through github.com/sashabaranov/go-openai. It is safe for concurrent use.
+type Provider struct {
+	client *openai.Client
+	idle   time.Duration
+	now    func() time.Time
+}
+
+// New returns a provider for cfg.
+func New(cfg Config) (*Provider, error) {
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	var oc openai.ClientConfig
+	if az := cfg.Azure; az != nil {
+		endpoint := az.Endpoint
+		if endpoint == "" {
+			endpoint = cfg.BaseURL
+		}
+		if endpoint == "" {
+			return nil, fmt.Errorf("%w: Azure needs an endpoint", ErrConfig)
+		}
+		oc = openai.DefaultAzureConfig(cfg.APIKey, endpoint)
+		if az.APIVersion != "" {
+			oc.APIVersion = az.APIVersion
+		}
+		deployments := maps.Clone(az.Deployments)
+		oc.AzureModelMapperFunc = func(model string) string {
+			if d, ok := deployments[model]; ok {
+				return d
+			}
+			return model
+		}
+	} else {
+		oc = openai.DefaultConfig(cfg.APIKey)
+		if cfg.BaseURL != "" {
+			if !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
+				return nil, fmt.Errorf("%w: base URL %q must start with http:// or https://", ErrConfig, cfg.BaseURL)
+			}
+			oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+		}
+	}
+	oc.HTTPClient = &doer{client: hc, headers: maps.Clone(cfg.Headers)}
+	// The SSE adaptor passes data lines only; stalls are caught by the idle
+	// timeout, never by a line budget.
+	oc.EmptyMessagesLimit = math.MaxUint32
+	idle := cfg.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	return &Provider{client: openai.NewClientWithConfig(oc), idle: idle, now: time.Now}, nil
+}
+
+// Stream makes one streamed model call and yields its unified events:
+// start first, then text, reasoning and tool-input parts as they arrive,
+// tool-call for each complete call, and finally finish-step, or an error
+// event (Err is an *Error) after which nothing follows. Breaking out of the
+// loop early cancels the call and closes the response body. The sequence is
+// meant to be ranged over once.
+func (p *Provider) Stream(ctx context.Context, req Request) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		if !yield(Event{Type: EventStart}) {
+			return
+		}
+		p.stream(ctx, req, newAssembler(req.Tools, yield))
+	}
+}
+
+func (p *Provider) stream(parent context.Context, req Request, a *assembler) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	timer := time.AfterFunc(p.idle, func() { cancel(ErrIdleTimeout) })
+	defer timer.Stop()
+
+	oreq, patch, err := buildRequest(req)
+	if err != nil {
+		a.fail(&Error{Class: ClassFatal, Message: err.Error(), Err: err})
+		return
+	}
+	st := &callState{patch: patch, activity: func() { timer.Reset(p.idle) }}
+	stream, err := p.client.CreateChatCompletionStream(withCallState(ctx, st), oreq)
+	if err != nil {
+		a.fail(p.openError(ctx, parent, st, err))
+		return
+	}
+	defer stream.Close()
+	for {
+		timer.Reset(p.idle) // time spent in the consumer does not count
+		raw, err := stream.RecvRaw()
+		switch {
+		case err == nil:
+			if !a.payload(raw) {
+				return
+			}
+		case errors.Is(err, io.EOF):
+			a.end(st.facts.Done)
+			return
+		case a.sawFinish && a.streamErr == nil && parent.Err() == nil:
+			// The turn is complete; only the usage chunk or [DONE] was lost.
+			a.end(true)
+			return
+		default:
+			a.fail(transportError(ctx, parent, err))
+			return
+		}
+	}
+}
+
+// openError classifies a failure to open the stream: an HTTP error status
+// (from the status, headers and body the adaptor kept) or a transport error.
+func (p *Provider) openError(ctx, parent context.Context, st *callState, err error) *Error {
+	if st.status != 0 && (st.status < http.StatusOK || st.status >= http.StatusBadRequest) {
+		b := parseErrorBody(st.errBody)
+		if b.Message == "" {
+			b.Message = http.StatusText(st.status)
+		}
+		return classify(errorFacts{
+			Status: st.status, Code: b.Code, Type: b.Type, Message: b.Message,
+			Header: st.header, Now: p.now(), InStream: false,
+		})
+	}
+	if errors.Is(err, ErrBadRequest) {
+		return &Error{Class: ClassFatal, Message: err.Error(), Err: err}
+	}
+	return transportError(ctx, parent, err)
+}
+
+// transportError classifies a failed read or send: the caller's cancel is
+// fatal (and wraps its cause), an idle timeout and network failures are
+// retryable, a cassette that cannot answer is fatal.
+func transportError(ctx, parent context.Context, err error) *Error {
+	switch {
+	case parent.Err() != nil:
+		cause := context.Cause(parent)
+		return &Error{Class: ClassFatal, Message: "cancelled: " + cause.Error(), Err: cause}
+	case errors.Is(context.Cause(ctx), ErrIdleTimeout):
+		return &Error{Class: ClassRetryable, Message: "the stream stalled: no data within the idle timeout", Err: ErrIdleTimeout}
+	case errors.Is(err, ErrCassetteExhausted), errors.Is(err, ErrCassetteMismatch):
+		return &Error{Class: ClassFatal, Message: err.Error(), Err: err}
+	default:
+		return &Error{Class: ClassRetryable, Message: "connection failed: " + err.Error(), Err: err}
+	}
+}

@@ -1,0 +1,193 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// callAcc accumulates one streamed tool call.
+type callAcc struct {
+	wireID  string // the id as sent; "" until one arrives
+	eventID string // the id used in events: wireID, or a generated one
+	name    string // the name as sent
+	args    strings.Builder
+	pending int // bytes of args not yet emitted as tool-input-delta
+	extra   json.RawMessage
+	started bool
+}
+
+// callSet keys streamed tool-call deltas to calls (README rules "Tool calls").
+type callSet struct {
+	calls   []*callAcc
+	byIndex map[int64]*callAcc
+	last    *callAcc
+}
+
+// route finds or creates the call a delta belongs to:
+//   - with an index: the call at that index, unless the delta carries a
+//     non-empty id different from the stored one, which starts a new call;
+//   - without an index: a new id starts a call; a known id, or no id,
+//     continues the last call (Gemini).
+func (s *callSet) route(d *toolCallDelta) *callAcc {
+	id := string(d.ID)
+	if d.Index != nil {
+		if s.byIndex == nil {
+			s.byIndex = map[int64]*callAcc{}
+		}
+		idx := int64(*d.Index)
+		c := s.byIndex[idx]
+		if c == nil || (id != "" && c.wireID != "" && id != c.wireID) {
+			c = s.add()
+			s.byIndex[idx] = c
+		}
+		s.last = c
+		return c
+	}
+	if id != "" {
+		for _, c := range s.calls {
+			if c.wireID == id {
+				s.last = c
+				return c
+			}
+		}
+		return s.add()
+	}
+	if s.last == nil {
+		return s.add()
+	}
+	return s.last
+}
+
+func (s *callSet) add() *callAcc {
+	c := &callAcc{}
+	s.calls = append(s.calls, c)
+	s.last = c
+	return c
+}
+
+// apply merges a delta into the call: the first non-empty id and name win,
+// string argument fragments are appended, an object or array value is
+// appended JSON-encoded, and a missing or empty fragment changes nothing.
+func (c *callAcc) apply(d *toolCallDelta) {
+	if c.wireID == "" && d.ID != "" {
+		c.wireID = string(d.ID)
+	}
+	if c.name == "" && d.Function.Name != "" {
+		c.name = string(d.Function.Name)
+	}
+	if len(d.ExtraContent) > 0 && string(d.ExtraContent) != "null" {
+		c.extra = append(json.RawMessage(nil), d.ExtraContent...)
+	}
+	frag := argumentFragment(d.Function.Arguments)
+	c.args.WriteString(frag)
+	c.pending += len(frag)
+}
+
+func argumentFragment(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return buf.String()
+	}
+	return string(raw)
+}
+
+// takePending returns the argument text not yet emitted.
+func (c *callAcc) takePending() string {
+	if c.pending == 0 {
+		return ""
+	}
+	s := c.args.String()
+	frag := s[len(s)-c.pending:]
+	c.pending = 0
+	return frag
+}
+
+// ensureID gives the call an event id, generating one when the provider
+// sent none.
+func (c *callAcc) ensureID(n int) {
+	if c.eventID != "" {
+		return
+	}
+	c.eventID = c.wireID
+	if c.eventID == "" {
+		c.eventID = "call_" + strconv.Itoa(n)
+	}
+}
+
+// toolCall finishes the call: empty arguments become {}, invalid JSON is
+// kept raw and marked, and the name is resolved against the offered tools.
+func (c *callAcc) toolCall(tools []ToolDef) ToolCall {
+	tc := ToolCall{
+		ID:         c.eventID,
+		Name:       resolveToolName(c.name, tools),
+		NameAsSent: c.name,
+	}
+	if len(c.extra) > 0 {
+		tc.ProviderMetadata = c.extra
+	}
+	raw := strings.TrimSpace(c.args.String())
+	switch {
+	case raw == "":
+		tc.Arguments = json.RawMessage(`{}`)
+	case json.Valid([]byte(raw)):
+		tc.Arguments = unwrapStringArguments(json.RawMessage(raw))
+	default:
+		tc.ArgumentsInvalid = true
+		tc.ArgumentsRaw = c.args.String()
+	}
+	return tc
+}
+
+// unwrapStringArguments undoes double encoding: a JSON string whose content
+// is itself a JSON object becomes that object.
+func unwrapStringArguments(raw json.RawMessage) json.RawMessage {
+	if raw[0] != '"' {
+		return raw
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return raw
+	}
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	return raw
+}
+
+// resolveToolName resolves a name as sent by exact match, then by a unique
+// case-insensitive match to an offered tool; otherwise it returns the name
+// unchanged (the caller answers with an unknown-tool error).
+func resolveToolName(name string, tools []ToolDef) string {
+	for _, t := range tools {
+		if t.Name == name {
+			return name
+		}
+	}
+	match := ""
+	for _, t := range tools {
+		if strings.EqualFold(t.Name, name) {
+			if match != "" {
+				return name // ambiguous
+			}
+			match = t.Name
+		}
+	}
+	if match != "" {
+		return match
+	}
+	return name
+}
