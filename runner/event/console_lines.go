@@ -1,0 +1,149 @@
+package event
+
+import (
+	"fmt"
+	"strings"
+)
+
+// text writes up to TextLines lines of a model text part.
+func (c *Console) text(b *strings.Builder, text string) {
+	if c.o.TextLines < 0 {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	shown := lines
+	if len(shown) > c.o.TextLines {
+		shown = shown[:c.o.TextLines]
+	}
+	for _, l := range shown {
+		c.untrusted(b, "  "+c.paint(dim, "│")+" "+sanitize(l, 200))
+	}
+	if more := len(lines) - len(shown); more > 0 {
+		c.trusted(b, "  "+c.paint(dim, fmt.Sprintf("│ … %d more lines", more)))
+	}
+}
+
+func (c *Console) toolStarted(b *strings.Builder, v ToolStarted) {
+	c.calls[v.CallID] = v
+	if !c.o.TTY {
+		return
+	}
+	c.endPending(b)
+	c.stopCommands(b)
+	b.WriteString("  " + c.paint(dim, "…") + " " + c.toolLabel(v))
+	c.pending = v.CallID
+}
+
+// toolLine writes the finished line of call id, rewriting its pending line.
+func (c *Console) toolLine(b *strings.Builder, id, line string) {
+	if c.pending == id {
+		b.WriteString("\r\x1b[K")
+		c.pending = ""
+	} else {
+		c.endPending(b)
+	}
+	c.stopCommands(b)
+	b.WriteString(line + "\n")
+	delete(c.calls, id)
+}
+
+// toolLabel is "name  input summary".
+func (c *Console) toolLabel(v ToolStarted) string {
+	return c.paint(bold, sanitize(v.Tool, 40)) + "  " + inputSummary(v)
+}
+
+func (c *Console) startedOf(id, tool string) ToolStarted {
+	if s, ok := c.calls[id]; ok {
+		return s
+	}
+	return ToolStarted{CallID: id, Tool: tool, Input: []byte("null")}
+}
+
+func (c *Console) toolCompleted(b *strings.Builder, v ToolCompleted) {
+	line := "  " + c.paint(green, "✓") + " " + c.toolLabel(c.startedOf(v.CallID, v.Tool))
+	if code, ok := v.Metadata["exit_code"]; ok && fmt.Sprint(code) != "0" {
+		line += "  " + c.paint(yellow, fmt.Sprintf("exit %v", code))
+	}
+	if v.Truncated {
+		line += c.paint(dim, "  (output truncated)")
+	}
+	c.toolLine(b, v.CallID, line+"  "+c.paint(dim, formatMS(v.DurationMS)))
+}
+
+func (c *Console) toolFailed(b *strings.Builder, v ToolFailed) {
+	what := "error: " + oneLine(v.Error, 120)
+	if v.Denied {
+		what = "denied"
+	}
+	line := "  " + c.paint(red, "✗") + " " + c.toolLabel(c.startedOf(v.CallID, v.Tool)) + "  " +
+		c.paint(red, what) + "  " + c.paint(dim, formatMS(v.DurationMS))
+	c.toolLine(b, v.CallID, line)
+}
+
+func (c *Console) denied(b *strings.Builder, v PermissionDenied) {
+	rule := "default deny"
+	if v.Rule != nil {
+		rule = "rule " + oneLine(*v.Rule, 100)
+	}
+	line := "  " + c.paint(red, "⊘ denied") + fmt.Sprintf(" %s %s (%s", sanitize(v.Permission, 40),
+		quote(oneLine(v.Pattern, 100)), rule)
+	if v.Reason != "" {
+		line += ": " + oneLine(v.Reason, 120)
+	}
+	c.untrusted(b, line+")")
+}
+
+func (c *Console) stepFinished(b *strings.Builder, v StepFinished) {
+	c.tokens = addTokens(c.tokens, v.Tokens)
+	parts := []string{v.FinishReason, tokenSummary(v.Tokens)}
+	if v.CostUSD != nil {
+		c.cost += *v.CostUSD
+		c.costed = true
+		parts = append(parts, formatCost(*v.CostUSD))
+	}
+	total := "total " + formatCount(c.tokens.Input+c.tokens.Output) + " tokens"
+	if c.costed {
+		total += " " + formatCost(c.cost)
+	}
+	parts = append(parts, total, formatMS(v.DurationMS))
+	c.trusted(b, "  "+c.paint(dim, fmt.Sprintf("step %d: %s", v.Step, strings.Join(parts, " · "))))
+}
+
+func (c *Console) checkFinished(b *strings.Builder, v CheckFinished) {
+	if v.Passed {
+		c.trusted(b, fmt.Sprintf("  %s %s passed  %s", c.paint(green, "✓"), sanitize(v.Name, 80), c.paint(dim, formatMS(v.DurationMS))))
+		return
+	}
+	c.trusted(b, fmt.Sprintf("  %s %s failed (exit %d)  %s", c.paint(red, "✗"), sanitize(v.Name, 80), v.ExitCode, c.paint(dim, formatMS(v.DurationMS))))
+	lines := strings.Split(strings.TrimRight(v.Output, "\n"), "\n")
+	const tail = 20
+	if len(lines) > tail {
+		c.trusted(b, c.paint(dim, fmt.Sprintf("    … %d earlier lines", len(lines)-tail)))
+		lines = lines[len(lines)-tail:]
+	}
+	for _, l := range lines {
+		c.untrusted(b, "    "+sanitize(l, 200))
+	}
+}
+
+func (c *Console) runFinished(b *strings.Builder, v RunFinished) {
+	c.endPending(b)
+	c.endGroup(b)
+	mark, col := "✓", green
+	if v.Status != StatusSuccess {
+		mark, col = "✗", red
+	}
+	parts := []string{plural(v.Steps, "step"), tokenSummary(v.Tokens)}
+	if v.CostUSD != nil {
+		parts = append(parts, formatCost(*v.CostUSD))
+	}
+	if v.FilesChanged > 0 {
+		parts = append(parts, plural(v.FilesChanged, "file")+" changed")
+	}
+	parts = append(parts, formatMS(v.DurationMS))
+	c.trusted(b, c.paint(col, mark+" "+v.Status)+" · "+strings.Join(parts, " · "))
+	if v.Error != nil {
+		c.untrusted(b, "  "+c.paint(red, sanitize(v.Error.Class, 40)+": ")+oneLine(v.Error.Message, 300))
+		c.resumeCommands(b)
+	}
+}
