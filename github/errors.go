@@ -1,0 +1,22 @@
+package github
+
+import "errors"
+
+// Sentinel errors, checked with errors.Is.
+var (
+	// ErrEnv means a GITHUB_* variable is missing or malformed.
+	ErrEnv = errors.New("github: bad actions environment")
+	// ErrEvent means an event payload could not be understood.
+	ErrEvent = errors.New("github: bad event payload")
+	// ErrFileCommand means a GITHUB_OUTPUT name or value cannot be written.
+	ErrFileCommand = errors.New("github: bad file command")
+	// ErrNoNumber means the event names no issue or pull request.
+	ErrNoNumber = errors.New("github: event has no issue or pull request number")
+	// ErrLease means the remote branch moved since it was read, so the
+	// force-with-lease push was refused.
+	ErrLease = errors.New("github: remote branch changed (lease broken)")
+	// ErrPush means the branch could not be built or pushed.
+	ErrPush = errors.New("github: push failed")
+	// ErrBranchName means a branch name is not a valid git ref name.
+	ErrBranchName = errors.New("github: invalid branch name")
+)

@@ -1,0 +1,239 @@
+package github
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// Event is the template data a prompt sees in Actions: {{ .Event.issue.title }}
+// reads the raw payload, {{ .GitHub.Number }} the resolved context.
+type Event struct {
+	// Event is the decoded payload (numbers are json.Number, so ids print
+	// exactly).
+	Event map[string]any
+	// GitHub is what the runner resolved from the payload, the environment
+	// and, for a comment on a pull request, the Pulls API.
+	GitHub Context
+}
+
+// Context is the resolved, typed part of an event. Number is the pull
+// request or issue number (0 for push, schedule, workflow_dispatch).
+type Context struct {
+	EventName     string
+	Action        string // payload "action" ("" for push, schedule, dispatch)
+	Repository    string // owner/repo
+	Owner         string
+	Repo          string
+	SHA           string // GITHUB_SHA (for pull_request: the merge commit)
+	Ref           string // GITHUB_REF
+	Actor         string // GITHUB_ACTOR, else the payload sender
+	ActorType     string // sender.type: User, Bot, Organization
+	RunURL        string
+	Number        int
+	IsPR          bool
+	Title         string // issue or pull request title
+	CommentBody   string
+	CommentID     int64
+	CommentAuthor string
+	HeadRef       string // PR head branch
+	HeadSHA       string // PR head commit
+	HeadRepo      string // PR head repository owner/repo (differs for forks)
+	BaseRef       string // PR base branch
+}
+
+// Events whose payload names a pull request, and those gated on the actor.
+const (
+	EventPullRequest        = "pull_request"
+	EventPullRequestTarget  = "pull_request_target"
+	EventPullRequestReview  = "pull_request_review"
+	EventReviewComment      = "pull_request_review_comment"
+	EventIssueComment       = "issue_comment"
+	EventIssues             = "issues"
+	EventPush               = "push"
+	EventSchedule           = "schedule"
+	EventWorkflowDispatch   = "workflow_dispatch"
+	EventRepositoryDispatch = "repository_dispatch"
+)
+
+type userPayload struct {
+	Login string `json:"login"`
+	Type  string `json:"type"`
+}
+
+type prPayload struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+	Head   refPay `json:"head"`
+	Base   refPay `json:"base"`
+}
+
+type refPay struct {
+	Ref  string `json:"ref"`
+	SHA  string `json:"sha"`
+	Repo *struct {
+		FullName string `json:"full_name"`
+	} `json:"repo"`
+}
+
+type eventPayload struct {
+	Action     string `json:"action"`
+	Ref        string `json:"ref"`
+	After      string `json:"after"`
+	Repository *struct {
+		FullName string `json:"full_name"`
+	} `json:"repository"`
+	Sender *userPayload `json:"sender"`
+	Issue  *struct {
+		Number      int             `json:"number"`
+		Title       string          `json:"title"`
+		PullRequest json.RawMessage `json:"pull_request"`
+	} `json:"issue"`
+	PullRequest *prPayload `json:"pull_request"`
+	Comment     *struct {
+		ID   int64       `json:"id"`
+		Body string      `json:"body"`
+		User userPayload `json:"user"`
+	} `json:"comment"`
+}
+
+// LoadEvent decodes an event payload (the file named by GITHUB_EVENT_PATH)
+// for the event name (GITHUB_EVENT_NAME). It fills what the payload alone
+// tells; ApplyEnv adds the environment and ResolvePullRequest the head of a
+// pull request commented on. Errors wrap ErrEvent and say which key is
+// missing or malformed.
+func LoadEvent(name string, payload []byte) (*Event, error) {
+	if name == "" {
+		return nil, fmt.Errorf("%w: empty event name", ErrEvent)
+	}
+	raw := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("%w: %s payload is not a JSON object: %w", ErrEvent, name, err)
+	}
+	var p eventPayload
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return nil, fmt.Errorf("%w: %s payload: %w", ErrEvent, name, err)
+	}
+	ev := &Event{Event: raw, GitHub: Context{EventName: name, Action: p.Action}}
+	c := &ev.GitHub
+	if p.Repository != nil {
+		c.Repository = p.Repository.FullName
+		c.Owner, c.Repo, _ = strings.Cut(c.Repository, "/")
+	}
+	if p.Sender != nil {
+		c.Actor, c.ActorType = p.Sender.Login, p.Sender.Type
+	}
+	if err := fillKind(name, &p, c); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// fillKind reads the event-specific keys.
+func fillKind(name string, p *eventPayload, c *Context) error {
+	switch name {
+	case EventPullRequest, EventPullRequestTarget, EventPullRequestReview, EventReviewComment:
+		if p.PullRequest == nil || p.PullRequest.Number <= 0 {
+			return fmt.Errorf("%w: %s payload has no pull_request.number", ErrEvent, name)
+		}
+		fillPR(c, p.PullRequest)
+		if name == EventReviewComment {
+			if p.Comment == nil {
+				return fmt.Errorf("%w: %s payload has no comment", ErrEvent, name)
+			}
+			c.CommentID, c.CommentBody, c.CommentAuthor = p.Comment.ID, p.Comment.Body, p.Comment.User.Login
+		}
+	case EventIssueComment, EventIssues:
+		if p.Issue == nil || p.Issue.Number <= 0 {
+			return fmt.Errorf("%w: %s payload has no issue.number", ErrEvent, name)
+		}
+		c.Number, c.Title = p.Issue.Number, p.Issue.Title
+		pr := bytes.TrimSpace(p.Issue.PullRequest)
+		c.IsPR = len(pr) > 0 && !bytes.Equal(pr, []byte("null"))
+		if name == EventIssueComment {
+			if p.Comment == nil {
+				return fmt.Errorf("%w: %s payload has no comment", ErrEvent, name)
+			}
+			c.CommentID, c.CommentBody, c.CommentAuthor = p.Comment.ID, p.Comment.Body, p.Comment.User.Login
+		}
+	case EventPush:
+		c.Ref, c.SHA = p.Ref, p.After
+	case EventWorkflowDispatch:
+		c.Ref = p.Ref
+	}
+	return nil
+}
+
+func fillPR(c *Context, pr *prPayload) {
+	c.Number, c.IsPR, c.Title = pr.Number, true, pr.Title
+	c.HeadRef, c.HeadSHA, c.BaseRef = pr.Head.Ref, pr.Head.SHA, pr.Base.Ref
+	if pr.Head.Repo != nil {
+		c.HeadRepo = pr.Head.Repo.FullName
+	}
+}
+
+// ApplyEnv adds the step's environment: repository, SHA, ref and actor from
+// GITHUB_* (they win over the payload), and the run URL.
+func (ev *Event) ApplyEnv(e *Env) {
+	c := &ev.GitHub
+	if e.Repository != "" {
+		c.Repository, c.Owner, c.Repo = e.Repository, e.Owner, e.Repo
+	}
+	c.SHA = firstNonEmpty(e.SHA, c.SHA)
+	c.Ref = firstNonEmpty(e.Ref, c.Ref)
+	c.Actor = firstNonEmpty(e.Actor, c.Actor)
+	c.RunURL = e.RunURL()
+	if c.HeadRef == "" && c.IsPR {
+		c.HeadRef, c.BaseRef = e.HeadRef, firstNonEmpty(c.BaseRef, e.BaseRef)
+	}
+}
+
+// ResolvePullRequest fetches the pull request when the payload lacks its
+// head (an issue_comment on a pull request carries no head SHA or ref) and
+// fills HeadRef, HeadSHA, HeadRepo and BaseRef. It does nothing for events
+// that are not about a pull request or already carry the head.
+func ResolvePullRequest(ctx context.Context, client *gh.Client, ev *Event) error {
+	c := &ev.GitHub
+	if !c.IsPR || c.HeadSHA != "" {
+		return nil
+	}
+	pr, _, err := client.PullRequests.Get(ctx, c.Owner, c.Repo, c.Number)
+	if err != nil {
+		return fmt.Errorf("github: get pull request %s#%d: %w", c.Repository, c.Number, err)
+	}
+	c.HeadRef, c.HeadSHA = pr.GetHead().GetRef(), pr.GetHead().GetSHA()
+	c.HeadRepo = pr.GetHead().GetRepo().GetFullName()
+	c.BaseRef = pr.GetBase().GetRef()
+	return nil
+}
+
+// Load reads the event of an Actions step: the payload at GITHUB_EVENT_PATH
+// for GITHUB_EVENT_NAME, with the environment applied and, when client is
+// not nil, the pull request resolved.
+func Load(ctx context.Context, e *Env, client *gh.Client) (*Event, error) {
+	if e.EventPath == "" {
+		return nil, fmt.Errorf("%w: GITHUB_EVENT_PATH is not set", ErrEnv)
+	}
+	data, err := os.ReadFile(e.EventPath)
+	if err != nil {
+		return nil, fmt.Errorf("github: read event: %w", err)
+	}
+	ev, err := LoadEvent(e.EventName, data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.EventPath, err)
+	}
+	ev.ApplyEnv(e)
+	if client != nil {
+		if err := ResolvePullRequest(ctx, client, ev); err != nil {
+			return nil, err
+		}
+	}
+	return ev, nil
+}
