@@ -13,7 +13,7 @@ func TestMarker(t *testing.T) {
 	if got := Marker("a-->b\nc"); strings.Contains(got[:len(got)-3], "-->") || strings.Contains(got, "\n") {
 		t.Errorf("marker not sanitised: %q", got)
 	}
-	if !HasMarker("x " + Marker("t")) || HasMarker("<!-- other -->") {
+	if !HasMarker("x "+Marker("t")) || HasMarker("<!-- other -->") {
 		t.Error("HasMarker")
 	}
 }
