@@ -179,7 +179,7 @@ type fixedPricer struct {
 }
 
 func (p fixedPricer) Cost(string, llm.Usage) *float64 { return p.perCall }
-func (p fixedPricer) ContextWindow(string) int       { return p.window }
+func (p fixedPricer) ContextWindow(string) int        { return p.window }
 
 // allowPolicy allows every permission it is asked about.
 type allowPolicy struct{}

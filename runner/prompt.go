@@ -17,11 +17,13 @@ const maxInstructionBytes = 64 << 10
 const headerPrompt = `You are an autonomous coding agent running headless, inside a CI job or a batch over many repositories. Nobody will answer questions or approve anything: decide for yourself, within the permissions you were given, and finish the task.`
 
 const toolGuidance = `# Using tools
-- Work in the working directory below; paths are relative to it.
+- Work in the working directory named above; paths are relative to it.
 - Read files before you change them; keep changes minimal and focused on the task.
 - A tool result that starts with "Error:" failed; read it and adapt. A permission denial will not change if you retry the same call: choose another approach or stop.
-- Do not repeat the same tool call with the same input: the runner stops loops.
-- When you are done, reply with a short final message saying what you changed and anything left undone.`
+- Do not repeat the same tool call with the same input: the runner stops loops.`
+
+const finishGuidance = `# Final answer
+When you are done, reply with a short final message saying what you changed and anything left undone. The run ends with that message.`
 
 const structuredGuidance = `# Final answer
 When you are done, call the StructuredOutput tool with the final result; its arguments must match its schema. The run ends when it is called with valid arguments.`
@@ -45,8 +47,10 @@ func buildSystemPrompt(cfg Config, now time.Time, defs []llm.ToolDef) string {
 	}
 	if len(cfg.OutputSchema) > 0 {
 		b.WriteString(structuredGuidance)
-		b.WriteString("\n\n")
+	} else {
+		b.WriteString(finishGuidance)
 	}
+	b.WriteString("\n\n")
 	if name, text := repoInstructions(cfg.WorkTree); text != "" {
 		b.WriteString("# Repository instructions (from " + name + ")\n")
 		b.WriteString(strings.TrimSpace(text))

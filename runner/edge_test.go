@@ -1,0 +1,204 @@
+package runner
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+func TestUnfinishedToolCallIsAborted(t *testing.T) {
+	t.Parallel()
+	cut := []llm.Event{
+		{Type: llm.EventToolInputStart, ID: "c1", ToolName: "read"},
+		{Type: llm.EventToolInputDelta, ID: "c1", ToolName: "read", Delta: `{"pa`},
+	}
+	read := &fakeTool{name: "read"}
+	m := newModel(sc(cut, finish(llm.FinishToolCalls, 10, 1)), sc(text("ok"), finish(llm.FinishStop, 10, 1)))
+	res := runTest(t, testConfig(m, &recSink{}, read))
+	if res.Status != event.StatusSuccess || read.count() != 0 {
+		t.Fatalf("read ran %d times; result %+v", read.count(), res)
+	}
+	msgs := m.reqs()[1].Messages
+	call, result := msgs[len(msgs)-2], msgs[len(msgs)-1]
+	if len(call.ToolCalls) != 1 || !call.ToolCalls[0].ArgumentsInvalid || call.ToolCalls[0].ArgumentsRaw != `{"pa` {
+		t.Errorf("aborted call = %+v", call.ToolCalls)
+	}
+	if result.Content != "Error: "+abortedMessage {
+		t.Errorf("aborted result = %q", result.Content)
+	}
+}
+
+func TestRetryAfterToolsRanKeepsThem(t *testing.T) {
+	t.Parallel()
+	edit := &fakeTool{name: "edit"}
+	m := newModel(
+		sc(call("c1", "edit", `{}`), text("and now"), fail(llm.ClassRetryable, 0)),
+		sc(text("done"), finish(llm.FinishStop, 10, 1)),
+	)
+	sink := &recSink{}
+	res := runTest(t, testConfig(m, sink, edit))
+	if res.Status != event.StatusSuccess || edit.count() != 1 || res.Steps != 2 {
+		t.Fatalf("edit %d, result %+v", edit.count(), res)
+	}
+	msgs := m.reqs()[1].Messages
+	if a := msgs[len(msgs)-2]; a.Content != "" || len(a.ToolCalls) != 1 {
+		t.Errorf("kept assistant message = %+v", a)
+	}
+	if len(sink.of("retry")) != 1 {
+		t.Errorf("retry events = %d", len(sink.of("retry")))
+	}
+}
+
+func TestCompactionTrimsToolOutputsWhenTheSummaryOverflows(t *testing.T) {
+	t.Parallel()
+	m := newModel(
+		sc(call("c1", "read", `{}`), finish(llm.FinishToolCalls, 10, 1)),
+		sc(fail(llm.ClassContextOverflow, 0)), // step 2
+		sc(fail(llm.ClassContextOverflow, 0)), // summary request
+		sc(text("summary"), finish(llm.FinishStop, 10, 1)),
+		sc(text("done"), finish(llm.FinishStop, 10, 1)),
+	)
+	res := runTest(t, testConfig(m, &recSink{}, &fakeTool{name: "read"}))
+	if res.Status != event.StatusSuccess || res.Compactions != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	trimmed := m.reqs()[3].Messages
+	for _, msg := range trimmed {
+		if msg.Role == llm.RoleTool && msg.Content != omittedOutput {
+			t.Errorf("tool output kept in the trimmed summary request: %q", msg.Content)
+		}
+	}
+}
+
+func TestSystemPrompt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		files  map[string]string
+		schema string
+	}{
+		{name: "agents", files: map[string]string{"AGENTS.md": "Run go test.\n", "CLAUDE.md": "ignored"}},
+		{name: "claude", files: map[string]string{"CLAUDE.md": "Use tabs.\n"}, schema: outSchema},
+		{name: "none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for name, body := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := newModel()
+			cfg := testConfig(m, nil, &fakeTool{name: "read"})
+			cfg.WorkTree = dir
+			cfg.Instructions = "Keep changes minimal."
+			cfg.OutputSchema = json.RawMessage(tc.schema)
+			runTest(t, cfg)
+			got := strings.ReplaceAll(m.reqs()[0].Messages[0].Content, dir, "/WORKTREE")
+			golden := filepath.Join("testdata", "system_"+tc.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("system prompt differs from %s:\n%s", golden, got)
+			}
+		})
+	}
+}
+
+func TestSystemPromptDateFixedAtStart(t *testing.T) {
+	t.Parallel()
+	day := time.Date(2026, 1, 31, 23, 59, 0, 0, time.UTC)
+	clock := day
+	m := newModel(sc(call("c1", "read", `{}`), finish(llm.FinishToolCalls, 1, 1)))
+	cfg := testConfig(m, nil, &fakeTool{name: "read"})
+	cfg.Now = func() time.Time { clock = clock.Add(time.Hour); return clock }
+	runTest(t, cfg)
+	reqs := m.reqs()
+	if reqs[0].Messages[0].Content != reqs[1].Messages[0].Content ||
+		!strings.Contains(reqs[0].Messages[0].Content, "2026-02-01") {
+		t.Errorf("system prompt changed across steps or wrong date:\n%s", reqs[1].Messages[0].Content)
+	}
+}
+
+func TestStopRules(t *testing.T) {
+	t.Parallel()
+	schema, err := compileSchema(json.RawMessage(outSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		rule   stopRule
+		setup  func(s *Session)
+		status string // "" means no stop
+	}{
+		{name: "denials under", rule: stopOnDenials, setup: func(s *Session) { s.denials = 4 }},
+		{name: "denials at max", rule: stopOnDenials, setup: func(s *Session) { s.denials = 5 }, status: event.StatusBlocked},
+		{name: "no schema", rule: stopOnOutputTries, setup: func(s *Session) { s.outputTries = 9 }},
+		{name: "output tries", rule: stopOnOutputTries, setup: func(s *Session) { s.schema, s.outputTries = schema, 3 }, status: event.StatusFailed},
+		{name: "no cost limit", rule: stopOnCost, setup: func(s *Session) { s.cost = 100 }},
+		{name: "cost under", rule: stopOnCost, setup: func(s *Session) { s.cfg.Limits.MaxCostUSD, s.cost = 1, 0.99 }},
+		{name: "cost reached", rule: stopOnCost, setup: func(s *Session) { s.cfg.Limits.MaxCostUSD, s.cost = 1, 1 }, status: event.StatusBudgetExceeded},
+		{name: "no token limit", rule: stopOnTokens, setup: func(s *Session) { s.usage.InputTokens = 1e9 }},
+		{name: "tokens reached", rule: stopOnTokens, setup: func(s *Session) {
+			s.cfg.Limits.MaxTokens, s.usage = 100, llm.Usage{InputTokens: 60, OutputTokens: 40}
+		}, status: event.StatusBudgetExceeded},
+		{name: "not last step", rule: stopOnLastStep, setup: func(s *Session) { s.cfg.Limits.MaxSteps, s.step = 3, 2 }},
+		{name: "last step", rule: stopOnLastStep, setup: func(s *Session) { s.cfg.Limits.MaxSteps, s.step = 3, 3 }, status: event.StatusMaxSteps},
+		{name: "no step cap", rule: stopOnLastStep, setup: func(s *Session) { s.step = 1000 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewSession(Config{Model: newModel()})
+			tc.setup(s)
+			out, stopped := tc.rule(s)
+			if stopped != (tc.status != "") || out.status != tc.status {
+				t.Errorf("stopped=%v status=%q, want %q", stopped, out.status, tc.status)
+			}
+			if stopped && out.err == nil {
+				t.Errorf("a stop without an error")
+			}
+		})
+	}
+}
+
+func TestTrackCall(t *testing.T) {
+	t.Parallel()
+	s := NewSession(Config{Model: newModel()})
+	c := func(name, args string) *llm.ToolCall {
+		return &llm.ToolCall{Name: name, Arguments: json.RawMessage(args)}
+	}
+	steps := []struct {
+		call *llm.ToolCall
+		want bool
+	}{
+		{c("read", `{"a":1,"b":2}`), false},
+		{c("read", `{"b":2, "a":1}`), false},
+		{c("read", `{"a":1,"b":2}`), true},
+		{c("read", `{"a":1,"b":2}`), true},
+		{c("grep", `{"a":1,"b":2}`), false},
+		{c("read", `{"a":1,"b":2}`), false},
+	}
+	for i, st := range steps {
+		if got := s.trackCall(st.call); got != st.want {
+			t.Errorf("call %d: repeated=%v, want %v", i, got, st.want)
+		}
+	}
+}
