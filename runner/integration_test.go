@@ -1,0 +1,139 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// These tests drive sessions through the real OpenAI-compatible provider
+// against the llmtest fake server.
+
+func providerFor(t *testing.T, srv *llmtest.Server) *llm.Provider {
+	t.Helper()
+	p, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test", HTTPClient: srv.Client(), IdleTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestIntegrationToolUseRetryAndCaseInsensitiveName(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t,
+		llmtest.HTTPError(http.StatusTooManyRequests, `{"error":{"message":"slow down","type":"rate_limit"}}`, "Retry-After", "0"),
+		llmtest.ToolCalls(llmtest.Call("READ", `{"path":"a.go"}`)),
+		llmtest.ToolCalls(llmtest.Call("nosuch", `{}`)),
+		llmtest.Text("The bug is fixed."),
+	)
+	read := &fakeTool{name: "read"}
+	sink := &recSink{}
+	cfg := testConfig(providerFor(t, srv), sink, read, &fakeTool{name: "write"})
+	res := runTest(t, cfg)
+	if res.Status != event.StatusSuccess || res.FinalMessage != "The bug is fixed." || res.Steps != 3 {
+		t.Fatalf("result %+v", res)
+	}
+	if read.count() != 1 || string(read.calls[0].Input) != `{"path":"a.go"}` {
+		t.Fatalf("read calls %+v", read.calls)
+	}
+	if r := sink.of("retry"); len(r) != 1 || r[0].(event.Retry).ErrorClass != "retryable" {
+		t.Errorf("retry events %+v", r)
+	}
+	started := sink.of("tool.started")[0].(event.ToolStarted)
+	if started.Tool != "read" || started.ToolAsSent != "READ" {
+		t.Errorf("tool.started = %+v", started)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Messages()
+	if got := last[len(last)-1]["content"].(string); !strings.HasPrefix(got, `Error: unknown tool "nosuch"`) {
+		t.Errorf("unknown tool result = %q", got)
+	}
+	assertWirePrefix(t, reqs[1:])
+}
+
+// assertWirePrefix checks that each request's messages, as sent on the
+// wire, begin with the previous request's messages.
+func assertWirePrefix(t *testing.T, reqs []llmtest.RecordedRequest) {
+	t.Helper()
+	for i := 1; i < len(reqs); i++ {
+		prev, cur := reqs[i-1].Messages(), reqs[i].Messages()
+		for j := range prev {
+			a, _ := json.Marshal(prev[j])
+			b, _ := json.Marshal(cur[j])
+			if string(a) != string(b) {
+				t.Fatalf("request %d message %d changed on the wire:\n%s\n%s", i, j, a, b)
+			}
+		}
+	}
+}
+
+func TestIntegrationOverflowCompactionAndStructuredOutput(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t,
+		llmtest.HTTPError(http.StatusBadRequest, `{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}`),
+		llmtest.Text("SUMMARY: nothing done yet"),
+		llmtest.ToolCalls(llmtest.Call(StructuredOutputTool, `{"fixed":"no"}`)),
+		llmtest.ToolCalls(llmtest.Call(StructuredOutputTool, `{"fixed":true,"files":["a.go"]}`)),
+	)
+	sink := &recSink{}
+	cfg := testConfig(providerFor(t, srv), sink)
+	cfg.OutputSchema = json.RawMessage(outSchema)
+	res := runTest(t, cfg)
+	if res.Status != event.StatusSuccess || res.Compactions != 1 || string(res.StructuredOutput) != `{"fixed":true,"files":["a.go"]}` {
+		t.Fatalf("result %+v", res)
+	}
+	reqs := srv.Requests()
+	if tc := reqs[2].Body["tool_choice"]; tc != "required" {
+		t.Errorf("tool_choice = %v", tc)
+	}
+	if msgs := reqs[2].Messages(); len(msgs) != 2 || !strings.Contains(msgs[1]["content"].(string), "SUMMARY: nothing done yet") {
+		t.Errorf("history after compaction = %v", msgs)
+	}
+}
+
+func TestIntegrationCancelMidStream(t *testing.T) {
+	t.Parallel()
+	body := llmtest.Turn{Text: "I am working on it and will take a while"}.SSE()
+	srv := llmtest.NewServer(t, llmtest.Reply{Body: body, Stall: true, StallAfter: len(body) / 2})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sink := &recSink{}
+	m := &textWatcher{inner: providerFor(t, srv), onDelta: cancel}
+	res, err := Run(ctx, testConfig(m, sink))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != event.StatusCancelled || res.FinalMessage != "" {
+		t.Fatalf("result %+v", res)
+	}
+	if got := sink.types(); got[len(got)-1] != "step.finished" {
+		t.Errorf("events %v", got)
+	}
+}
+
+// textWatcher cancels the run once the first text delta arrives.
+type textWatcher struct {
+	inner   Model
+	onDelta func()
+}
+
+func (w *textWatcher) Stream(ctx context.Context, req llm.Request) iter.Seq[llm.Event] {
+	return func(yield func(llm.Event) bool) {
+		for ev := range w.inner.Stream(ctx, req) {
+			if ev.Type == llm.EventTextDelta {
+				w.onDelta()
+			}
+			if !yield(ev) {
+				return
+			}
+		}
+	}
+}
