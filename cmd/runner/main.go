@@ -1,14 +1,23 @@
-// Command runner is the headless runner for AI coding agents.
+// Command runner is the headless runner for AI coding agents: it runs a
+// YAML task spec (model ⇄ tools, deny-by-default permissions) and writes a
+// JSONL event log, a patch and a summary. Every command is a struct in this
+// package whose Run method delegates to package pipeline; exit codes come
+// from pipeline.ExitCode.
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() { os.Exit(run()) }
 
+// run is the whole program; SIGINT, SIGTERM and SIGHUP cancel its context.
 func run() int {
-	fmt.Fprintln(os.Stderr, "runner: under construction")
-	return 2
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	streams := Streams{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	return runCLI(ctx, os.Args[1:], streams, os.Environ())
 }

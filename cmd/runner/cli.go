@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/seed43ef5acb/runner/pipeline"
+)
+
+// Streams are the process's standard streams, injected so tests use buffers.
+// Stdout carries data; Stderr carries progress and messages.
+type Streams struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Environ is the process environment as "KEY=VALUE" entries, read in main.
+type Environ []string
+
+// Get returns the value of key, or "".
+func (e Environ) Get(key string) string {
+	for _, kv := range e {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// CLI is the root command.
+type CLI struct {
+	Exec     ExecCmd     `cmd:"" help:"Run a task spec against a work tree."`
+	Validate ValidateCmd `cmd:"" help:"Check task specs and report every problem."`
+	Schema   SchemaCmd   `cmd:"" help:"Print the JSON Schema of the task spec."`
+	Version  VersionCmd  `cmd:"" help:"Print the runner's version."`
+}
+
+const description = `A headless runner for AI coding agents.
+
+Exit codes: 0 success, 1 task failed, 2 bad usage or invalid spec, 3 provider or infrastructure error, 130 cancelled.`
+
+// exitRequest is how kong's Exit (after --help) unwinds out of Parse.
+type exitRequest int
+
+// newParser builds the kong parser with the dependencies commands bind.
+func newParser(ctx context.Context, cli *CLI, streams Streams, env Environ) (*kong.Kong, error) {
+	return kong.New(cli,
+		kong.Name("runner"),
+		kong.Description(description),
+		kong.Writers(streams.Stdout, streams.Stderr),
+		kong.Exit(func(code int) { panic(exitRequest(code)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Bind(streams, env),
+	)
+}
+
+// runCLI parses args, runs the command and returns the exit code.
+func runCLI(ctx context.Context, args []string, streams Streams, environ []string) (code int) {
+	var cli CLI
+	parser, err := newParser(ctx, &cli, streams, Environ(environ))
+	if err != nil {
+		fmt.Fprintf(streams.Stderr, "runner: %v\n", err)
+		return pipeline.ExitInfra
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			req, ok := r.(exitRequest)
+			if !ok {
+				panic(r)
+			}
+			code = int(req)
+		}
+	}()
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(streams.Stderr, "runner: error: %v\n", err)
+		fmt.Fprintf(streams.Stderr, "run %q for usage\n", usageCommand(err))
+		return pipeline.ExitUsage
+	}
+	err = kctx.Run()
+	report(streams.Stderr, err)
+	return pipeline.ExitCode(err)
+}
+
+// usageCommand names the help command for the command a parse error is about.
+func usageCommand(err error) string {
+	var perr *kong.ParseError
+	if !errors.As(err, &perr) || perr.Context == nil || perr.Context.Command() == "" {
+		return "runner --help"
+	}
+	return "runner " + strings.Fields(perr.Context.Command())[0] + " --help"
+}
+
+// report writes err to stderr: spec errors as they are, one per line
+// starting with file:line:col, anything else prefixed with "runner: ".
+func report(w io.Writer, err error) {
+	if err == nil {
+		return
+	}
+	var specErrs pipeline.SpecErrors
+	if errors.As(err, &specErrs) && err.Error() == specErrs.Error() {
+		fmt.Fprintln(w, err)
+		return
+	}
+	fmt.Fprintf(w, "runner: %v\n", err)
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/seed43ef5acb/runner/pipeline"
+)
+
+// ExecCmd is `runner exec TASK.yaml`. Its flags are a contract (scripts,
+// the GitHub Action and tests rely on them): keep the names.
+type ExecCmd struct {
+	Task     string        `arg:"" name:"TASK.yaml" help:"Task spec file."`
+	Repo     string        `help:"Work tree to run in (default ${default})." default:"." placeholder:"DIR"`
+	Model    string        `help:"Model name; overrides the spec's model." env:"RUNNER_MODEL" placeholder:"NAME"`
+	BaseURL  string        `name:"base-url" help:"OpenAI-compatible endpoint; the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
+	Set      []string      `help:"Task input KEY=VALUE; repeatable." placeholder:"KEY=VALUE" sep:"none"`
+	Out      string        `help:"Directory for events.jsonl, changes.patch, summary.md and result.json (default .runner/runs/<run id>)." placeholder:"DIR"`
+	Events   string        `help:"Write the JSONL event log to FILE instead (- for stdout)." placeholder:"FILE"`
+	Patch    string        `help:"Write the patch to FILE instead." placeholder:"FILE"`
+	MaxSteps int           `name:"max-steps" help:"Override limits.max_steps." placeholder:"N"`
+	Timeout  time.Duration `help:"Override limits.timeout, e.g. 20m." placeholder:"DURATION"`
+	Isolate  bool          `help:"Work on a temporary copy of --repo and leave it untouched; the patch is the output."`
+	Record   string        `help:"Record the model session to a cassette FILE." placeholder:"FILE" xor:"cassette"`
+	Replay   string        `help:"Answer model calls from a cassette FILE, with no network." placeholder:"FILE" xor:"cassette"`
+	Quiet    bool          `help:"Print no progress on stderr."`
+}
+
+// Run builds the exec options and runs the task.
+func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ) error {
+	return pipeline.Exec(ctx, pipeline.ExecOptions{
+		Task:     c.Task,
+		Repo:     c.Repo,
+		Model:    c.Model,
+		BaseURL:  c.BaseURL,
+		Set:      c.Set,
+		Out:      c.Out,
+		Events:   c.Events,
+		Patch:    c.Patch,
+		MaxSteps: c.MaxSteps,
+		Timeout:  c.Timeout,
+		Isolate:  c.Isolate,
+		Record:   c.Record,
+		Replay:   c.Replay,
+		Quiet:    c.Quiet,
+		APIKey:   env.Get("OPENAI_API_KEY"),
+		Environ:  env,
+		Stdout:   streams.Stdout,
+		Stderr:   streams.Stderr,
+	})
+}

@@ -1,0 +1,72 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// ExecOptions configure one `runner exec` run: one field per command-line
+// flag, plus what cmd reads from the process (environment, streams, API key).
+// Zero values mean "not given".
+type ExecOptions struct {
+	// Task is the path of the task spec (the TASK.yaml argument).
+	Task string
+	// Repo is the work tree (--repo, default ".").
+	Repo string
+	// Model overrides the spec's model (--model, env RUNNER_MODEL).
+	Model string
+	// BaseURL is the OpenAI-compatible endpoint (--base-url, env OPENAI_BASE_URL).
+	BaseURL string
+	// Set holds the task inputs as given, "KEY=VALUE" each (--set, repeatable);
+	// see ParseInputs.
+	Set []string
+	// Out is the output directory (--out); "" means .runner/runs/<run id> in
+	// the current directory.
+	Out string
+	// Events is where the JSONL event log goes (--events); "-" is Stdout,
+	// "" means Out/events.jsonl.
+	Events string
+	// Patch is where the patch goes (--patch); "" means Out/changes.patch.
+	Patch string
+	// MaxSteps overrides limits.max_steps (--max-steps); 0: the spec's.
+	MaxSteps int
+	// Timeout overrides limits.timeout (--timeout); 0: the spec's.
+	Timeout time.Duration
+	// Isolate works on a temporary copy of Repo and leaves it untouched (--isolate).
+	Isolate bool
+	// Record writes the model session to this cassette file (--record).
+	Record string
+	// Replay answers model calls from this cassette file, offline (--replay).
+	Replay string
+	// Quiet turns off progress on Stderr (--quiet).
+	Quiet bool
+
+	// APIKey is the provider key, from env OPENAI_API_KEY only (never a flag).
+	APIKey string
+	// Environ is the process environment ("KEY=VALUE"), read in cmd.
+	Environ []string
+	// Stdout carries data (events with --events -, the final message).
+	Stdout io.Writer
+	// Stderr carries progress and messages.
+	Stderr io.Writer
+}
+
+// Validate checks the options that do not depend on the spec; errors wrap
+// ErrUsage.
+func (o ExecOptions) Validate() error {
+	switch {
+	case o.Task == "":
+		return fmt.Errorf("%w: a task spec file is required", ErrUsage)
+	case o.MaxSteps < 0:
+		return fmt.Errorf("%w: --max-steps must be at least 1, got %d", ErrUsage, o.MaxSteps)
+	case o.Timeout < 0:
+		return fmt.Errorf("%w: --timeout must be positive, got %s", ErrUsage, o.Timeout)
+	case o.Record != "" && o.Replay != "":
+		return fmt.Errorf("%w: --record and --replay cannot be used together", ErrUsage)
+	}
+	if _, err := ParseInputs(o.Set); err != nil {
+		return err
+	}
+	return nil
+}

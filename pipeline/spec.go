@@ -1,0 +1,129 @@
+package pipeline
+
+import (
+	"time"
+)
+
+// SpecVersion is the only task spec version this runner reads.
+const SpecVersion = 1
+
+// Spec is a task spec (v1), as loaded and validated by Load. The YAML keys
+// are the snake_case names in the field comments; schema/task.schema.json
+// documents them for editors.
+type Spec struct {
+	// Path is the file the spec was loaded from (as given to Load).
+	Path string
+	// Version is the spec version (key "version"); always SpecVersion.
+	Version int
+	// Name identifies the task in events, comments and branches ("name",
+	// required): letters, digits, '.', '_' and '-'.
+	Name string
+	// Description says what the task does ("description").
+	Description string
+	// Model is the default model ("model"); --model and RUNNER_MODEL override it.
+	Model string
+	// Instructions are added to the system prompt ("instructions").
+	Instructions string
+	// Prompt is the user message, a Go text/template over .Inputs, .Event and
+	// .GitHub ("prompt", required). See Render.
+	Prompt string
+	// Inputs are the declared template inputs by name ("inputs").
+	Inputs map[string]Input
+	// Permissions maps a permission name to either an action string ("allow"
+	// or "deny": a rule for every pattern) or a map[string]any of pattern →
+	// action string ("permissions"). Everything not allowed is denied. See
+	// Ruleset.
+	Permissions map[string]any
+	// Limits bound the agent run ("limits").
+	Limits Limits
+	// Checks run after the agent stops ("checks").
+	Checks []Check
+	// Retries is how many times failing checks are fed back to the agent
+	// ("retries").
+	Retries int
+	// Output asks for structured output ("output").
+	Output Output
+	// GitHub says what to publish on GitHub ("github").
+	GitHub GitHub
+	// Models overrides or adds model catalog entries by model name ("models").
+	Models map[string]ModelOverride
+	// Env lists environment variable names passed to tools explicitly, even
+	// when their names look secret ("env").
+	Env []string
+
+	pos map[string]Pos // where keys are, by dotted path ("prompt", "github.pull_request.title")
+}
+
+// Input is a declared template input.
+type Input struct {
+	// Description says what the input is for ("description").
+	Description string
+	// Required inputs must be given with --set ("required").
+	Required bool
+	// Default is used when the input is not given ("default"); nil: none.
+	Default *string
+	// Enum, when not empty, lists the allowed values ("enum").
+	Enum []string
+
+	pos Pos // where the input is declared
+}
+
+// Limits bound an agent run; a zero value means no limit.
+type Limits struct {
+	MaxSteps    int           // "max_steps": model steps; the last one must finish
+	MaxCostUSD  float64       // "max_cost_usd": estimated cost in US dollars
+	MaxTokens   int64         // "max_tokens": input + output tokens over the run
+	Timeout     time.Duration // "timeout": wall clock for the whole run, e.g. "20m"
+	ToolTimeout time.Duration // "tool_timeout": default per tool call, e.g. "2m"
+	MaxDenials  int           // "max_denials": permission denials before the run stops
+}
+
+// Check is a command run in the work tree after the agent stops.
+type Check struct {
+	Name    string        // "name", required, unique
+	Run     string        // "run", required: a shell command
+	Timeout time.Duration // "timeout": zero means the run's default
+}
+
+// Output asks for structured output.
+type Output struct {
+	// Schema is a JSON Schema (a JSON object, decoded with encoding/json
+	// types: map[string]any, []any, string, float64, bool, nil) that the
+	// final answer must satisfy ("schema"); nil when the task has none.
+	Schema map[string]any
+}
+
+// GitHub says what to publish on GitHub when the run is in GitHub Actions.
+type GitHub struct {
+	// Comment posts and updates a sticky PR or issue comment ("comment").
+	Comment bool
+	// PullRequest opens or updates a pull request with the patch
+	// ("pull_request"); nil when not asked.
+	PullRequest *PullRequest
+}
+
+// PullRequest describes the pull request to open. Branch, Title and Body are
+// templates like Prompt.
+type PullRequest struct {
+	Branch string   // "branch", required
+	Title  string   // "title", required
+	Body   string   // "body"
+	Draft  bool     // "draft"
+	Labels []string // "labels"
+}
+
+// ModelOverride overrides or adds a model catalog entry. Nil or zero fields
+// keep the catalog's value; prices are USD per million tokens.
+type ModelOverride struct {
+	ContextWindow    int      // "context_window": tokens
+	MaxOutput        int      // "max_output": tokens
+	InputPrice       *float64 // "input_price_per_million": USD per million input tokens
+	CachedInputPrice *float64 // "cached_input_price_per_million": USD per million cached input tokens
+	OutputPrice      *float64 // "output_price_per_million": USD per million output tokens
+}
+
+// Pos is a position in a spec file; Line and Col are 1-based.
+type Pos struct {
+	Line int
+	Col  int
+}

@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxSpecSize is the largest task spec file Load reads, in bytes.
+const MaxSpecSize = 1 << 20
+
+// Load reads and validates the task spec at path. Every problem found is
+// returned at once as SpecErrors (which matches ErrInvalidSpec); a file that
+// cannot be read is an error wrapping ErrUsage.
+func Load(path string) (*Spec, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read task spec: %w: %w", ErrUsage, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSpecSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read task spec %s: %w: %w", path, ErrUsage, err)
+	}
+	return LoadBytes(path, data)
+}
+
+// LoadBytes parses and validates a task spec; name is the file name used in
+// error messages and stored in Spec.Path.
+func LoadBytes(name string, data []byte) (*Spec, error) {
+	d := &decoder{file: name, src: data, pos: map[string]Pos{}}
+	root := d.document(data)
+	if root == nil {
+		return nil, d.errs.sorted()
+	}
+	s := d.spec(root)
+	if len(d.errs) > 0 {
+		return nil, d.errs.sorted()
+	}
+	s.Path = name
+	s.pos = d.pos
+	return s, nil
+}
+
+// document parses data as exactly one YAML document and returns its root
+// node, or nil after recording an error.
+func (d *decoder) document(data []byte) *yaml.Node {
+	if len(data) > MaxSpecSize {
+		d.errorAtPos(Pos{1, 1}, "", "the task spec is larger than %d bytes", MaxSpecSize)
+		return nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.errorAtPos(Pos{1, 1}, `start with "version: 1"`, "the task spec is empty")
+		} else {
+			d.yamlError(err)
+		}
+		return nil
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		d.errorAt(&extra, "put one task in each file", "the file holds more than one YAML document")
+		return nil
+	case !errors.Is(err, io.EOF):
+		d.yamlError(err)
+		return nil
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		d.errorAtPos(Pos{1, 1}, `start with "version: 1"`, "the task spec is empty")
+		return nil
+	}
+	return doc.Content[0]
+}
+
+var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlError records a YAML syntax error. yaml.v3 reports lines only, and
+// for parser errors ("did not find expected …") the 0-based line of the
+// construct the error is in, hence the +1.
+func (d *decoder) yamlError(err error) {
+	p, msg := Pos{1, 1}, err.Error()
+	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+		if line, convErr := strconv.Atoi(m[1]); convErr == nil {
+			if strings.HasPrefix(m[2], "did not find expected") {
+				line++
+			}
+			p.Line = max(line, 1)
+		}
+		msg = m[2]
+	}
+	d.errorAtPos(p, "fix the YAML syntax", "YAML: %s", msg)
+}
+
+// templateField is a string value to check as a template once the inputs
+// are known.
+type templateField struct {
+	path string
+	node *yaml.Node
+}
+
+// spec decodes the root mapping.
+func (d *decoder) spec(root *yaml.Node) *Spec {
+	s := &Spec{}
+	var templates []templateField
+	tmpl := func(p string, n *yaml.Node) string {
+		templates = append(templates, templateField{p, deref(n)})
+		return d.nonEmpty(p, n)
+	}
+	seen := d.mapping("", root, fieldFuncs{
+		"version":      func(p string, n *yaml.Node) { s.Version = d.version(p, n) },
+		"name":         func(p string, n *yaml.Node) { s.Name = d.name(p, n) },
+		"description":  func(p string, n *yaml.Node) { s.Description = d.str(p, n) },
+		"model":        func(p string, n *yaml.Node) { s.Model = d.nonEmpty(p, n) },
+		"instructions": func(p string, n *yaml.Node) { s.Instructions = d.str(p, n) },
+		"prompt":       func(p string, n *yaml.Node) { s.Prompt = tmpl(p, n) },
+		"inputs":       func(p string, n *yaml.Node) { s.Inputs = d.inputs(p, n) },
+		"permissions":  func(p string, n *yaml.Node) { s.Permissions = d.permissions(p, n) },
+		"limits":       func(p string, n *yaml.Node) { s.Limits = d.limits(p, n) },
+		"checks":       func(p string, n *yaml.Node) { s.Checks = d.checks(p, n) },
+		"retries":      func(p string, n *yaml.Node) { s.Retries = int(d.integer(p, n, 0)) },
+		"output":       func(p string, n *yaml.Node) { s.Output = d.output(p, n) },
+		"github":       func(p string, n *yaml.Node) { s.GitHub = d.github(p, n, tmpl) },
+		"models":       func(p string, n *yaml.Node) { s.Models = d.models(p, n) },
+		"env":          func(p string, n *yaml.Node) { s.Env = d.env(p, n) },
+	})
+	d.require("", root, seen, "version", "name", "prompt")
+	for _, t := range templates {
+		if t.node.ShortTag() == "!!str" {
+			d.checkTemplate(t.path, t.node, s.Inputs)
+		}
+	}
+	return s
+}
+
+// version decodes "version", which must be SpecVersion.
+func (d *decoder) version(path string, n *yaml.Node) int {
+	v := d.integer(path, n, 0)
+	if v != 0 && v != SpecVersion || v == 0 && deref(n).ShortTag() == "!!int" {
+		d.errorAt(n, fmt.Sprintf("this runner reads version %d", SpecVersion), "%s: unsupported spec version %s", path, deref(n).Value)
+	}
+	return int(v)
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// name decodes the task name.
+func (d *decoder) name(path string, n *yaml.Node) string {
+	s := d.str(path, n)
+	if deref(n).ShortTag() == "!!str" && !namePattern.MatchString(s) {
+		d.errorAt(n, `use letters, digits, ".", "_" and "-", at most 64, e.g. "fix-tests"`, "%s: bad task name %q", path, s)
+	}
+	return s
+}
