@@ -123,7 +123,7 @@ func classify(f errorFacts) *Error {
 	case code == "insufficient_quota" || typ == "insufficient_quota" ||
 		strings.Contains(msg, "exceeded your current quota"):
 		e.Class = ClassFatal
-	case status == 429 || strings.Contains(typ, "rate_limit") || strings.Contains(typ, "throttl") ||
+	case status == 429 || code == "429" || strings.Contains(typ, "rate_limit") || strings.Contains(typ, "throttl") ||
 		strings.Contains(code, "rate_limit") || strings.Contains(msg, "please wait"):
 		e.Class = ClassRetryable
 	case code == "context_length_exceeded" || strings.Contains(msg, "maximum context length") ||

@@ -156,7 +156,7 @@ func (s *Server) next(rec RecordedRequest) (Reply, bool) {
 		msg := fmt.Sprintf("llmtest: request %d arrived but only %d replies were scripted", n, len(s.replies))
 		s.t.Errorf("%s", msg)
 		body, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "llmtest_unscripted"}})
-		return Reply{Status: http.StatusNotImplemented, Body: body}, true
+		return Reply{Status: http.StatusBadRequest, Body: body}, true // 4xx: fatal, never retried
 	}
 	return s.replies[n-1], true
 }

@@ -1,0 +1,168 @@
+package llm_test
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+)
+
+// session is a scripted multi-step conversation: each step's request is the
+// history so far; the model replies in turn.
+func session(t *testing.T, p *llm.Provider) [][]llm.Event {
+	t.Helper()
+	tools := []llm.ToolDef{{Name: "read", Parameters: []byte(`{"type":"object"}`)}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "go"}}
+	var all [][]llm.Event
+	for range 4 {
+		events := collect(t, p, llm.Request{Model: "gpt-4.1-mini", Messages: msgs, Tools: tools})
+		all = append(all, events)
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: "step"})
+		for _, ev := range events {
+			if ev.Type == llm.EventToolCall {
+				msgs[len(msgs)-1].ToolCalls = append(msgs[len(msgs)-1].ToolCalls, *ev.ToolCall)
+				msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: ev.ToolCall.ID, Content: "ok"})
+			}
+		}
+	}
+	return all
+}
+
+func sessionServer(t *testing.T) *llmtest.Server {
+	return llmtest.NewServer(t,
+		llmtest.Turn{Reasoning: "Read first.", ToolCalls: []llmtest.ToolCall{llmtest.Call("read", `{"path":"a.go"}`)}}.Reply(),
+		llmtest.HTTPError(http.StatusTooManyRequests, `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`, "retry-after", "2"),
+		llmtest.ToolCalls(llmtest.Call("read", `{"path":"b.go"}`), llmtest.Call("Read", `{"path":"c.go"}`)),
+		llmtest.Text("All done here."),
+	)
+}
+
+func TestCassetteRecordReplay(t *testing.T) {
+	t.Parallel()
+	srv := sessionServer(t)
+	var tape bytes.Buffer
+	rec, err := llm.New(llm.Config{
+		BaseURL: srv.URL(), APIKey: "sk-secret-123",
+		Headers:    map[string]string{"X-Api-Key": "also-secret", "HTTP-Referer": "https://example.test"},
+		HTTPClient: &http.Client{Transport: llm.NewRecorder(&tape, srv.Client().Transport)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := session(t, rec)
+	got := []string{}
+	for _, events := range recorded {
+		s := summarize(events)
+		got = append(got, s["finish_reason"].(string)+" "+s["text"].(string))
+	}
+	want := []string{"tool-calls ", "error ", "tool-calls ", "stop All done here."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("recorded session (-want +got):\n%s", diff)
+	}
+	if e := lastError(t, recorded[1]); e.RetryAfter.Seconds() != 2 {
+		t.Errorf("retry after %v, want 2s", e.RetryAfter)
+	}
+	if reqs := srv.Requests(); len(reqs) != 4 || len(reqs[3].Messages()) != 8 {
+		t.Errorf("server saw %d requests", len(reqs))
+	}
+
+	if strings.Contains(tape.String(), "secret") {
+		t.Errorf("cassette leaks a secret:\n%s", tape.String())
+	}
+	if !strings.Contains(tape.String(), `"Authorization":"REDACTED"`) {
+		t.Errorf("Authorization not redacted:\n%s", tape.String())
+	}
+	cas, err := llm.LoadCassette(bytes.NewReader(tape.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cas.Exchanges) != 4 {
+		t.Fatalf("cassette holds %d exchanges, want 4", len(cas.Exchanges))
+	}
+	rt := cas.RoundTripper()
+	play, err := llm.New(llm.Config{BaseURL: "http://replay.invalid/v1", HTTPClient: &http.Client{Transport: rt}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed := session(t, play)
+	if diff := cmp.Diff(recorded, replayed); diff != "" {
+		t.Errorf("replay differs (-recorded +replayed):\n%s", diff)
+	}
+	for _, events := range recorded {
+		checkSequence(t, events)
+	}
+
+	// One call more than recorded.
+	events := collect(t, play, llm.Request{Model: "gpt-4.1-mini"})
+	e := lastError(t, events)
+	if !errors.Is(e, llm.ErrCassetteExhausted) || e.Class != llm.ClassFatal ||
+		!strings.Contains(e.Error(), "run made call 5 but the cassette holds 4 calls; re-record with --record") {
+		t.Errorf("exhausted: got %v (%s)", e, e.Class)
+	}
+}
+
+func TestCassetteMismatch(t *testing.T) {
+	t.Parallel()
+	tape := `{"request":{"method":"POST","path":"/v1/chat/completions","headers":{},"body":{"model":"gpt-4o","messages":[{"role":"user","content":"x"}]}},"response":{"status":200,"headers":{},"body":"data: [DONE]\n\n"}}` + "\n"
+	tests := []struct {
+		name string
+		req  llm.Request
+		want string
+	}{
+		{"model", llm.Request{Model: "gpt-4.1", Messages: []llm.Message{{Role: llm.RoleUser}}}, `recorded model "gpt-4o", got "gpt-4.1"`},
+		{"messages", llm.Request{Model: "gpt-4o", Messages: []llm.Message{{Role: llm.RoleSystem}, {Role: llm.RoleUser}}}, "recorded 1 messages [user], got 2 [system user]"},
+		{"match", llm.Request{Model: "gpt-4o", Messages: []llm.Message{{Role: llm.RoleUser, Content: "other text"}}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cas, err := llm.LoadCassette(strings.NewReader(tape))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := llm.New(llm.Config{BaseURL: "http://replay.invalid/v1", HTTPClient: &http.Client{Transport: cas.RoundTripper()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			events := collect(t, p, tt.req)
+			last := events[len(events)-1]
+			if tt.want == "" {
+				if last.Type != llm.EventFinishStep || last.FinishReason != llm.FinishUnknown {
+					t.Fatalf("want a clean end, got %s", dump(events))
+				}
+				return
+			}
+			e := lastError(t, events)
+			if !errors.Is(e, llm.ErrCassetteMismatch) || e.Class != llm.ClassFatal || !strings.Contains(e.Error(), tt.want) {
+				t.Errorf("got %v, want mismatch containing %q", e, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadCassetteBadLine(t *testing.T) {
+	t.Parallel()
+	_, err := llm.LoadCassette(strings.NewReader("{}\nnot json\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("got %v, want an error naming line 2", err)
+	}
+}
+
+// lastError returns the *llm.Error of the final error event.
+func lastError(t *testing.T, events []llm.Event) *llm.Error {
+	t.Helper()
+	last := events[len(events)-1]
+	if last.Type != llm.EventError {
+		t.Fatalf("last event is %s, want error: %s", last.Type, dump(events))
+	}
+	var e *llm.Error
+	if !errors.As(last.Err, &e) {
+		t.Fatalf("error event carries %T", last.Err)
+	}
+	return e
+}

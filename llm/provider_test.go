@@ -1,0 +1,323 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestRequestBody(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Text("ok"))
+	p, err := llm.New(llm.Config{
+		BaseURL: srv.URL(), APIKey: "sk-test", HTTPClient: srv.Client(),
+		Headers: map[string]string{"HTTP-Referer": "https://example.test"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := llm.Request{
+		Model: "o4-mini",
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: "sys"},
+			{Role: llm.RoleUser, Content: "hi"},
+			{Role: llm.RoleAssistant, Reasoning: "thinking", ReasoningDetails: json.RawMessage(`[{"type":"reasoning.text","text":"t"}]`),
+				ToolCalls: []llm.ToolCall{
+					{ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path":"a"}`), ProviderMetadata: json.RawMessage(`{"google":{"thought_signature":"sig"}}`)},
+					{ID: "c2", Name: "bash", ArgumentsInvalid: true, ArgumentsRaw: `{"cmd":`},
+				}},
+			{Role: llm.RoleTool, ToolCallID: "c1", Content: "file a"},
+		},
+		Tools:           []llm.ToolDef{{Name: "read", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}, {Name: "bash"}},
+		ToolChoice:      llm.ToolChoiceRequired,
+		Temperature:     ptr(0.0),
+		TopP:            ptr(0.5),
+		MaxOutputTokens: 1000,
+		ReasoningEffort: "low",
+	}
+	events := collect(t, p, req)
+	checkSequence(t, events)
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	r := reqs[0]
+	if r.Method != http.MethodPost || r.Path != "/v1/chat/completions" {
+		t.Errorf("sent %s %s", r.Method, r.Path)
+	}
+	if r.Header.Get("Authorization") != "Bearer sk-test" || r.Header.Get("HTTP-Referer") != "https://example.test" {
+		t.Errorf("headers: %v", r.Header)
+	}
+	var want map[string]any
+	if err := json.Unmarshal([]byte(`{
+		"model": "o4-mini", "stream": true, "stream_options": {"include_usage": true},
+		"messages": [
+			{"role": "system", "content": "sys"},
+			{"role": "user", "content": "hi"},
+			{"role": "assistant", "content": "", "reasoning_details": [{"type":"reasoning.text","text":"t"}], "tool_calls": [
+				{"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}, "extra_content": {"google":{"thought_signature":"sig"}}},
+				{"id": "c2", "type": "function", "function": {"name": "bash", "arguments": "{\"cmd\":"}}
+			]},
+			{"role": "tool", "content": "file a", "tool_call_id": "c1"}
+		],
+		"tools": [
+			{"type": "function", "function": {"name": "read", "description": "Read a file.", "parameters": {"type":"object","properties":{"path":{"type":"string"}}}}},
+			{"type": "function", "function": {"name": "bash", "parameters": {"type":"object","properties":{}}}}
+		],
+		"tool_choice": "required", "temperature": 0, "top_p": 0.5,
+		"max_completion_tokens": 1000, "reasoning_effort": "low"
+	}`), &want); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, r.Body); diff != "" {
+		t.Errorf("body (-want +got):\n%s", diff)
+	}
+}
+
+func TestRequestOmitsUnset(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Text("ok"))
+	collect(t, newProvider(t, srv, 0), llm.Request{Model: "llama3", ToolChoice: llm.ToolChoiceNone, MaxOutputTokens: 7})
+	body := srv.Requests()[0].Body
+	for _, k := range []string{"temperature", "top_p", "tools", "tool_choice", "reasoning_effort", "max_completion_tokens"} {
+		if _, ok := body[k]; ok {
+			t.Errorf("%s sent though unset", k)
+		}
+	}
+	if body["max_tokens"] != 7.0 {
+		t.Errorf("max_tokens = %v", body["max_tokens"])
+	}
+}
+
+func TestAzure(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Text("ok"))
+	p, err := llm.New(llm.Config{APIKey: "az-key", HTTPClient: srv.Client(), Azure: &llm.AzureConfig{
+		Endpoint: strings.TrimSuffix(srv.URL(), "/v1"), APIVersion: "2024-10-21",
+		Deployments: map[string]string{"gpt-4.1": "prod-41"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSequence(t, collect(t, p, llm.Request{Model: "gpt-4.1"}))
+	r := srv.Requests()[0]
+	if r.Path != "/openai/deployments/prod-41/chat/completions" || r.Query != "api-version=2024-10-21" {
+		t.Errorf("sent to %s?%s", r.Path, r.Query)
+	}
+	if r.Header.Get("api-key") != "az-key" || r.Header.Get("Authorization") != "" {
+		t.Errorf("auth headers: %v", r.Header)
+	}
+}
+
+func TestFailureModes(t *testing.T) {
+	t.Parallel()
+	body := string(llmtest.Turn{Text: "one two three four five six"}.SSE())
+	tests := []struct {
+		name  string
+		reply llmtest.Reply
+		idle  time.Duration
+		class llm.ErrorClass
+		is    error
+		text  string
+	}{
+		{"stall mid-stream", llmtest.Reply{Body: []byte(body), Stall: true, StallAfter: 400}, 200 * time.Millisecond, llm.ClassRetryable, llm.ErrIdleTimeout, ""},
+		{"no first byte", llmtest.Reply{Body: []byte(body), Delay: 5 * time.Second}, 200 * time.Millisecond, llm.ClassRetryable, llm.ErrIdleTimeout, ""},
+		{"cut connection", llmtest.Reply{Body: []byte(body), Cut: true, CutAfter: 400}, 0, llm.ClassRetryable, nil, ""},
+		{"cut before finish", llmtest.Reply{Body: []byte(body), Cut: true, CutAfter: strings.Index(body, `"finish_reason":"stop"`) - 100}, 0, llm.ClassRetryable, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(t, tt.reply)
+			events := collect(t, newProvider(t, srv, tt.idle), llm.Request{Model: "m"})
+			checkSequence(t, events)
+			e := lastError(t, events)
+			if e.Class != tt.class || (tt.is != nil && !errors.Is(e, tt.is)) {
+				t.Errorf("got %v (%s), want class %s is %v", e, e.Class, tt.class, tt.is)
+			}
+		})
+	}
+}
+
+func TestDelayWithinIdleTimeout(t *testing.T) {
+	t.Parallel()
+	r := llmtest.Text("late but fine")
+	r.Delay = 50 * time.Millisecond
+	srv := llmtest.NewServer(t, r)
+	events := collect(t, newProvider(t, srv, 2*time.Second), llm.Request{Model: "m"})
+	if s := summarize(events); s["text"] != "late but fine" || s["finish_reason"] != "stop" {
+		t.Errorf("got %v", s)
+	}
+}
+
+func TestCutAfterFinishIsComplete(t *testing.T) {
+	t.Parallel()
+	body := string(llmtest.Turn{Text: "done"}.SSE())
+	cut := strings.Index(body, `"usage":{`) // inside the usage chunk
+	srv := llmtest.NewServer(t, llmtest.Reply{Body: []byte(body), Cut: true, CutAfter: cut})
+	events := collect(t, newProvider(t, srv, 0), llm.Request{Model: "m"})
+	if s := summarize(events); s["finish_reason"] != "stop" || s["text"] != "done" {
+		t.Errorf("got %v", s)
+	}
+}
+
+// closeSpy records whether response bodies were closed.
+type closeSpy struct {
+	base   http.RoundTripper
+	closed atomic.Int32
+}
+
+func (c *closeSpy) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.base.RoundTrip(r)
+	if err == nil {
+		resp.Body = &spyBody{ReadCloser: resp.Body, spy: c}
+	}
+	return resp, err
+}
+
+type spyBody struct {
+	io.ReadCloser
+	spy *closeSpy
+}
+
+func (b *spyBody) Close() error { b.spy.closed.Add(1); return b.ReadCloser.Close() }
+
+func TestEarlyBreakClosesBody(t *testing.T) {
+	t.Parallel()
+	body := llmtest.Turn{Text: "a b c d e f g h"}.SSE()
+	srv := llmtest.NewServer(t, llmtest.Reply{Body: body, Stall: true, StallAfter: len(body) / 2})
+	spy := &closeSpy{base: srv.Client().Transport}
+	p, err := llm.New(llm.Config{BaseURL: srv.URL(), HTTPClient: &http.Client{Transport: spy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for ev := range p.Stream(t.Context(), llm.Request{Model: "m"}) {
+		if ev.Type == llm.EventTextDelta {
+			n++
+			break
+		}
+	}
+	if n != 1 || spy.closed.Load() != 1 {
+		t.Errorf("deltas %d, bodies closed %d; want 1 and 1", n, spy.closed.Load())
+	}
+}
+
+func TestCallerCancel(t *testing.T) {
+	t.Parallel()
+	body := llmtest.Turn{Text: "a b c"}.SSE()
+	srv := llmtest.NewServer(t, llmtest.Reply{Body: body, Stall: true, StallAfter: len(body) / 2})
+	p := newProvider(t, srv, 0)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var events []llm.Event
+	for ev := range p.Stream(ctx, llm.Request{Model: "m"}) {
+		events = append(events, ev)
+		if ev.Type == llm.EventTextDelta {
+			cancel()
+		}
+	}
+	e := lastError(t, events)
+	if !errors.Is(e, context.Canceled) || e.Class != llm.ClassFatal {
+		t.Errorf("got %v (%s), want fatal wrapping context.Canceled", e, e.Class)
+	}
+	checkSequence(t, events)
+}
+
+func TestTurnBuilder(t *testing.T) {
+	t.Parallel()
+	turn := llmtest.Turn{
+		Reasoning: "plan it", Text: "Reading two files.",
+		ToolCalls: []llmtest.ToolCall{
+			llmtest.Call("read", `{"path":"a.go"}`),
+			{ID: "g1", Name: "list", Arguments: `{"dir":"."}`, ExtraContent: json.RawMessage(`{"google":{"thought_signature":"s"}}`)},
+		},
+		Usage: &llmtest.Usage{PromptTokens: 50, CompletionTokens: 20, CachedTokens: 10, ReasoningTokens: 5},
+	}
+	srv := llmtest.NewServer(t, turn.Reply())
+	events := streamAll(t, srv, llm.Request{Model: "m", Tools: []llm.ToolDef{{Name: "read"}, {Name: "list"}}})
+	checkSequence(t, events)
+	got := summarize(events)
+	want := map[string]any{
+		"text": "Reading two files.", "reasoning": "plan it", "finish_reason": "tool-calls", "error": nil,
+		"usage": map[string]any{"prompt_tokens": 50.0, "completion_tokens": 20.0, "total_tokens": 70.0, "cached_prompt_tokens": 10.0, "reasoning_tokens": 5.0},
+		"tool_calls": []any{
+			map[string]any{"id": "call_1", "name": "read", "name_as_sent": "read", "arguments": map[string]any{"path": "a.go"}},
+			map[string]any{"id": "g1", "name": "list", "name_as_sent": "list", "arguments": map[string]any{"dir": "."},
+				"provider_metadata": map[string]any{"google": map[string]any{"thought_signature": "s"}}},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	deltas := 0
+	for _, ev := range events {
+		if ev.Type == llm.EventToolInputDelta {
+			deltas++
+		}
+	}
+	if deltas < 4 {
+		t.Errorf("tool input arrived in %d deltas, want it split", deltas)
+	}
+}
+
+func TestServerHandlerAndUnscripted(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServerFunc(t, func(r llmtest.RecordedRequest) llmtest.Reply {
+		return llmtest.Text("model was " + r.Body["model"].(string))
+	})
+	if s := summarize(streamAll(t, srv, llm.Request{Model: "x1"})); s["text"] != "model was x1" {
+		t.Errorf("handler reply: %v", s)
+	}
+	rt := &recordingTB{TB: t}
+	srv2 := llmtest.NewServer(rt, llmtest.Text("only one"))
+	p := newProvider(t, srv2, 0)
+	collect(t, p, llm.Request{Model: "m"})
+	e := lastError(t, collect(t, p, llm.Request{Model: "m"}))
+	if e.Class != llm.ClassFatal || !strings.Contains(e.Message, "request 2 arrived but only 1 replies were scripted") {
+		t.Errorf("unscripted: %v", e)
+	}
+	if len(rt.errs.Load().([]string)) != 1 {
+		t.Errorf("server did not fail the test")
+	}
+}
+
+// recordingTB captures Errorf so a test can check that the fake server
+// reports unscripted requests.
+type recordingTB struct {
+	testing.TB
+	errs atomic.Value
+}
+
+func (r *recordingTB) Errorf(format string, args ...any) {
+	prev, _ := r.errs.Load().([]string)
+	r.errs.Store(append(prev, format))
+}
+
+func TestNewConfigErrors(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range []llm.Config{{BaseURL: "localhost:8080"}, {Azure: &llm.AzureConfig{}}} {
+		if _, err := llm.New(cfg); !errors.Is(err, llm.ErrConfig) {
+			t.Errorf("New(%+v) = %v, want ErrConfig", cfg, err)
+		}
+	}
+	p, err := llm.New(llm.Config{BaseURL: "http://127.0.0.1:1/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := lastError(t, collect(t, p, llm.Request{})); !errors.Is(e, llm.ErrBadRequest) || e.Class != llm.ClassFatal {
+		t.Errorf("no model: %v", e)
+	}
+}
