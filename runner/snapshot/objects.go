@@ -1,0 +1,243 @@
+package snapshot
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// inMemoryLimit is the largest file read whole into memory to hash it;
+// larger files are streamed twice (hash, then write).
+const inMemoryLimit = 8 << 20
+
+// objectCacheSize bounds go-git's decoded-object cache per storage.
+const objectCacheSize = 8 * cache.MiByte
+
+// objectStore writes loose objects into the private store and reads
+// objects from it and, read-only, from the user's object database.
+type objectStore struct {
+	dir     string // <store>/objects
+	own     *filesystem.Storage
+	user    *filesystem.Storage // nil without a user repository
+	mu      sync.Mutex
+	present map[plumbing.Hash]bool // objects known to exist in the store
+	readMu  sync.Mutex             // go-git storages are not safe for concurrent reads
+}
+
+func newObjectStore(storeDir string, userCommonDir string) *objectStore {
+	s := &objectStore{
+		dir:     filepath.Join(storeDir, "objects"),
+		own:     filesystem.NewStorage(osfs.New(storeDir), cache.NewObjectLRU(objectCacheSize)),
+		present: map[plumbing.Hash]bool{},
+	}
+	if userCommonDir != "" {
+		s.user = filesystem.NewStorage(osfs.New(userCommonDir), cache.NewObjectLRU(objectCacheSize))
+	}
+	return s
+}
+
+func (s *objectStore) close() error {
+	err := s.own.Close()
+	if s.user != nil {
+		err = errors.Join(err, s.user.Close())
+	}
+	return err
+}
+
+func (s *objectStore) loosePath(h plumbing.Hash) string {
+	hx := h.String()
+	return filepath.Join(s.dir, hx[:2], hx[2:])
+}
+
+// has reports whether the private store holds h (loose or packed).
+func (s *objectStore) has(h plumbing.Hash) bool {
+	s.mu.Lock()
+	ok := s.present[h]
+	s.mu.Unlock()
+	if ok {
+		return true
+	}
+	if _, err := os.Stat(s.loosePath(h)); err != nil {
+		s.readMu.Lock()
+		err = s.own.HasEncodedObject(h)
+		s.readMu.Unlock()
+		if err != nil {
+			return false
+		}
+	}
+	s.markPresent(h)
+	return true
+}
+
+func (s *objectStore) markPresent(h plumbing.Hash) {
+	s.mu.Lock()
+	s.present[h] = true
+	s.mu.Unlock()
+}
+
+func objectHeader(typ plumbing.ObjectType, size int64) []byte {
+	return append(strconv.AppendInt(append([]byte(typ.String()), ' '), size, 10), 0)
+}
+
+// hashObject returns the git object id of data.
+func hashObject(typ plumbing.ObjectType, data []byte) plumbing.Hash {
+	d := sha1.New()
+	d.Write(objectHeader(typ, int64(len(data))))
+	d.Write(data)
+	var h plumbing.Hash
+	copy(h[:], d.Sum(nil))
+	return h
+}
+
+// writeBytes stores data as an object unless it is already present.
+func (s *objectStore) writeBytes(typ plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+	h := hashObject(typ, data)
+	if s.has(h) {
+		return h, nil
+	}
+	err := s.writeLoose(h, func(w io.Writer) (plumbing.Hash, error) {
+		if _, err := w.Write(objectHeader(typ, int64(len(data)))); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		_, err := w.Write(data)
+		return h, err
+	})
+	return h, err
+}
+
+// writeLoose writes a loose object through a temp file and a rename. fill
+// writes the uncompressed object (header included) and returns the id of
+// what it wrote, which must equal h.
+func (s *objectStore) writeLoose(h plumbing.Hash, fill func(io.Writer) (plumbing.Hash, error)) error {
+	dst := s.loosePath(h)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("create object dir: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "tmp_obj_")
+	if err != nil {
+		return fmt.Errorf("create object: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	zw, _ := zlib.NewWriterLevel(tmp, zlib.BestSpeed)
+	got, err := fill(zw)
+	if err == nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		err = tmp.Close()
+	} else {
+		_ = tmp.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("write object %s: %w", h, err)
+	}
+	if got != h {
+		return fmt.Errorf("write object %s: %w", h, errChanged)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return fmt.Errorf("write object %s: %w", h, err)
+	}
+	s.markPresent(h)
+	return nil
+}
+
+// writeFileBlob stores the regular file at path as a blob and returns its
+// id and the number of bytes read.
+func (s *objectStore) writeFileBlob(path string, size int64) (plumbing.Hash, int64, error) {
+	if size <= inMemoryLimit {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return plumbing.ZeroHash, 0, fmt.Errorf("read %s: %w", path, err)
+		}
+		h, err := s.writeBytes(plumbing.BlobObject, data)
+		return h, int64(len(data)), err
+	}
+	for attempt := 0; ; attempt++ {
+		h, n, err := s.streamFileBlob(path)
+		if errors.Is(err, errChanged) && attempt < 2 {
+			continue
+		}
+		return h, n, err
+	}
+}
+
+func (s *objectStore) streamFileBlob(path string) (plumbing.Hash, int64, error) {
+	h, n, err := hashFileStream(path, io.Discard)
+	if err != nil || s.has(h) {
+		return h, n, err
+	}
+	err = s.writeLoose(h, func(w io.Writer) (plumbing.Hash, error) {
+		got, m, err := hashFileStream(path, w)
+		if err == nil && m != n {
+			err = errChanged
+		}
+		return got, err
+	})
+	return h, n, err
+}
+
+// hashFileStream hashes the file as a blob, also copying header and
+// content to w.
+func hashFileStream(path string, w io.Writer) (plumbing.Hash, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return plumbing.ZeroHash, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return plumbing.ZeroHash, 0, fmt.Errorf("stat %s: %w", path, err)
+	}
+	d := sha1.New()
+	hdr := objectHeader(plumbing.BlobObject, fi.Size())
+	d.Write(hdr)
+	if _, err := w.Write(hdr); err != nil {
+		return plumbing.ZeroHash, 0, err
+	}
+	n, err := io.Copy(io.MultiWriter(d, w), f)
+	if err != nil {
+		return plumbing.ZeroHash, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	if n != fi.Size() {
+		return plumbing.ZeroHash, n, errChanged
+	}
+	var h plumbing.Hash
+	copy(h[:], d.Sum(nil))
+	return h, n, nil
+}
+
+// read returns an object's content from the private store or the user's.
+func (s *objectStore) read(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	o, err := s.own.EncodedObject(typ, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) && s.user != nil {
+		o, err = s.user.EncodedObject(typ, h)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", typ, h, err)
+	}
+	r, err := o.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", typ, h, err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	buf.Grow(int(o.Size()))
+	if _, err := io.Copy(&buf, r); err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", typ, h, err)
+	}
+	return buf.Bytes(), nil
+}
