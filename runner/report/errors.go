@@ -1,0 +1,18 @@
+package report
+
+import (
+	"errors"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// Sentinel errors of this package.
+var (
+	// ErrNoRunFinished is returned by WriteResult for a record that is not
+	// run.finished.
+	ErrNoRunFinished = errors.New("not a run.finished record")
+	// ErrNoEvents is returned by WriteOut when the log holds no records.
+	ErrNoEvents = errors.New("event log is empty")
+)
+
+func errorsIsUnknown(err error) bool { return errors.Is(err, event.ErrUnknownType) }

@@ -1,0 +1,113 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// Files of the out/ directory.
+const (
+	EventsFile  = "events.jsonl"  // the event log
+	PatchFile   = "changes.patch" // the final patch (unified diff)
+	ResultFile  = "result.json"   // the run.finished line, envelope included
+	SummaryFile = "summary.md"    // the Markdown report
+)
+
+// WriteResult writes dir/result.json: the run.finished line object as
+// logged (envelope and payload, indented), so result.json and the log's last
+// line never disagree. It returns ErrNoRunFinished for any other record.
+func WriteResult(ctx context.Context, dir string, rec event.Record) error {
+	if rec.Type != (event.RunFinished{}).EventType() {
+		return fmt.Errorf("write %s: %w (got %q)", ResultFile, ErrNoRunFinished, rec.Type)
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, rec.Raw, "", "  "); err != nil {
+		return fmt.Errorf("write %s: %w", ResultFile, err)
+	}
+	b.WriteByte('\n')
+	return writeFile(ctx, filepath.Join(dir, ResultFile), b.Bytes())
+}
+
+// WriteSummary writes dir/summary.md from r.
+func WriteSummary(ctx context.Context, dir string, r Report, o MarkdownOptions) error {
+	return writeFile(ctx, filepath.Join(dir, SummaryFile), []byte(r.Markdown(o)))
+}
+
+// WriteOut reads dir/events.jsonl (and dir/changes.patch when it exists,
+// for the collapsed patch section unless o.Patch is set), then writes
+// result.json (when the log holds run.finished) and summary.md. It is
+// meant to run after the event Writer is closed, also after a cancel: pass
+// a context that survives it (context.WithoutCancel with a deadline).
+func WriteOut(ctx context.Context, dir string, o MarkdownOptions) (Report, error) {
+	if err := ctx.Err(); err != nil {
+		return Report{}, fmt.Errorf("write out dir: %w", err)
+	}
+	f, err := os.Open(filepath.Join(dir, EventsFile))
+	if err != nil {
+		return Report{}, fmt.Errorf("write out dir: %w", err)
+	}
+	recs, err := event.ReadLog(f)
+	f.Close()
+	if err != nil {
+		return Report{}, fmt.Errorf("write out dir: %s: %w", EventsFile, err)
+	}
+	if len(recs) == 0 {
+		return Report{}, fmt.Errorf("write out dir: %s: %w", EventsFile, ErrNoEvents)
+	}
+	rep, err := Build(recs)
+	if err != nil {
+		return Report{}, fmt.Errorf("write out dir: %w", err)
+	}
+	if last := recs[len(recs)-1]; last.Type == (event.RunFinished{}).EventType() {
+		if err := WriteResult(ctx, dir, last); err != nil {
+			return rep, err
+		}
+	}
+	if o.Patch == "" {
+		patch, err := os.ReadFile(filepath.Join(dir, PatchFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return rep, fmt.Errorf("write out dir: %w", err)
+		}
+		o.Patch = string(patch)
+	}
+	return rep, WriteSummary(ctx, dir, rep, o)
+}
+
+// writeFile writes data to path through a temporary file and a rename, so
+// readers never see a half-written file.
+func writeFile(ctx context.Context, path string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}

@@ -1,0 +1,260 @@
+// Package report summarises event logs (schema v1, see runner/event): the
+// data behind `runner report`, the GitHub step summary and the PR comment.
+// Build turns the records of one run into a Report; Markdown and JSON
+// render it; WriteOut writes the out/ directory's result.json and
+// summary.md.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// StatusIncomplete is the status of a log without run.finished (the run was
+// killed or is still going).
+const StatusIncomplete = "incomplete"
+
+// Report is the summary of one run. Its JSON form is the output of
+// `runner report --format json`.
+type Report struct {
+	RunID            string          `json:"run_id"`
+	Task             string          `json:"task"`
+	Model            string          `json:"model"`
+	Repo             string          `json:"repo"`
+	RunnerVersion    string          `json:"runner_version"`
+	Started          time.Time       `json:"started"`
+	Status           string          `json:"status"`    // run.finished status, or "incomplete"
+	ExitCode         *int            `json:"exit_code"` // nil when incomplete
+	Steps            int             `json:"steps"`
+	Tokens           event.Tokens    `json:"tokens"`
+	CostUSD          *float64        `json:"cost_usd"` // nil when unknown
+	DurationMS       int64           `json:"duration_ms"`
+	Tools            []ToolUse       `json:"tools"`
+	Denials          []Denial        `json:"denials"`
+	Retries          int             `json:"retries"`
+	Compactions      int             `json:"compactions"`
+	Diff             *Diff           `json:"diff"` // nil: no patch event
+	PatchPath        string          `json:"patch_path"`
+	Checks           []Check         `json:"checks"`
+	FinalMessage     string          `json:"final_message"`
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
+	Error            *event.RunError `json:"error,omitempty"`
+}
+
+// ToolUse counts the calls of one tool.
+type ToolUse struct {
+	Name   string `json:"name"`
+	Calls  int    `json:"calls"`
+	Failed int    `json:"failed"` // including denied
+	Denied int    `json:"denied"`
+}
+
+// Denial is a refused permission and the rule that decided (nil: default
+// deny).
+type Denial struct {
+	Step       int     `json:"step"`
+	Tool       string  `json:"tool"`
+	Permission string  `json:"permission"`
+	Pattern    string  `json:"pattern"`
+	Rule       *string `json:"rule"`
+	Reason     string  `json:"reason"`
+}
+
+// Diff is the diffstat of the final patch (or, in an incomplete log, of the
+// last step's patch: Final false).
+type Diff struct {
+	Final     bool               `json:"final"`
+	Files     []event.FileChange `json:"files"`
+	Additions int                `json:"additions"`
+	Deletions int                `json:"deletions"`
+}
+
+// Check is one attempt of a check command.
+type Check struct {
+	Name       string `json:"name"`
+	Command    string `json:"command"`
+	Attempt    int    `json:"attempt"`
+	Passed     bool   `json:"passed"`
+	ExitCode   int    `json:"exit_code"`
+	DurationMS int64  `json:"duration_ms"`
+	Output     string `json:"output"`
+}
+
+// BuildRuns splits records by run_id (in order of first appearance) and
+// builds a Report for each.
+func BuildRuns(records []event.Record) ([]Report, error) {
+	var order []string
+	byRun := map[string][]event.Record{}
+	for _, r := range records {
+		if _, ok := byRun[r.RunID]; !ok {
+			order = append(order, r.RunID)
+		}
+		byRun[r.RunID] = append(byRun[r.RunID], r)
+	}
+	out := make([]Report, 0, len(order))
+	for _, id := range order {
+		rep, err := Build(byRun[id])
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", id, err)
+		}
+		out = append(out, rep)
+	}
+	return out, nil
+}
+
+// Build summarises the records of one run. Unknown event types are skipped
+// (a newer writer); a record of a known type that does not decode is an
+// error. Without run.finished, the status is "incomplete" and the totals
+// are summed from the steps.
+func Build(records []event.Record) (Report, error) {
+	b := builder{tools: map[string]*ToolUse{}}
+	for _, rec := range records {
+		p, err := rec.Payload()
+		if err != nil {
+			if errorsIsUnknown(err) {
+				continue
+			}
+			return Report{}, err
+		}
+		b.add(rec, p)
+	}
+	return b.finish(), nil
+}
+
+// builder accumulates a Report.
+type builder struct {
+	r         Report
+	first     time.Time
+	last      time.Time
+	tools     map[string]*ToolUse
+	stepCost  float64
+	costKnown bool
+	finished  bool
+}
+
+func (b *builder) add(rec event.Record, p event.Payload) {
+	if b.first.IsZero() {
+		b.first, b.r.RunID = rec.Time, rec.RunID
+	}
+	b.last = rec.Time
+	switch v := p.(type) {
+	case event.RunStarted:
+		b.r.Task, b.r.Model, b.r.Repo, b.r.RunnerVersion = v.Task, v.Model, v.Repo, v.RunnerVersion
+	case event.StepStarted:
+		b.r.Steps = max(b.r.Steps, v.Step)
+	case event.Text:
+		b.r.FinalMessage = v.Text // the last text part, until run.finished says otherwise
+	case event.ToolStarted:
+		b.tool(v.Tool).Calls++
+	case event.ToolFailed:
+		t := b.tool(v.Tool)
+		t.Failed++
+		if v.Denied {
+			t.Denied++
+		}
+	case event.PermissionDenied:
+		b.r.Denials = append(b.r.Denials, Denial{Step: v.Step, Tool: v.Tool, Permission: v.Permission,
+			Pattern: v.Pattern, Rule: v.Rule, Reason: v.Reason})
+	case event.Retry:
+		b.r.Retries++
+	case event.Compaction:
+		b.r.Compactions++
+	case event.StepFinished:
+		b.stepFinished(v)
+	case event.Patch:
+		if b.r.Diff == nil || !b.r.Diff.Final || v.Step == nil {
+			b.r.Diff = &Diff{Final: v.Step == nil, Files: v.Files, Additions: v.Additions, Deletions: v.Deletions}
+		}
+	case event.CheckFinished:
+		b.r.Checks = append(b.r.Checks, Check{Name: v.Name, Command: v.Command, Attempt: v.Attempt,
+			Passed: v.Passed, ExitCode: v.ExitCode, DurationMS: v.DurationMS, Output: v.Output})
+	case event.RunFinished:
+		b.runFinished(v)
+	}
+}
+
+func (b *builder) tool(name string) *ToolUse {
+	t, ok := b.tools[name]
+	if !ok {
+		t = &ToolUse{Name: name}
+		b.tools[name] = t
+	}
+	return t
+}
+
+func (b *builder) stepFinished(v event.StepFinished) {
+	b.r.Steps = max(b.r.Steps, v.Step)
+	if b.finished {
+		return
+	}
+	t := &b.r.Tokens
+	t.Input += v.Tokens.Input
+	t.Output += v.Tokens.Output
+	t.Reasoning += v.Tokens.Reasoning
+	t.CacheRead += v.Tokens.CacheRead
+	t.CacheWrite += v.Tokens.CacheWrite
+	if v.CostUSD != nil {
+		b.stepCost += *v.CostUSD
+		b.costKnown = true
+	}
+}
+
+func (b *builder) runFinished(v event.RunFinished) {
+	b.finished = true
+	b.r.Status = v.Status
+	code := v.ExitCode
+	b.r.ExitCode = &code
+	b.r.Steps = v.Steps
+	b.r.Tokens = v.Tokens
+	b.r.CostUSD = v.CostUSD
+	b.r.DurationMS = v.DurationMS
+	b.r.PatchPath = v.PatchPath
+	b.r.FinalMessage = v.FinalMessage
+	if len(v.StructuredOutput) > 0 && string(v.StructuredOutput) != "null" {
+		b.r.StructuredOutput = v.StructuredOutput
+	}
+	b.r.Error = v.Error
+}
+
+func (b *builder) finish() Report {
+	r := b.r
+	r.Started = b.first
+	if !b.finished {
+		r.Status = StatusIncomplete
+		r.DurationMS = b.last.Sub(b.first).Milliseconds()
+		if b.costKnown {
+			c := b.stepCost
+			r.CostUSD = &c
+		}
+	}
+	r.Tools = make([]ToolUse, 0, len(b.tools))
+	for _, t := range b.tools {
+		r.Tools = append(r.Tools, *t)
+	}
+	sort.Slice(r.Tools, func(i, j int) bool {
+		if r.Tools[i].Calls != r.Tools[j].Calls {
+			return r.Tools[i].Calls > r.Tools[j].Calls
+		}
+		return r.Tools[i].Name < r.Tools[j].Name
+	})
+	if r.Denials == nil {
+		r.Denials = []Denial{}
+	}
+	if r.Checks == nil {
+		r.Checks = []Check{}
+	}
+	return r
+}
+
+// JSON is the report as indented JSON with a final newline.
+func (r Report) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
+	return append(b, '\n'), nil
+}
