@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -53,8 +56,28 @@ func TestRetryAfterToolsRanKeepsThem(t *testing.T) {
 	if a := msgs[len(msgs)-2]; a.Content != "" || len(a.ToolCalls) != 1 {
 		t.Errorf("kept assistant message = %+v", a)
 	}
-	if len(sink.of("retry")) != 1 {
-		t.Errorf("retry events = %d", len(sink.of("retry")))
+	want := []string{"step.started", "tool.started", "tool.completed", "text", "step.finished", "retry",
+		"step.started", "text", "step.finished"}
+	if diff := cmp.Diff(want, sink.types()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestCancelWithAProviderThatIgnoresIt(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	edit := &fakeTool{name: "edit"}
+	m := newModel(script{fn: func(_ context.Context, yield func(llm.Event) bool) {
+		cancel()
+		for _, ev := range reply(call("c1", "edit", `{}`), finish(llm.FinishToolCalls, 1, 1)) {
+			if !yield(ev) {
+				return
+			}
+		}
+	}})
+	res, err := Run(ctx, testConfig(m, &recSink{}, edit))
+	if err != nil || res.Status != event.StatusCancelled || edit.count() != 0 {
+		t.Fatalf("err %v, edit ran %d times, result %+v", err, edit.count(), res)
 	}
 }
 

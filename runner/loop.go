@@ -144,28 +144,31 @@ func (s *Session) request(last bool) llm.Request {
 // request now".
 func (s *Session) handleFailure(ctx context.Context, t *turn) (stepResult, bool) {
 	if ctx.Err() != nil {
-		s.closeFailedStep(t, "error")
+		s.closeFailedStep(t)
 		return stop(ctxOutcome(ctx)), true
 	}
 	le := classify(t.err)
 	switch le.Class {
 	case llm.ClassContextOverflow:
 		if t.ran > 0 { // tools changed the work tree: keep what they did
-			s.closeFailedStep(t, "error")
+			s.closeFailedStep(t)
 		}
 		return stepResult{sig: sigCompact}, true
 	case llm.ClassRetryable:
+		kept := t.ran > 0
+		if kept { // tools changed the work tree: keep them, go on with a new step
+			s.closeFailedStep(t)
+		}
 		if err := s.waitRetry(ctx, le); err != nil {
-			s.closeFailedStep(t, "error")
+			s.closeFailedStep(t)
 			return stop(s.retryOutcome(ctx, le, err)), true
 		}
-		if t.ran > 0 {
-			s.closeFailedStep(t, "error")
+		if kept {
 			return stepResult{sig: sigContinue}, true
 		}
 		return stepResult{}, false
 	default:
-		s.closeFailedStep(t, "error")
+		s.closeFailedStep(t)
 		return stop(failure(event.StatusError, string(le.Class), le.Error(), le)), true
 	}
 }
@@ -181,8 +184,8 @@ func (s *Session) retryOutcome(ctx context.Context, le *llm.Error, err error) ou
 
 // closeFailedStep keeps, of a failed attempt, only the tool calls that ran
 // (their effects are in the work tree; the model must see their results),
-// and closes the step.
-func (s *Session) closeFailedStep(t *turn, reason string) {
+// and closes the step with finish reason error.
+func (s *Session) closeFailedStep(t *turn) {
 	if !s.stepOpen() {
 		return
 	}
@@ -190,7 +193,7 @@ func (s *Session) closeFailedStep(t *turn, reason string) {
 		s.appendMessage(m)
 	}
 	s.stepClosed = s.step
-	s.emit(event.StepFinished{Step: s.step, FinishReason: reason, DurationMS: s.sinceMS(s.stepStart)})
+	s.emit(event.StepFinished{Step: s.step, FinishReason: string(llm.FinishError), DurationMS: s.sinceMS(s.stepStart)})
 }
 
 // ctxOutcome is the outcome of a done context: timeout for the session's

@@ -40,8 +40,8 @@ func (s *Session) process(ctx context.Context, req llm.Request, last bool) *turn
 	t := newTurn(s.step, last)
 	defer s.cleanup(t)
 	for ev := range s.cfg.Model.Stream(ctx, req) {
-		if !s.handle(ctx, t, ev) {
-			break
+		if ctx.Err() != nil || !s.handle(ctx, t, ev) {
+			break // a provider that ignores the context is not waited for
 		}
 	}
 	if t.err == nil && t.finish == "" {
