@@ -1,0 +1,223 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// commitFile records, inside a cached clone, the commit every run of that
+// repository starts from, so resumed runs use the same base.
+const commitFile = "RUNNER_BASE_COMMIT"
+
+var hexCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// cloner keeps one bare, shallow clone per repository in dir and hands
+// out fresh work trees copied from it, so the cache is never written to by
+// a run.
+type cloner struct {
+	dir   string // cache dir
+	depth int    // 0 = full history
+}
+
+// workTree makes a fresh work tree of repo at dst (which must not exist)
+// and returns the base commit. src is the clone URL or absolute path.
+func (c *cloner) workTree(ctx context.Context, repo Repo, src, dst string) (string, error) {
+	cache, commit, err := c.cached(ctx, repo, src)
+	if err != nil {
+		return "", err
+	}
+	if err := copyTree(ctx, cache, filepath.Join(dst, ".git")); err != nil {
+		return "", fmt.Errorf("copy cached clone: %w", err)
+	}
+	if err := checkout(dst, commit); err != nil {
+		return "", fmt.Errorf("check out %s: %w", shortHash(commit), err)
+	}
+	return commit, nil
+}
+
+// cached returns the cache path and base commit of repo, cloning it first
+// when it is not cached. The clone goes to a temporary directory renamed
+// into place, so a killed batch never leaves a half clone in the cache.
+func (c *cloner) cached(ctx context.Context, repo Repo, src string) (string, string, error) {
+	path := filepath.Join(c.dir, repo.ID+".git")
+	if data, err := os.ReadFile(filepath.Join(path, commitFile)); err == nil {
+		return path, strings.TrimSpace(string(data)), nil
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return "", "", fmt.Errorf("create cache dir: %w", err)
+	}
+	tmp, err := os.MkdirTemp(c.dir, ".clone-"+repo.ID+"-")
+	if err != nil {
+		return "", "", fmt.Errorf("create clone dir: %w", err)
+	}
+	defer os.RemoveAll(tmp) // no-op after the rename
+	commit, err := c.clone(ctx, tmp, src, repo.Ref)
+	if err != nil {
+		return "", "", fmt.Errorf("clone %s: %w", src, err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, commitFile), []byte(commit+"\n"), 0o644); err != nil {
+		return "", "", fmt.Errorf("record base commit: %w", err)
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return "", "", fmt.Errorf("clear stale cache: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", "", fmt.Errorf("move clone into cache: %w", err)
+	}
+	return path, commit, nil
+}
+
+// clone makes a bare clone of src at ref into dir and returns the commit
+// to run on. A branch or tag is fetched alone and shallow; a full commit
+// hash needs the history, so it is fetched without depth.
+func (c *cloner) clone(ctx context.Context, dir, src, ref string) (string, error) {
+	opts := &git.CloneOptions{URL: src, Depth: c.depth, SingleBranch: true, Tags: git.NoTags}
+	if ref == "" || hexCommit.MatchString(ref) {
+		if ref != "" {
+			opts.Depth, opts.SingleBranch = 0, false
+		}
+		r, err := git.PlainCloneContext(ctx, dir, true, opts)
+		if err != nil {
+			return "", err
+		}
+		return resolveCommit(r, ref)
+	}
+	var errs []error
+	for _, name := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(ref), plumbing.NewTagReferenceName(ref)} {
+		opts.ReferenceName = name
+		r, err := git.PlainCloneContext(ctx, dir, true, opts)
+		if err == nil {
+			return resolveCommit(r, "")
+		}
+		errs = append(errs, err)
+		if ctx.Err() != nil {
+			break
+		}
+		if err := clearDir(dir); err != nil {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("ref %q: %w", ref, errors.Join(errs...))
+}
+
+func resolveCommit(r *git.Repository, hash string) (string, error) {
+	if hash != "" {
+		if _, err := r.CommitObject(plumbing.NewHash(hash)); err != nil {
+			return "", fmt.Errorf("commit %s: %w", hash, err)
+		}
+		return hash, nil
+	}
+	head, err := r.Head()
+	if err != nil {
+		return "", fmt.Errorf("resolve HEAD: %w", err)
+	}
+	h := head.Hash()
+	if tag, err := r.TagObject(h); err == nil { // an annotated tag: peel it
+		c, err := tag.Commit()
+		if err != nil {
+			return "", fmt.Errorf("tag %s: %w", tag.Name, err)
+		}
+		return c.Hash.String(), nil
+	}
+	if _, err := r.CommitObject(h); err != nil {
+		return "", fmt.Errorf("HEAD commit: %w", err)
+	}
+	return h.String(), nil
+}
+
+// checkout turns dir (whose .git is a copy of a bare clone) into a work
+// tree at commit.
+func checkout(dir, commit string) error {
+	r, err := git.PlainOpen(dir)
+	if err != nil {
+		return err
+	}
+	cfg, err := r.Config()
+	if err != nil {
+		return err
+	}
+	cfg.Core.IsBare = false
+	if err := r.SetConfig(cfg); err != nil {
+		return err
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		return err
+	}
+	return wt.Reset(&git.ResetOptions{Commit: plumbing.NewHash(commit), Mode: git.HardReset})
+}
+
+func clearDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("clear %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("clear %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// copyTree copies the regular files and directories under src to dst.
+func copyTree(ctx context.Context, src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			return copyFile(path, target)
+		}
+		return nil // sockets, symlinks: a bare clone has none
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, st.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,82 @@
+package batch
+
+import (
+	"context"
+	"time"
+)
+
+// Executor runs the task on one repository's work tree, without
+// publishing. Run calls Exec from its worker goroutines, up to the batch's
+// concurrency at once, each call with a different Job.
+//
+// Exec returns the run's outcome (the fields of its run.finished event).
+// A returned Go error, or an Outcome whose ErrorClass is infrastructural
+// (Outcome.Infra), means the machinery failed: Run retries the repository
+// with backoff and records infra_failed when retries run out. A task that
+// ran and failed is an Outcome with a status, never an error, and is not
+// retried. Exec must return promptly when ctx is cancelled.
+type Executor interface {
+	Exec(ctx context.Context, job Job) (Outcome, error)
+}
+
+// Job is one repository's execution.
+type Job struct {
+	RepoID     string            // the manifest id, also the name of OutDir
+	Repo       Repo              // the manifest entry
+	WorkDir    string            // a fresh, isolated work tree (a git repository) to run in
+	SpecPath   string            // the task spec file; "" when SpecInline is set
+	SpecInline []byte            // an inline task spec (YAML); nil when SpecPath is set
+	Inputs     map[string]string // task inputs for this repository
+	OutDir     string            // out/<repo-id>/: write events.jsonl and changes.patch here
+	Timeout    time.Duration     // per-repository wall clock; 0 = none
+	MaxCostUSD float64           // per-repository budget (already capped by what is left of the total); 0 = none
+	Attempt    int               // 1-based; >1 after infrastructure failures
+}
+
+// Outcome is what Exec reports: the run.finished fields a batch records.
+type Outcome struct {
+	Status       string  // a run.finished status: success, failed, error, cancelled, max_steps, budget_exceeded, timeout, blocked
+	CostUSD      float64 // total cost in USD
+	Steps        int
+	FilesChanged int
+	PatchPath    string // the patch file, absolute or relative to OutDir
+	Error        string // the run's error message, if any
+	ErrorClass   string // the run's error class, if any (see Infra)
+}
+
+// Run statuses of run.finished (runner/event), as Outcome.Status values.
+const (
+	runSuccess        = "success"
+	runCancelled      = "cancelled"
+	runBudgetExceeded = "budget_exceeded"
+	runTimeout        = "timeout"
+)
+
+// Error classes that mean the machinery, not the task, failed.
+const (
+	ClassInfra    = "infra"    // file system, git, process crash
+	ClassProvider = "provider" // the model provider failed after the runner's own retries
+)
+
+// Infra reports whether the outcome is an infrastructure failure to retry.
+func (o Outcome) Infra() bool {
+	return o.ErrorClass == ClassInfra || o.ErrorClass == ClassProvider
+}
+
+// statusOf maps a finished run's outcome to a batch status. Cancelled runs
+// and infrastructure failures are decided by the caller, not here.
+func statusOf(o Outcome) Status {
+	switch o.Status {
+	case runSuccess:
+		if o.FilesChanged == 0 {
+			return StatusNoChange
+		}
+		return StatusSuccess
+	case runTimeout:
+		return StatusTimeout
+	case runBudgetExceeded:
+		return StatusBudgetExceeded
+	default: // failed, max_steps, blocked, error (task)
+		return StatusTaskFailed
+	}
+}

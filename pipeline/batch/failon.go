@@ -1,0 +1,51 @@
+package batch
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DefaultFailOn is the --fail-on default: task_failed and infra_failed.
+func DefaultFailOn() []Status { return []Status{StatusTaskFailed, StatusInfraFailed} }
+
+// ParseStatuses parses --fail-on values; each may itself be a
+// comma-separated list ("task_failed,timeout"). Unknown names are
+// ErrBadStatus.
+func ParseStatuses(values []string) ([]Status, error) {
+	out := []Status{}
+	for _, v := range values {
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				continue
+			}
+			st := Status(name)
+			if !contains(statusNames(), name) {
+				return nil, fmt.Errorf("%w %q (known: %s)", ErrBadStatus, name, strings.Join(statusNames(), ", "))
+			}
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+func statusNames() []string {
+	var names []string
+	for _, s := range AllStatuses() {
+		names = append(names, string(s))
+	}
+	return names
+}
+
+// ShouldFail is the exit decision: true when any result has a status in
+// failOn. The CLI exits non-zero (1) when it is true.
+func ShouldFail(results []RepoResult, failOn []Status) bool {
+	for _, r := range results {
+		for _, s := range failOn {
+			if r.Status == s {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,239 @@
+package batch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// makeRepo creates a git repository at dir with one commit holding files.
+func makeRepo(tb testing.TB, dir string, files map[string]string) {
+	tb.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	runGit(tb, dir, "init", "-q", "-b", "main")
+	runGit(tb, dir, "add", "-A")
+	runGit(tb, dir, "commit", "-q", "-m", "initial")
+}
+
+func runGit(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// makeBatch creates n repositories r00…r(n-1) under dir/repos, a task
+// spec and a batch spec listing them (extra is appended to the batch
+// spec), and returns the batch spec path.
+func makeBatch(tb testing.TB, dir string, n int, extra string) string {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString("version: 1\nname: demo\ntask: task.yaml\nclone: {depth: 1}\nrepos:\n")
+	for i := range n {
+		name := fmt.Sprintf("r%02d", i)
+		makeRepo(tb, filepath.Join(dir, "repos", name), map[string]string{
+			"README.md": "# " + name + "\n", "main.go": "package main\n",
+		})
+		fmt.Fprintf(&b, "  - path: repos/%s\n    inputs: {name: %s}\n", name, name)
+	}
+	b.WriteString(extra)
+	write(tb, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\n")
+	path := filepath.Join(dir, "batch.yaml")
+	write(tb, path, b.String())
+	return path
+}
+
+func write(tb testing.TB, path, body string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// behaviour is what the fake executor does for one repository.
+type behaviour string
+
+const (
+	edit        behaviour = "edit"        // change a file: success
+	noop        behaviour = "noop"        // succeed without changes: no_change
+	taskFail    behaviour = "fail"        // the task fails: task_failed
+	flaky       behaviour = "flaky"       // infra error on attempt 1, then edit
+	broken      behaviour = "broken"      // provider error every time: infra_failed
+	slow        behaviour = "slow"        // waits for its context: timeout
+	overBudget  behaviour = "over_budget" // budget_exceeded
+	goErrAlways behaviour = "go_err"      // a Go error every time: infra_failed
+)
+
+// fakeExec is a scripted Executor that does a little real work: it
+// checks the work tree is the repository's clone, edits it, hashes it and
+// writes a patch into the out dir.
+type fakeExec struct {
+	script func(id string) behaviour
+	cost   float64
+	delay  time.Duration // models model latency per step
+	steps  int           // scripted steps per run (≥1)
+	onDone func(id string)
+	// gate, when set, holds every call until gateN calls are in flight at
+	// once (proving the pool reaches its concurrency), then is closed.
+	gate  chan struct{}
+	gateN int
+
+	mu          sync.Mutex
+	inflight    int
+	maxInflight int
+	calls       map[string]int // Exec calls by repo id
+	finished    map[string]int // calls that returned an outcome (not cut off by cancellation)
+}
+
+func newFakeExec(script func(string) behaviour) *fakeExec {
+	return &fakeExec{script: script, cost: 0.01, steps: 1, calls: map[string]int{}, finished: map[string]int{}}
+}
+
+func (f *fakeExec) Exec(ctx context.Context, job Job) (Outcome, error) {
+	f.mu.Lock()
+	f.inflight++
+	f.maxInflight = max(f.maxInflight, f.inflight)
+	f.calls[job.RepoID]++
+	if f.gate != nil && f.inflight == f.gateN {
+		close(f.gate)
+		f.gate = nil
+	}
+	gate := f.gate
+	f.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-time.After(10 * time.Second):
+			return Outcome{}, fmt.Errorf("gate: %d calls never ran at once", f.gateN)
+		}
+	}
+	defer func() {
+		f.mu.Lock()
+		f.inflight--
+		f.mu.Unlock()
+	}()
+	o, err := f.run(ctx, job)
+	if ctx.Err() == nil || f.script(job.RepoID) == slow {
+		f.mu.Lock()
+		f.finished[job.RepoID]++
+		f.mu.Unlock()
+		if f.onDone != nil {
+			f.onDone(job.RepoID)
+		}
+	}
+	return o, err
+}
+
+func (f *fakeExec) run(ctx context.Context, job Job) (Outcome, error) {
+	readme, err := os.ReadFile(filepath.Join(job.WorkDir, "README.md"))
+	if err != nil {
+		return Outcome{}, fmt.Errorf("work tree: %w", err)
+	}
+	if want := "# " + job.Inputs["name"]; !strings.HasPrefix(string(readme), want) {
+		return Outcome{}, fmt.Errorf("work tree has %q, want %q", readme, want)
+	}
+	steps := max(f.steps, 1)
+	h := sha256.New()
+	for i := range steps {
+		select {
+		case <-ctx.Done():
+			return Outcome{Status: runCancelled}, ctx.Err()
+		case <-time.After(f.delay):
+		}
+		body := fmt.Sprintf("step %d of %s\n%s", i, job.RepoID, strings.Repeat("x", 512))
+		if err := os.WriteFile(filepath.Join(job.WorkDir, fmt.Sprintf("step%d.txt", i)), []byte(body), 0o644); err != nil {
+			return Outcome{}, err
+		}
+		h.Write([]byte(body))
+	}
+	o := Outcome{Status: "success", CostUSD: f.cost, Steps: steps}
+	switch f.script(job.RepoID) {
+	case edit:
+		return f.edit(job, o, h.Sum(nil))
+	case noop:
+		return o, nil
+	case taskFail:
+		o.Status, o.Error, o.ErrorClass = "failed", "checks failed: tests", "check"
+		return o, nil
+	case flaky:
+		if job.Attempt == 1 {
+			return Outcome{CostUSD: f.cost}, errors.New("connection reset")
+		}
+		return f.edit(job, o, h.Sum(nil))
+	case broken:
+		o.Status, o.Error, o.ErrorClass = "error", "503 from provider", ClassProvider
+		return o, nil
+	case goErrAlways:
+		return Outcome{}, errors.New("crashed")
+	case slow:
+		<-ctx.Done()
+		return Outcome{Status: runCancelled, CostUSD: f.cost}, nil
+	case overBudget:
+		o.Status = "budget_exceeded"
+		return o, nil
+	}
+	return o, fmt.Errorf("no script for %s", job.RepoID)
+}
+
+func (f *fakeExec) edit(job Job, o Outcome, sum []byte) (Outcome, error) {
+	if err := os.WriteFile(filepath.Join(job.WorkDir, "main.go"), []byte("package main\n// edited\n"), 0o644); err != nil {
+		return o, err
+	}
+	patch := fmt.Sprintf("--- a/main.go\n+++ b/main.go\n@@ -1 +1,2 @@\n package main\n+// edited %x\n", sum[:4])
+	p := filepath.Join(job.OutDir, "changes.patch")
+	if err := os.WriteFile(p, []byte(patch), 0o644); err != nil {
+		return o, err
+	}
+	o.FilesChanged, o.PatchPath = 1, p
+	return o, nil
+}
+
+func (f *fakeExec) counts() (calls, finished map[string]int, maxInflight int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, d := map[string]int{}, map[string]int{}
+	for k, v := range f.calls {
+		c[k] = v
+	}
+	for k, v := range f.finished {
+		d[k] = v
+	}
+	return c, d, f.maxInflight
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}

@@ -1,0 +1,210 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// MergeReport says what Merge found.
+type MergeReport struct {
+	Manifest   *Manifest
+	Results    []RepoResult // one per repository, manifest order
+	Missing    []string     // manifest ids with no result in any dir (a shard is missing)
+	Duplicates []Duplicate  // ids with a result in more than one dir
+	Unknown    []string     // ids with results but not in the manifest (ignored)
+}
+
+// Duplicate is a repository reported by more than one shard dir.
+type Duplicate struct {
+	ID   string
+	Dirs []string // every dir that had it
+	Kept string   // the dir whose result was kept
+}
+
+// Problems lists the report's findings as human-readable lines.
+func (r *MergeReport) Problems() []string {
+	var out []string
+	if len(r.Missing) > 0 {
+		out = append(out, fmt.Sprintf("%d repositories of the manifest have no result: %s", len(r.Missing), strings.Join(r.Missing, ", ")))
+	}
+	for _, d := range r.Duplicates {
+		out = append(out, fmt.Sprintf("duplicate result for %s in %s (kept %s)", d.ID, strings.Join(d.Dirs, ", "), d.Kept))
+	}
+	if len(r.Unknown) > 0 {
+		out = append(out, fmt.Sprintf("results for repositories not in the manifest (ignored): %s", strings.Join(r.Unknown, ", ")))
+	}
+	return out
+}
+
+type sourced struct {
+	r   RepoResult
+	dir string
+}
+
+// Merge fans shard out dirs into out: it checks they share one manifest
+// (else ErrManifestMismatch), keeps each repository's latest result
+// (preferring a final status, then the later finish), copies the
+// repositories' dirs (patches, events), and writes manifest.json,
+// results.jsonl (manifest order) and summary.md. Missing repositories make
+// the error ErrIncomplete, after everything was written; duplicates are
+// only reported.
+func Merge(ctx context.Context, dirs []string, out string) (*MergeReport, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("batch merge: no shard dirs given")
+	}
+	m, err := commonManifest(dirs)
+	if err != nil {
+		return nil, err
+	}
+	rep := &MergeReport{Manifest: m}
+	chosen, err := collect(dirs, m, rep)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("create merge out dir: %w", err)
+	}
+	for _, repo := range m.Repos {
+		s, ok := chosen[repo.ID]
+		if !ok {
+			rep.Missing = append(rep.Missing, repo.ID)
+			continue
+		}
+		rep.Results = append(rep.Results, s.r)
+		if err := copyRepoDir(ctx, s.dir, out, repo.ID); err != nil {
+			return nil, err
+		}
+	}
+	if err := writeMerged(out, m, rep); err != nil {
+		return nil, err
+	}
+	if len(rep.Missing) > 0 {
+		return rep, fmt.Errorf("%w: %d of %d repositories have no result (a shard missing?)", ErrIncomplete, len(rep.Missing), len(m.Repos))
+	}
+	return rep, nil
+}
+
+func commonManifest(dirs []string) (*Manifest, error) {
+	var first *Manifest
+	for _, d := range dirs {
+		m, err := ReadManifest(d)
+		if err != nil {
+			return nil, fmt.Errorf("shard dir %s: %w", d, err)
+		}
+		if first == nil {
+			first = m
+			continue
+		}
+		if err := sameRepos(first, m); err != nil {
+			return nil, fmt.Errorf("%s vs %s: %w: %w", dirs[0], d, ErrManifestMismatch, err)
+		}
+	}
+	return first, nil
+}
+
+// collect picks each repository's result across dirs, noting duplicates
+// and unknown ids in rep.
+func collect(dirs []string, m *Manifest, rep *MergeReport) (map[string]sourced, error) {
+	known := map[string]bool{}
+	for _, r := range m.Repos {
+		known[r.ID] = true
+	}
+	chosen := map[string]sourced{}
+	seenIn := map[string][]string{}
+	for _, d := range dirs {
+		results, err := ReadResults(d)
+		if err != nil {
+			return nil, fmt.Errorf("shard dir %s: %w", d, err)
+		}
+		for id, r := range Latest(results) {
+			if !known[id] {
+				if !slices.Contains(rep.Unknown, id) {
+					rep.Unknown = append(rep.Unknown, id)
+				}
+				continue
+			}
+			seenIn[id] = append(seenIn[id], d)
+			if cur, ok := chosen[id]; !ok || better(r, cur.r) {
+				chosen[id] = sourced{r: r, dir: d}
+			}
+		}
+	}
+	for _, repo := range m.Repos {
+		if ds := seenIn[repo.ID]; len(ds) > 1 {
+			rep.Duplicates = append(rep.Duplicates, Duplicate{ID: repo.ID, Dirs: ds, Kept: chosen[repo.ID].dir})
+		}
+	}
+	slices.Sort(rep.Unknown)
+	return chosen, nil
+}
+
+// better reports whether a should replace b: a final status wins over a
+// non-final one, then the later finish wins.
+func better(a, b RepoResult) bool {
+	if a.Status.Final() != b.Status.Final() {
+		return a.Status.Final()
+	}
+	return a.FinishedAt.After(b.FinishedAt)
+}
+
+func copyRepoDir(ctx context.Context, from, out, id string) error {
+	src, dst := filepath.Join(from, id), filepath.Join(out, id)
+	if same, err := sameDir(src, dst); err != nil || same {
+		return err
+	}
+	if _, err := os.Stat(src); os.IsNotExist(err) {
+		return nil // skipped repositories have no dir
+	}
+	if err := os.RemoveAll(dst); err != nil {
+		return fmt.Errorf("replace %s: %w", dst, err)
+	}
+	if err := copyTree(ctx, src, dst); err != nil {
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	return nil
+}
+
+func sameDir(a, b string) (bool, error) {
+	aa, err := filepath.Abs(a)
+	if err != nil {
+		return false, fmt.Errorf("resolve %s: %w", a, err)
+	}
+	bb, err := filepath.Abs(b)
+	if err != nil {
+		return false, fmt.Errorf("resolve %s: %w", b, err)
+	}
+	return aa == bb, nil
+}
+
+// writeMerged writes manifest.json, results.jsonl and summary.md into out.
+func writeMerged(out string, m *Manifest, rep *MergeReport) error {
+	if err := writeJSONAtomic(filepath.Join(out, ManifestFile), m); err != nil {
+		return fmt.Errorf("write merged manifest: %w", err)
+	}
+	path := filepath.Join(out, ResultsFile)
+	tmp := path + ".merge"
+	if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("clear %s: %w", tmp, err)
+	}
+	log, err := openResultsLogAt(out, tmp)
+	if err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if err := log.Append(r); err != nil {
+			log.Close()
+			return err
+		}
+	}
+	if err := log.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write merged results: %w", err)
+	}
+	return WriteSummary(filepath.Join(out, SummaryFile), m.Name, rep.Results, rep.Missing)
+}

@@ -1,0 +1,211 @@
+package batch
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// SpecVersion is the only batch spec version this runner reads.
+const SpecVersion = 1
+
+// Defaults applied when a batch spec leaves a key out.
+const (
+	DefaultDepth       = 1
+	DefaultRetries     = 2
+	DefaultConcurrency = 1
+)
+
+// Spec is a batch spec (v1) as loaded by LoadSpec. YAML keys are the
+// snake_case names in the field comments. Relative paths in the spec are
+// relative to the batch file's directory (Dir).
+type Spec struct {
+	Path        string // the file loaded (as given)
+	Dir         string // absolute directory of the batch file
+	Version     int    // "version" (required, 1)
+	Name        string // "name" (required)
+	Description string // "description"
+	Task        TaskRef
+	Repos       []RepoSpec // "repos" plus the entries of "repos_file", in order
+	ReposFile   string     // "repos_file" as written
+	Concurrency int        // "concurrency" (≥1; default 1)
+	Clone       CloneSpec  // "clone"
+	Limits      Limits     // "limits"
+	Retries     int        // "retries": extra attempts after an infrastructure failure (default 2)
+}
+
+// TaskRef is "task": a path to a task spec file or an inline task mapping.
+type TaskRef struct {
+	Path   string // absolute path of the task spec file; "" when inline
+	Inline []byte // the inline task spec re-encoded as YAML; nil when a path
+}
+
+// RepoSpec is one entry of "repos" or one line of "repos_file". Exactly one
+// of URL and Path is set.
+type RepoSpec struct {
+	URL    string            // "url": any go-git URL (https, ssh, file://)
+	Path   string            // "path": a local repository, relative to the batch file
+	Ref    string            // "ref": branch, tag or commit; "" = the default branch
+	Inputs map[string]string // "inputs": task inputs for this repository
+	ID     string            // "id": overrides the derived repository id
+	Pos    string            // where it was declared ("file:line:col")
+}
+
+// CloneSpec is "clone".
+type CloneSpec struct {
+	Depth int // "depth": history depth; 0 = full history (default 1)
+}
+
+// Limits is "limits"; zero means none.
+type Limits struct {
+	Timeout         time.Duration // "timeout": per repository, e.g. "20m"
+	MaxCostUSD      float64       // "max_cost_usd": per repository
+	TotalMaxCostUSD float64       // "total_max_cost_usd": for the whole batch
+}
+
+var topKeys = []string{"version", "name", "description", "task", "repos", "repos_file",
+	"concurrency", "clone", "limits", "retries"}
+
+// LoadSpec reads and strictly validates a batch spec. Every problem is
+// reported as file:line:col in a SpecErrors matching ErrInvalidSpec; I/O
+// errors are returned wrapped.
+func LoadSpec(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read batch spec: %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("batch spec path: %w", err)
+	}
+	s := &Spec{Path: path, Dir: filepath.Dir(abs)}
+	d := &decoder{file: path}
+	d.decodeSpec(data, s)
+	if err := d.err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// LooksLikeBatch reports whether data is a YAML mapping with a "repos" or
+// "repos_file" key, i.e. a batch spec rather than a task spec.
+func LooksLikeBatch(data []byte) bool {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return false
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i].Value; k == "repos" || k == "repos_file" {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) decodeSpec(data []byte, s *Spec) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		d.errs = append(d.errs, &SpecError{File: d.file, Line: 1, Col: 1, Msg: "not valid YAML: " + err.Error()})
+		return
+	}
+	if len(doc.Content) == 0 {
+		d.errorf(&doc, "empty batch spec")
+		return
+	}
+	root := doc.Content[0]
+	f := d.fields(root, "batch spec", topKeys...)
+	d.required(root, f, "batch spec", "version", "name", "task")
+	s.Concurrency, s.Clone.Depth, s.Retries = DefaultConcurrency, DefaultDepth, DefaultRetries
+	if n, ok := f["version"]; ok {
+		if s.Version = d.integer(n, "version", 0); s.Version != SpecVersion && len(d.errs) == 0 {
+			d.errorf(n, "version: unsupported version %d (this runner reads version %d)", s.Version, SpecVersion)
+		}
+	}
+	if n, ok := f["name"]; ok {
+		s.Name = d.str(n, "name")
+	}
+	if n, ok := f["description"]; ok {
+		s.Description = d.str(n, "description")
+	}
+	if n, ok := f["task"]; ok {
+		s.Task = d.task(n, s.Dir)
+	}
+	d.optionalInts(f, s)
+	if n, ok := f["clone"]; ok {
+		c := d.fields(n, "clone", "depth")
+		if v, ok := c["depth"]; ok {
+			s.Clone.Depth = d.integer(v, "clone.depth", 0)
+		}
+	}
+	if n, ok := f["limits"]; ok {
+		s.Limits = d.limits(n)
+	}
+	d.repoSources(root, f, s)
+}
+
+func (d *decoder) optionalInts(f map[string]*yaml.Node, s *Spec) {
+	if n, ok := f["concurrency"]; ok {
+		s.Concurrency = d.integer(n, "concurrency", 1)
+	}
+	if n, ok := f["retries"]; ok {
+		s.Retries = d.integer(n, "retries", 0)
+	}
+}
+
+func (d *decoder) task(n *yaml.Node, dir string) TaskRef {
+	switch {
+	case n.Kind == yaml.MappingNode:
+		data, err := yaml.Marshal(n)
+		if err != nil {
+			d.errorf(n, "task: cannot re-encode the inline task: %v", err)
+		}
+		return TaskRef{Inline: data}
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value != "":
+		p := resolve(dir, n.Value)
+		if st, err := os.Stat(p); err != nil || st.IsDir() {
+			d.hintf(n, "the path is relative to the batch file", "task: task spec file %q not found", n.Value)
+		}
+		return TaskRef{Path: p}
+	}
+	d.errorf(n, "task: expected a task spec path or an inline task mapping, got %s", kindName(n))
+	return TaskRef{}
+}
+
+func (d *decoder) limits(n *yaml.Node) Limits {
+	var l Limits
+	f := d.fields(n, "limits", "timeout", "max_cost_usd", "total_max_cost_usd")
+	if v, ok := f["timeout"]; ok {
+		if s := d.str(v, "limits.timeout"); s != "" {
+			dur, err := time.ParseDuration(s)
+			if err != nil || dur <= 0 {
+				d.hintf(v, `use a Go duration such as "20m" or "1h30m"`, "limits.timeout: invalid duration %q", s)
+			}
+			l.Timeout = dur
+		}
+	}
+	if v, ok := f["max_cost_usd"]; ok {
+		l.MaxCostUSD = d.number(v, "limits.max_cost_usd")
+	}
+	if v, ok := f["total_max_cost_usd"]; ok {
+		l.TotalMaxCostUSD = d.number(v, "limits.total_max_cost_usd")
+	}
+	return l
+}
+
+// resolve makes p absolute relative to dir (file:// and other URLs are
+// not paths and are left alone by callers).
+func resolve(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}

@@ -1,0 +1,250 @@
+package batch
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// SpecError is one problem in a batch spec: where it is, what is wrong
+// and, when there is something to say, what to do. It has the shape of the
+// task spec loader's pipeline.SpecError, which was not committed yet when
+// this package was written; once it is, these become aliases of it.
+type SpecError struct {
+	File string
+	Line int // 1-based
+	Col  int // 1-based
+	Msg  string
+	Hint string
+}
+
+// Error formats the error as "file:line:col: msg (hint)".
+func (e *SpecError) Error() string {
+	s := fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+// Is reports whether target is ErrInvalidSpec.
+func (e *SpecError) Is(target error) bool { return target == ErrInvalidSpec }
+
+// SpecErrors are all the problems found in a batch spec, in file order. It
+// matches ErrInvalidSpec with errors.Is.
+type SpecErrors []*SpecError
+
+// Error prints one error per line.
+func (es SpecErrors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Is reports whether target is ErrInvalidSpec.
+func (es SpecErrors) Is(target error) bool { return target == ErrInvalidSpec }
+
+// Unwrap returns the individual errors.
+func (es SpecErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// decoder walks a yaml.Node tree, collecting positioned errors.
+type decoder struct {
+	file string
+	errs []*SpecError
+}
+
+func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
+	d.hintf(n, "", format, args...)
+}
+
+func (d *decoder) hintf(n *yaml.Node, hint, format string, args ...any) {
+	se := &SpecError{File: d.file, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	if n != nil {
+		se.Line, se.Col = n.Line, n.Column
+	}
+	d.errs = append(d.errs, se)
+}
+
+func (d *decoder) err() error {
+	if len(d.errs) == 0 {
+		return nil
+	}
+	out := SpecErrors(slices.Clone(d.errs))
+	slices.SortStableFunc(out, func(a, b *SpecError) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	})
+	return out
+}
+
+// kindName names a node's kind for "expected X, got Y" messages.
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "null"
+		}
+		return "a scalar (" + strings.TrimPrefix(n.Tag, "!!") + ")"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "an unknown node"
+}
+
+// fields checks that n is a mapping whose keys are all in allowed and
+// returns its values by key. Unknown and duplicate keys are reported.
+func (d *decoder) fields(n *yaml.Node, what string, allowed ...string) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s: expected a mapping, got %s", what, kindName(n))
+		return out
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !contains(allowed, k.Value) {
+			d.hintf(k, didYouMean(k.Value, allowed), "%s: unknown key %q", what, k.Value)
+			continue
+		}
+		if _, dup := out[k.Value]; dup {
+			d.errorf(k, "%s: duplicate key %q", what, k.Value)
+			continue
+		}
+		out[k.Value] = v
+	}
+	return out
+}
+
+func (d *decoder) required(n *yaml.Node, m map[string]*yaml.Node, what string, keys ...string) {
+	for _, k := range keys {
+		if _, ok := m[k]; !ok && n.Kind == yaml.MappingNode {
+			d.errorf(n, "%s: missing required key %q", what, k)
+		}
+	}
+}
+
+func (d *decoder) scalar(n *yaml.Node, what string) bool {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.errorf(n, "%s: expected a scalar, got %s", what, kindName(n))
+		return false
+	}
+	return true
+}
+
+func (d *decoder) str(n *yaml.Node, what string) string {
+	if !d.scalar(n, what) {
+		return ""
+	}
+	if n.Tag != "!!str" {
+		d.errorf(n, "%s: expected a string, got %s", what, kindName(n))
+		return ""
+	}
+	return n.Value
+}
+
+func (d *decoder) integer(n *yaml.Node, what string, minVal int) int {
+	var v int
+	if !d.scalar(n, what) {
+		return 0
+	}
+	if n.Tag != "!!int" || n.Decode(&v) != nil {
+		d.errorf(n, "%s: expected an integer, got %s", what, kindName(n))
+		return 0
+	}
+	if v < minVal {
+		d.errorf(n, "%s: must be at least %d, got %d", what, minVal, v)
+	}
+	return v
+}
+
+func (d *decoder) number(n *yaml.Node, what string) float64 {
+	var v float64
+	if !d.scalar(n, what) {
+		return 0
+	}
+	if (n.Tag != "!!int" && n.Tag != "!!float") || n.Decode(&v) != nil {
+		d.errorf(n, "%s: expected a number, got %s", what, kindName(n))
+		return 0
+	}
+	if v < 0 {
+		d.errorf(n, "%s: must not be negative, got %v", what, v)
+	}
+	return v
+}
+
+// stringMap decodes a mapping of scalars; non-string scalars (numbers,
+// booleans) are kept as written, since task inputs are strings.
+func (d *decoder) stringMap(n *yaml.Node, what string) map[string]string {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s: expected a mapping, got %s", what, kindName(n))
+		return nil
+	}
+	out := make(map[string]string, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if _, dup := out[k.Value]; dup {
+			d.errorf(k, "%s: duplicate key %q", what, k.Value)
+			continue
+		}
+		if d.scalar(v, what+"."+k.Value) {
+			out[k.Value] = v.Value
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// didYouMean suggests the closest allowed key within edit distance 2.
+func didYouMean(got string, allowed []string) string {
+	best, bestDist := "", 3
+	for _, a := range allowed {
+		if dist := levenshtein(got, a); dist < bestDist {
+			best, bestDist = a, dist
+		}
+	}
+	if best == "" {
+		return "allowed: " + strings.Join(allowed, ", ")
+	}
+	return fmt.Sprintf("did you mean %q?", best)
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

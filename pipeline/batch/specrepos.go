@@ -1,0 +1,126 @@
+package batch
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+var repoKeys = []string{"url", "path", "ref", "inputs", "id"}
+
+// idPattern is what an explicit repository id may contain: it names a
+// directory under out/ and an artifact.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// repoSources decodes "repos" and "repos_file" and checks that together
+// they name at least one repository.
+func (d *decoder) repoSources(root *yaml.Node, f map[string]*yaml.Node, s *Spec) {
+	if n, ok := f["repos"]; ok {
+		if n.Kind != yaml.SequenceNode {
+			d.errorf(n, "repos: expected a list, got %s", kindName(n))
+		} else {
+			for i, item := range n.Content {
+				s.Repos = append(s.Repos, d.repo(item, fmt.Sprintf("repos[%d]", i)))
+			}
+		}
+	}
+	if n, ok := f["repos_file"]; ok {
+		if s.ReposFile = d.str(n, "repos_file"); s.ReposFile != "" {
+			s.Repos = append(s.Repos, d.reposFile(n, resolve(s.Dir, s.ReposFile))...)
+		}
+	}
+	_, hasRepos := f["repos"]
+	_, hasFile := f["repos_file"]
+	if !hasRepos && !hasFile && root.Kind == yaml.MappingNode {
+		d.errorf(root, "batch spec: missing required key \"repos\" or \"repos_file\"")
+	}
+}
+
+func (d *decoder) repo(n *yaml.Node, what string) RepoSpec {
+	r := RepoSpec{Pos: fmt.Sprintf("%s:%d:%d", d.file, n.Line, n.Column)}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		r.URL, r.Path = splitSource(n.Value)
+		return r
+	}
+	f := d.fields(n, what, repoKeys...)
+	u, hasURL := f["url"]
+	p, hasPath := f["path"]
+	switch {
+	case hasURL && hasPath:
+		d.errorf(p, "%s: give either url or path, not both", what)
+	case !hasURL && !hasPath && n.Kind == yaml.MappingNode:
+		d.errorf(n, "%s: missing required key \"url\" or \"path\"", what)
+	}
+	if hasURL {
+		r.URL = d.str(u, what+".url")
+	}
+	if hasPath {
+		r.Path = d.str(p, what+".path")
+	}
+	if v, ok := f["ref"]; ok {
+		r.Ref = d.str(v, what+".ref")
+	}
+	if v, ok := f["inputs"]; ok {
+		r.Inputs = d.stringMap(v, what+".inputs")
+	}
+	if v, ok := f["id"]; ok {
+		if r.ID = d.str(v, what+".id"); r.ID != "" && !idPattern.MatchString(r.ID) {
+			d.hintf(v, "use letters, digits, '.', '_' and '-'", "%s.id: invalid id %q", what, r.ID)
+		}
+	}
+	return r
+}
+
+// reposFile reads one repository per line: "URL-or-path [ref]"; blank
+// lines and lines starting with '#' are ignored.
+func (d *decoder) reposFile(n *yaml.Node, path string) []RepoSpec {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		d.hintf(n, "the path is relative to the batch file", "repos_file: cannot read %q: %v", n.Value, err)
+		return nil
+	}
+	var out []RepoSpec
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		col := strings.Index(sc.Text(), text) + 1
+		fields := strings.Fields(text)
+		if len(fields) > 2 {
+			d.errs = append(d.errs, &SpecError{File: path, Line: line, Col: col,
+				Msg: "repos_file: expected \"URL-or-path [ref]\", got " + fmt.Sprint(len(fields)) + " fields"})
+			continue
+		}
+		r := RepoSpec{Pos: fmt.Sprintf("%s:%d:%d", path, line, col)}
+		r.URL, r.Path = splitSource(fields[0])
+		if len(fields) == 2 {
+			r.Ref = fields[1]
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// splitSource tells a URL ("scheme://…" or scp-like "user@host:path") from a
+// local path.
+func splitSource(s string) (url, path string) {
+	if isURL(s) {
+		return s, ""
+	}
+	return "", s
+}
+
+func isURL(s string) bool {
+	if strings.Contains(s, "://") {
+		return true
+	}
+	at, colon := strings.Index(s, "@"), strings.Index(s, ":")
+	return at > 0 && colon > at && !strings.Contains(s[:at], "/")
+}

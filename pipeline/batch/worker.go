@@ -1,0 +1,313 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+)
+
+// batchRun is one invocation of Run: the pool, the budget and the outputs.
+type batchRun struct {
+	opts     RunOptions
+	spec     *Spec
+	shard    Shard
+	clone    *cloner
+	workRoot string
+	log      *resultsLog
+	prog     *progress
+	budget   *budget
+
+	mu      sync.Mutex
+	ran     int
+	costRun float64
+}
+
+// budget is the batch's total cost cap (per shard: the total divided by
+// the number of shards, since shards cannot see each other's spending).
+type budget struct {
+	mu    sync.Mutex
+	cap   float64 // 0 = none
+	spent float64
+}
+
+func (b *budget) add(c float64) {
+	b.mu.Lock()
+	b.spent += c
+	b.mu.Unlock()
+}
+
+// left returns what may still be spent and whether the cap is reached.
+func (b *budget) left() (float64, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cap <= 0 {
+		return 0, false
+	}
+	return b.cap - b.spent, b.spent >= b.cap
+}
+
+func newBatchRun(opts RunOptions, spec *Spec, shard Shard, total int) (*batchRun, error) {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = spec.Concurrency
+	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = filepath.Join(opts.Out, ".cache")
+	}
+	if opts.RetryBackoff <= 0 {
+		opts.RetryBackoff = DefaultRetryBackoff
+	}
+	if opts.TimeoutGrace <= 0 {
+		opts.TimeoutGrace = DefaultTimeoutGrace
+	}
+	log, err := openResultsLog(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	capUSD := spec.Limits.TotalMaxCostUSD
+	if shard.Count > 1 {
+		capUSD /= float64(shard.Count)
+	}
+	return &batchRun{
+		opts: opts, spec: spec, shard: shard,
+		clone:    &cloner{dir: opts.CacheDir, depth: spec.Clone.Depth},
+		workRoot: filepath.Join(opts.CacheDir, "work"),
+		log:      log,
+		prog:     newProgress(opts.Progress, opts.TTY, total),
+		budget:   &budget{cap: capUSD},
+	}, nil
+}
+
+func (b *batchRun) close() error {
+	b.prog.close()
+	return b.log.Close()
+}
+
+func (b *batchRun) costThisRun() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.costRun
+}
+
+// run starts todo in order, at most Concurrency at a time. It stops
+// starting repositories when ctx is cancelled (they stay pending and a
+// re-run resumes them) or when the total cost cap is reached (the rest are
+// recorded as skipped).
+func (b *batchRun) run(parent context.Context, todo []Repo) error {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	sem := make(chan struct{}, b.opts.Concurrency)
+	var wg sync.WaitGroup
+	var skipped []Repo
+	for i, r := range todo {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if _, over := b.budget.left(); over {
+			<-sem
+			skipped = todo[i:]
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := b.runRepo(ctx, r); err != nil {
+				cancel(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return fmt.Errorf("batch stopped: %w", err)
+	}
+	return b.recordSkipped(skipped)
+}
+
+func (b *batchRun) recordSkipped(repos []Repo) error {
+	for _, r := range repos {
+		res := RepoResult{Repo: r.Source(), ID: r.ID, Status: StatusSkipped, Shard: b.shard.String(),
+			Error: "not started: the batch's total_max_cost_usd was reached", FinishedAt: time.Now().UTC()}
+		if err := b.log.Append(res); err != nil {
+			return err
+		}
+		b.prog.finished(res)
+	}
+	return nil
+}
+
+// runRepo runs one repository to a result and records it. It returns an
+// error only when the result could not be recorded; a repository cut off
+// by cancellation is not recorded at all.
+func (b *batchRun) runRepo(ctx context.Context, r Repo) error {
+	start := time.Now()
+	at := &attempts{b: b, repo: r}
+	o, err := at.runWithRetries(ctx)
+	if ctx.Err() != nil {
+		return nil
+	}
+	res := RepoResult{
+		Repo: r.Source(), ID: r.ID, CostUSD: at.cost, Steps: o.Steps, Attempts: at.n,
+		DurationMS: time.Since(start).Milliseconds(), FilesChanged: o.FilesChanged,
+		Error: o.Error, ErrorClass: o.ErrorClass, Commit: at.commit, Shard: b.shard.String(),
+		FinishedAt: time.Now().UTC(),
+	}
+	res.PatchPath = b.relPatch(r.ID, o.PatchPath)
+	if err != nil {
+		res.Status, res.Error = StatusInfraFailed, err.Error()
+		if res.ErrorClass == "" {
+			res.ErrorClass = ClassInfra
+		}
+	} else {
+		res.Status = statusOf(o)
+	}
+	b.budget.add(at.cost)
+	b.mu.Lock()
+	b.ran++
+	b.costRun += at.cost
+	b.mu.Unlock()
+	if err := b.log.Append(res); err != nil {
+		return err
+	}
+	b.prog.finished(res)
+	return nil
+}
+
+// relPatch makes a patch path relative to the out dir.
+func (b *batchRun) relPatch(id, p string) string {
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		return filepath.ToSlash(filepath.Join(id, p))
+	}
+	out, err := filepath.Abs(b.opts.Out)
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(out, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+// attempts runs one repository with retries of infrastructure failures.
+type attempts struct {
+	b      *batchRun
+	repo   Repo
+	n      int
+	cost   float64
+	commit string
+}
+
+// errInfraOutcome marks an Outcome the executor classed as infrastructural.
+type errInfraOutcome struct{ o Outcome }
+
+func (e *errInfraOutcome) Error() string {
+	return fmt.Sprintf("%s error: %s", e.o.ErrorClass, e.o.Error)
+}
+
+func (a *attempts) runWithRetries(ctx context.Context) (Outcome, error) {
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval = a.b.opts.RetryBackoff
+	bo.MaxInterval = time.Minute
+	o, err := backoff.Retry(ctx, func() (Outcome, error) {
+		o, err := a.once(ctx)
+		a.cost += o.CostUSD
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return o, backoff.Permanent(err)
+		case err != nil:
+			return o, err
+		case o.Infra():
+			return o, &errInfraOutcome{o: o}
+		}
+		return o, nil
+	}, backoff.WithBackOff(bo), backoff.WithMaxTries(uint(a.b.spec.Retries)+1), backoff.WithMaxElapsedTime(0))
+	var infra *errInfraOutcome
+	if errors.As(err, &infra) {
+		return infra.o, fmt.Errorf("after %d attempts: %w", a.n, err)
+	}
+	if err != nil {
+		return o, fmt.Errorf("after %d attempts: %w", a.n, err)
+	}
+	return o, nil
+}
+
+// once is one attempt: a fresh work tree, then the executor.
+func (a *attempts) once(ctx context.Context) (Outcome, error) {
+	a.n++
+	b := a.b
+	r := a.repo
+	outDir := filepath.Join(b.opts.Out, r.ID)
+	if err := os.RemoveAll(outDir); err != nil {
+		return Outcome{}, fmt.Errorf("clear %s: %w", outDir, err)
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return Outcome{}, fmt.Errorf("create %s: %w", outDir, err)
+	}
+	if err := os.MkdirAll(b.workRoot, 0o755); err != nil {
+		return Outcome{}, fmt.Errorf("create work dir: %w", err)
+	}
+	work, err := os.MkdirTemp(b.workRoot, r.ID+"-")
+	if err != nil {
+		return Outcome{}, fmt.Errorf("create work tree dir: %w", err)
+	}
+	if !b.opts.KeepWorkTrees {
+		defer os.RemoveAll(work)
+	}
+	src := r.URL
+	if src == "" {
+		src = resolve(b.spec.Dir, r.Path)
+	}
+	if a.commit, err = b.clone.workTree(ctx, r, src, work); err != nil {
+		return Outcome{}, err
+	}
+	return a.exec(ctx, Job{
+		RepoID: r.ID, Repo: r, WorkDir: work, SpecPath: b.spec.Task.Path, SpecInline: b.spec.Task.Inline,
+		Inputs: r.Inputs, OutDir: outDir, Timeout: b.spec.Limits.Timeout,
+		MaxCostUSD: b.jobBudget(), Attempt: a.n,
+	})
+}
+
+// jobBudget is the per-repository limit, capped by what is left in total.
+func (b *batchRun) jobBudget() float64 {
+	per := b.spec.Limits.MaxCostUSD
+	left, _ := b.budget.left()
+	if b.budget.cap > 0 && (per == 0 || left < per) {
+		return max(left, 0)
+	}
+	return per
+}
+
+// exec calls the executor under the per-repository deadline (plus grace).
+func (a *attempts) exec(ctx context.Context, job Job) (Outcome, error) {
+	jctx := ctx
+	if job.Timeout > 0 {
+		var cancel context.CancelFunc
+		jctx, cancel = context.WithTimeout(ctx, job.Timeout+a.b.opts.TimeoutGrace)
+		defer cancel()
+	}
+	o, err := a.b.opts.Executor.Exec(jctx, job)
+	timedOut := ctx.Err() == nil && errors.Is(jctx.Err(), context.DeadlineExceeded)
+	switch {
+	case timedOut && (err != nil || o.Status == runCancelled):
+		o.Status, o.Error = runTimeout, fmt.Sprintf("no result %s after the %s timeout", a.b.opts.TimeoutGrace, job.Timeout)
+		return o, nil
+	case err != nil:
+		return o, fmt.Errorf("exec: %w", err)
+	case o.Status == runCancelled && ctx.Err() == nil:
+		return o, fmt.Errorf("exec: the run was cancelled while the batch was not")
+	}
+	return o, nil
+}
