@@ -51,9 +51,9 @@ type Summary struct {
 	Counts   map[Status]int // latest status of every repository of the shard
 	CostUSD  float64        // spent by this invocation
 	Duration time.Duration
-	Failed   bool           // some repository ended in a --fail-on status
-	Results  []RepoResult   // latest result per repository of the shard, manifest order
-	Pending  []string       // ids of the shard with no result (cancelled before they finished)
+	Failed   bool         // some repository ended in a --fail-on status
+	Results  []RepoResult // latest result per repository of the shard, manifest order
+	Pending  []string     // ids of the shard with no result (cancelled before they finished)
 }
 
 // Run runs the batch: freeze the manifest, take the shard, skip what is
