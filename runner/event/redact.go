@@ -27,6 +27,12 @@ type Redactor struct {
 type secretPattern struct {
 	re   *regexp.Regexp
 	repl string // expansion template (keeps a prefix group where there is one)
+	// hints are literals one of which every match contains; the regexp
+	// only runs when one is present (Go regexps without a literal prefix
+	// are slow on long tool output). Lower-case hints are matched against
+	// the lower-cased text.
+	hints []string
+	fold  bool
 }
 
 // secretNameMarkers are the parts of an environment variable's name that
@@ -97,23 +103,39 @@ func NewRedactor(environ []string, extra ...string) *Redactor {
 
 // tokenPatterns are the token shapes redacted wherever they appear.
 func tokenPatterns() []secretPattern {
-	p := func(expr, repl string) secretPattern {
-		return secretPattern{re: regexp.MustCompile(expr), repl: repl}
+	p := func(expr, repl string, hints ...string) secretPattern {
+		return secretPattern{re: regexp.MustCompile(expr), repl: repl, hints: hints}
 	}
+	fold := func(sp secretPattern) secretPattern { sp.fold = true; return sp }
 	return []secretPattern{
-		p(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)`, Redacted),
-		p(`\bsk-[A-Za-z0-9_-]{20,}`, Redacted),                    // OpenAI, Anthropic (sk-ant-), sk-proj-
-		p(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}`, Redacted), // GitHub tokens
-		p(`\bgithub_pat_[A-Za-z0-9_]{20,}`, Redacted),
-		p(`\bxox[baprs]-[A-Za-z0-9-]{10,}`, Redacted),                               // Slack
-		p(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, Redacted),                                // AWS access key IDs
-		p(`\bAIza[0-9A-Za-z_-]{35}`, Redacted),                                      // Google API keys
-		p(`\bhf_[A-Za-z0-9]{30,}`, Redacted),                                        // Hugging Face
-		p(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`, Redacted), // JWT
-		p(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`, "${1}"+Redacted),
-		p(`(?i)(\bauthorization\s*[:=]\s*["']?(?:basic|token|bearer)?\s*)[A-Za-z0-9\-._~+/]{8,}=*`, "${1}"+Redacted),
-		p(`(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"']+:)[^/\s@"']+@`, "${1}"+Redacted+"@"), // URL passwords
+		p(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)`, Redacted, "PRIVATE KEY"),
+		p(`\bsk-[A-Za-z0-9_-]{20,}`, Redacted, "sk-"),                                      // OpenAI, Anthropic (sk-ant-), sk-proj-
+		p(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}`, Redacted, "gh"),                    // GitHub tokens
+		p(`\bgithub_pat_[A-Za-z0-9_]{20,}`, Redacted, "github_pat_"),                       //
+		p(`\bxox[baprs]-[A-Za-z0-9-]{10,}`, Redacted, "xox"),                               // Slack
+		p(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, Redacted, "AKIA", "ASIA"),                       // AWS access key IDs
+		p(`\bAIza[0-9A-Za-z_-]{35}`, Redacted, "AIza"),                                     // Google API keys
+		p(`\bhf_[A-Za-z0-9]{30,}`, Redacted, "hf_"),                                        // Hugging Face
+		p(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`, Redacted, "eyJ"), // JWT
+		fold(p(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`, "${1}"+Redacted, "bearer")),
+		fold(p(`(?i)(\bauthorization\s*[:=]\s*["']?(?:basic|token|bearer)?\s*)[A-Za-z0-9\-._~+/]{8,}=*`, "${1}"+Redacted, "authorization")),
+		p(`(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"']+:)[^/\s@"']+@`, "${1}"+Redacted+"@", "://"), // URL passwords
 	}
+}
+
+// present reports whether one of p's hints occurs in s (or lower, the
+// lower-cased s, for case-insensitive patterns).
+func (p secretPattern) present(s string, lower func() string) bool {
+	text := s
+	if p.fold {
+		text = lower()
+	}
+	for _, h := range p.hints {
+		if strings.Contains(text, h) {
+			return true
+		}
+	}
+	return len(p.hints) == 0
 }
 
 // Redact returns s with every secret replaced by "[REDACTED]".
@@ -124,8 +146,18 @@ func (r *Redactor) Redact(s string) string {
 	if r.literals != nil {
 		s = r.literals.Replace(s)
 	}
+	var low string
+	lower := func() string {
+		if low == "" {
+			low = strings.ToLower(s)
+		}
+		return low
+	}
 	for _, p := range r.patterns {
-		s = p.re.ReplaceAllString(s, p.repl)
+		if p.present(s, lower) {
+			s = p.re.ReplaceAllString(s, p.repl)
+			low = ""
+		}
 	}
 	return s
 }
