@@ -1,0 +1,180 @@
+package github
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// RunOutputs are the step outputs of `runner exec` in Actions; action.yml
+// maps each name (see List) to an output of the action.
+type RunOutputs struct {
+	Status     string // run.finished status, or skipped/refused from the gate
+	ExitCode   int
+	PatchPath  string
+	EventsPath string
+	CommentURL string
+	PRURL      string
+	CostUSD    *float64 // nil: unknown, written as ""
+}
+
+// OutputNames are the names RunOutputs writes, in order.
+func OutputNames() []string {
+	return []string{"status", "exit-code", "patch-path", "events-path", "comment-url", "pr-url", "cost-usd"}
+}
+
+// List returns the outputs as pairs, every name present (empty when unknown).
+func (r RunOutputs) List() []Output {
+	cost := ""
+	if r.CostUSD != nil {
+		cost = strconv.FormatFloat(*r.CostUSD, 'f', -1, 64)
+	}
+	values := []string{r.Status, strconv.Itoa(r.ExitCode), r.PatchPath, r.EventsPath, r.CommentURL, r.PRURL, cost}
+	out := make([]Output, len(values))
+	for i, name := range OutputNames() {
+		out[i] = Output{Name: name, Value: values[i]}
+	}
+	return out
+}
+
+// Outcome is what an events file says about a run.
+type Outcome struct {
+	Task     string
+	Model    string
+	Finished bool // the log has its run.finished line
+	Result   event.RunFinished
+}
+
+// ReadOutcome reads a JSONL events file for its run.started and
+// run.finished lines. A log without run.finished (the run was killed) gives
+// status "cancelled"; a torn last line is ignored.
+func ReadOutcome(r io.Reader) (Outcome, error) {
+	var o Outcome
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
+	for sc.Scan() {
+		var env event.Envelope
+		line := sc.Bytes()
+		if json.Unmarshal(line, &env) != nil {
+			continue // a line cut by a kill
+		}
+		switch env.Type {
+		case "run.started":
+			var s event.RunStarted
+			if json.Unmarshal(line, &s) == nil {
+				o.Task, o.Model = s.Task, s.Model
+			}
+		case "run.finished":
+			if err := json.Unmarshal(line, &o.Result); err != nil {
+				return o, fmt.Errorf("github: run.finished line: %w", err)
+			}
+			o.Finished = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return o, fmt.Errorf("github: read events: %w", err)
+	}
+	if !o.Finished {
+		o.Result = event.RunFinished{Status: event.StatusCancelled, ExitCode: 130,
+			FinalMessage: "The run ended without its final event: it was cancelled or killed."}
+	}
+	return o, nil
+}
+
+// Markdown is a minimal report of the outcome, used when no renderer is
+// given or the renderer fails.
+func (o Outcome) Markdown() string {
+	icon := map[string]string{event.StatusSuccess: "✅", event.StatusCancelled: "🛑"}[o.Result.Status]
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s runner: %s\n\n", firstNonEmpty(icon, "❌"), o.Result.Status)
+	var facts []string
+	if o.Task != "" {
+		facts = append(facts, fmt.Sprintf("task `%s`", o.Task))
+	}
+	if o.Model != "" {
+		facts = append(facts, fmt.Sprintf("model `%s`", o.Model))
+	}
+	if c := o.Result.CostUSD; c != nil {
+		facts = append(facts, fmt.Sprintf("cost $%.4f", *c))
+	}
+	if o.Result.FilesChanged > 0 {
+		facts = append(facts, fmt.Sprintf("%d files changed", o.Result.FilesChanged))
+	}
+	if len(facts) > 0 {
+		b.WriteString(strings.Join(facts, " · ") + "\n\n")
+	}
+	if o.Result.FinalMessage != "" {
+		b.WriteString(o.Result.FinalMessage + "\n")
+	}
+	return b.String()
+}
+
+// Renderer turns an events file into the report Markdown (the report
+// package provides it; this package does not import it).
+type Renderer func(ctx context.Context, eventsFile string) (string, error)
+
+// FinalizeOptions configure Finalize.
+type FinalizeOptions struct {
+	EventsFile  string
+	Sticky      *Sticky  // the comment to update; nil: no comment
+	Render      Renderer // nil: Outcome.Markdown
+	OutputPath  string   // GITHUB_OUTPUT of the finalize step; "" skips outputs
+	SummaryPath string   // GITHUB_STEP_SUMMARY of the finalize step; "" skips
+	// Timeout bounds the API calls (0: 10s); they run even when ctx is
+	// already cancelled, as in an `if: cancelled()` step.
+	Timeout time.Duration
+}
+
+// Finalize brings the sticky comment in line with an events file, for
+// `runner github finalize --events FILE` in an `if: cancelled() ||
+// failure()` step: a run killed before its last event is reported as
+// cancelled. Running it again changes nothing (the comment is edited only
+// when its body differs). It also writes the outputs and step summary of
+// its own step when their paths are given.
+func Finalize(ctx context.Context, o FinalizeOptions) (RunOutputs, error) {
+	f, err := os.Open(o.EventsFile)
+	if err != nil {
+		return RunOutputs{}, fmt.Errorf("github: finalize: %w", err)
+	}
+	outcome, err := ReadOutcome(f)
+	_ = f.Close()
+	if err != nil {
+		return RunOutputs{}, err
+	}
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	report := outcome.Markdown()
+	if o.Render != nil {
+		if r, rerr := o.Render(ctx, o.EventsFile); rerr == nil && strings.TrimSpace(r) != "" {
+			report = r
+		}
+	}
+	out := RunOutputs{Status: outcome.Result.Status, ExitCode: outcome.Result.ExitCode, PatchPath: outcome.Result.PatchPath,
+		EventsPath: o.EventsFile, CostUSD: outcome.Result.CostUSD}
+	var errs []error
+	if o.Sticky != nil {
+		url, err := o.Sticky.Finish(ctx, report)
+		out.CommentURL = url
+		errs = append(errs, err)
+	}
+	if o.SummaryPath != "" {
+		errs = append(errs, AppendSummary(o.SummaryPath, report))
+	}
+	if o.OutputPath != "" {
+		errs = append(errs, WriteOutputs(o.OutputPath, out.List()...))
+	}
+	return out, errors.Join(errs...)
+}

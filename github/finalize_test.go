@@ -1,0 +1,95 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/github/githubtest"
+)
+
+const startedLine = `{"v":1,"seq":1,"time":"2026-01-01T00:00:00Z","run_id":"r","type":"run.started","task":"fix","model":"m1","inputs":{},"limits":{}}`
+
+func writeEvents(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestFinalizeIsIdempotent(t *testing.T) {
+	events := writeEvents(t, startedLine,
+		`{"v":1,"seq":2,"time":"2026-01-01T00:00:01Z","run_id":"r","type":"run.finished","status":"failed","exit_code":1,"final_message":"checks failed","cost_usd":0.5,"patch_path":"/tmp/p.diff"}`)
+	reg := githubtest.New(t, "/api-v3")
+	s := newSticky(reg)
+	s.PerPage = 100
+	render := func(_ context.Context, file string) (string, error) { return "REPORT of " + filepath.Base(file), nil }
+	final := s.Body("REPORT of events.jsonl")
+	reg.Register(http.MethodGet, commentsPath, githubtest.Page([]any{comment(6, ActionsBotLogin, Marker("review")+"\n⏳ running")}, 1, 1))
+	var sent struct{ Body string }
+	reg.Register(http.MethodPatch, "/repos/octo/hello/issues/comments/6", githubtest.Capture(t, &sent, githubtest.JSON(200, comment(6, ActionsBotLogin, final))))
+	// The second finalize finds the finished body and edits nothing.
+	reg.Register(http.MethodGet, commentsPath, githubtest.Page([]any{comment(6, ActionsBotLogin, final)}, 1, 1))
+
+	dir := t.TempDir()
+	for i := range 2 {
+		out, err := Finalize(t.Context(), FinalizeOptions{EventsFile: events, Sticky: s, Render: render,
+			OutputPath: filepath.Join(dir, "out"), SummaryPath: filepath.Join(dir, "summary")})
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if out.Status != "failed" || out.ExitCode != 1 || !strings.HasSuffix(out.CommentURL, "-6") || *out.CostUSD != 0.5 {
+			t.Errorf("run %d: outputs %+v", i, out)
+		}
+	}
+	if sent.Body != final {
+		t.Errorf("comment body = %q", sent.Body)
+	}
+	got := parseOutputs(t, filepath.Join(dir, "out"))
+	if got["status"] != "failed" || got["cost-usd"] != "0.5" || got["patch-path"] != "/tmp/p.diff" || got["events-path"] != events {
+		t.Errorf("outputs = %v", got)
+	}
+}
+
+func TestFinalizeKilledRun(t *testing.T) {
+	// No run.finished, and a last line torn by the kill.
+	events := writeEvents(t, startedLine, `{"v":1,"seq":2,"type":"te`)
+	reg := githubtest.New(t, "/api-v3")
+	reg.Register(http.MethodGet, commentsPath, githubtest.Page([]any{}, 1, 1))
+	var sent struct{ Body string }
+	reg.Register(http.MethodPost, commentsPath, githubtest.Capture(t, &sent, githubtest.JSON(201, comment(8, ActionsBotLogin, "x"))))
+	failing := func(context.Context, string) (string, error) { return "", errors.New("renderer broke") }
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // as in a cancelled job: the API calls still go out
+	out, err := Finalize(ctx, FinalizeOptions{EventsFile: events, Sticky: newSticky(reg), Render: failing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != "cancelled" || out.ExitCode != 130 {
+		t.Errorf("outputs %+v", out)
+	}
+	for _, want := range []string{Marker("review"), "cancelled", "task `fix`", "model `m1`", "without its final event"} {
+		if !strings.Contains(sent.Body, want) {
+			t.Errorf("body lacks %q: %q", want, sent.Body)
+		}
+	}
+}
+
+func TestFinalizeMissingFile(t *testing.T) {
+	if _, err := Finalize(t.Context(), FinalizeOptions{EventsFile: filepath.Join(t.TempDir(), "none")}); err == nil {
+		t.Error("missing events file not reported")
+	}
+}
+
+func TestRunOutputsListsEveryName(t *testing.T) {
+	got := RunOutputs{Status: "success"}.List()
+	if len(got) != len(OutputNames()) || got[0].Value != "success" || got[1].Value != "0" || got[6].Value != "" {
+		t.Errorf("list = %v", got)
+	}
+}
