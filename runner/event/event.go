@@ -3,8 +3,12 @@
 //
 // Every line has the envelope fields v, seq, time, run_id and type, followed
 // by the fields of one payload type below. The schema is published as JSON
-// Schema in schema/events.schema.json; it is the contract for `runner
-// report`, the PR comment, batch results and every outside consumer.
+// Schema in schema/events.schema.json (a copy of events.schema.json in this
+// package, embedded for Validator); it is the contract for `runner report`,
+// the PR comment, batch results and every outside consumer.
+//
+// Writing a run: Redacting(Multi(jsonl, console), redactor) in front of a
+// Writer (NewWriter or Create) and a Console. Reading one back: ReadLog.
 package event
 
 import (

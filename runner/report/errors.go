@@ -13,6 +13,8 @@ var (
 	ErrNoRunFinished = errors.New("not a run.finished record")
 	// ErrNoEvents is returned by WriteOut when the log holds no records.
 	ErrNoEvents = errors.New("event log is empty")
+	// ErrFormat is returned by Render for an unknown format.
+	ErrFormat = errors.New("unknown report format")
 )
 
 func errorsIsUnknown(err error) bool { return errors.Is(err, event.ErrUnknownType) }

@@ -252,7 +252,11 @@ func (b *builder) finish() Report {
 
 // JSON is the report as indented JSON with a final newline.
 func (r Report) JSON() ([]byte, error) {
-	b, err := json.MarshalIndent(r, "", "  ")
+	return marshalIndent(r)
+}
+
+func marshalIndent(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode report: %w", err)
 	}

@@ -1,0 +1,76 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// Size limits of the places a report is published to.
+const (
+	// GitHubCommentMax is the longest issue or PR comment body GitHub takes.
+	GitHubCommentMax = 65536
+	// StepSummaryMax is the most GitHub shows of a job's step summary.
+	StepSummaryMax = 1 << 20
+)
+
+// Output formats of Render.
+const (
+	FormatMarkdown = "markdown"
+	FormatJSON     = "json"
+)
+
+// Load reads event logs (a truncated last line is tolerated) and builds one
+// Report per run, in order: the core of `runner report EVENTS.jsonl...`.
+func Load(ctx context.Context, paths ...string) ([]Report, error) {
+	var all []event.Record
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("load reports: %w", err)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("load reports: %w", err)
+		}
+		recs, err := event.ReadLog(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("load reports: %s: %w", p, err)
+		}
+		if len(recs) == 0 {
+			return nil, fmt.Errorf("load reports: %s: %w", p, ErrNoEvents)
+		}
+		all = append(all, recs...)
+	}
+	return BuildRuns(all)
+}
+
+// Render formats reports as "markdown" (documents separated by a rule) or
+// "json" (one object for one report, an array for several). Other formats
+// wrap ErrFormat.
+func Render(reports []Report, format string, o MarkdownOptions) ([]byte, error) {
+	switch format {
+	case FormatMarkdown, "md", "":
+		docs := make([]string, len(reports))
+		for i, r := range reports {
+			docs[i] = r.Markdown(o)
+		}
+		return []byte(strings.Join(docs, "\n---\n\n")), nil
+	case FormatJSON:
+		if len(reports) == 1 {
+			return reports[0].JSON()
+		}
+		if reports == nil {
+			reports = []Report{}
+		}
+		b, err := marshalIndent(reports)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("%w %q (want markdown or json)", ErrFormat, format)
+}

@@ -1,0 +1,48 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadAndRender(t *testing.T) {
+	ok, failed := filepath.Join("testdata", "success.jsonl"), filepath.Join("testdata", "failed.jsonl")
+	reps, err := Load(t.Context(), ok, failed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 2 {
+		t.Fatalf("%d reports", len(reps))
+	}
+	md, err := Render(reps, FormatMarkdown, MarkdownOptions{})
+	if err != nil || strings.Count(string(md), "\n---\n") != 1 || !strings.Contains(string(md), "fix-tests — failed") {
+		t.Errorf("markdown: %v\n%s", err, md)
+	}
+	js, err := Render(reps, FormatJSON, MarkdownOptions{})
+	var arr []Report
+	if err != nil || json.Unmarshal(js, &arr) != nil || len(arr) != 2 {
+		t.Errorf("json array: %v\n%s", err, js)
+	}
+	one, err := Render(reps[:1], FormatJSON, MarkdownOptions{})
+	var obj Report
+	if err != nil || json.Unmarshal(one, &obj) != nil || obj.RunID != "run-success" {
+		t.Errorf("json object: %v\n%s", err, one)
+	}
+	if _, err := Render(reps, "html", MarkdownOptions{}); !errors.Is(err, ErrFormat) {
+		t.Errorf("html: %v", err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	must(t, os.WriteFile(empty, nil, 0o644))
+	if _, err := Load(t.Context(), empty); !errors.Is(err, ErrNoEvents) {
+		t.Errorf("empty: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	must(t, os.WriteFile(bad, []byte("{oops\n{}\n"), 0o644))
+	if _, err := Load(t.Context(), bad); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("malformed: %v", err)
+	}
+}
