@@ -74,3 +74,23 @@ func Render(reports []Report, format string, o MarkdownOptions) ([]byte, error) 
 	}
 	return nil, fmt.Errorf("%w %q (want markdown or json)", ErrFormat, format)
 }
+
+// MarkdownFile renders the event log at path as Markdown: the shape of the
+// github package's Renderer (PR comment, step summary), for example
+//
+//	func(ctx context.Context, f string) (string, error) {
+//		return report.MarkdownFile(ctx, f, report.MarkdownOptions{MaxLen: report.GitHubCommentMax})
+//	}
+//
+// With several runs in the file, MaxLen applies to each document.
+func MarkdownFile(ctx context.Context, path string, o MarkdownOptions) (string, error) {
+	reps, err := Load(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	md, err := Render(reps, FormatMarkdown, o)
+	if err != nil {
+		return "", err
+	}
+	return string(md), nil
+}

@@ -46,3 +46,13 @@ func TestLoadAndRender(t *testing.T) {
 		t.Errorf("malformed: %v", err)
 	}
 }
+
+func TestMarkdownFile(t *testing.T) {
+	md, err := MarkdownFile(t.Context(), filepath.Join("testdata", "success.jsonl"), MarkdownOptions{MaxLen: 1000})
+	if err != nil || len(md) > 1000 || !strings.HasPrefix(md, "### ✅ runner: fix-tests") {
+		t.Errorf("MarkdownFile = %v\n%s", err, md)
+	}
+	if _, err := MarkdownFile(t.Context(), filepath.Join(t.TempDir(), "none.jsonl"), MarkdownOptions{}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
