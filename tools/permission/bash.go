@@ -1,0 +1,349 @@
+package permission
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxScriptDepth bounds `sh -c` recursion.
+const maxScriptDepth = 8
+
+// Kinds of Check.
+const (
+	KindCommand  = "command"  // a simple command, judged by the bash rules
+	KindRedirect = "redirect" // an output redirection: an edit of its target
+	KindSyntax   = "syntax"   // a construct that cannot be judged statically
+)
+
+// Check is one thing found in a bash command and the decision on it.
+type Check struct {
+	Kind     string   `json:"kind"`
+	Subject  string   `json:"subject"` // the normalised command or the redirection target
+	Decision Decision `json:"decision"`
+}
+
+// Verdict is the decision on a whole bash command: allowed only when at
+// least one check was made and every check allows.
+type Verdict struct {
+	Allowed bool    `json:"allowed"`
+	Command string  `json:"command"`
+	Reason  string  `json:"reason"`
+	Checks  []Check `json:"checks"`
+}
+
+// Denied returns the first check that denies, if any.
+func (v Verdict) Denied() (Check, bool) {
+	for _, c := range v.Checks {
+		if !c.Decision.Allowed {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+// CheckBash judges a bash command against rs. The command is parsed with
+// mvdan.cc/sh/v3/syntax (bash dialect) and every simple command in it (in
+// lists, pipelines, subshells, groups, if/for/while/case, command and
+// process substitutions, `sh -c` scripts, and behind wrappers such as env,
+// timeout, xargs or find -exec) is judged on its own; output redirections
+// are edits of their target, checked like an edit tool's path. Anything
+// that cannot be judged statically (a dynamic program name, eval, source,
+// function definitions, a parse error) is denied.
+func CheckBash(rs Ruleset, workTree, command string) Verdict {
+	p, err := NewPaths(workTree)
+	return checkBash(rs, p, err, command)
+}
+
+// CheckBash is CheckBash with the work tree already resolved.
+func (p Paths) CheckBash(rs Ruleset, command string) Verdict {
+	return checkBash(rs, p, nil, command)
+}
+
+func checkBash(rs Ruleset, p Paths, pathsErr error, command string) Verdict {
+	a := &analyzer{rs: rs, paths: p, pathsErr: pathsErr}
+	a.script(command, 0)
+	v := Verdict{Command: command, Checks: a.checks, Allowed: true}
+	if len(a.checks) == 0 {
+		v.Checks = []Check{{Kind: KindSyntax, Subject: command,
+			Decision: defaultDeny(Bash, command, "empty command: there is nothing to run")}}
+	}
+	if c, denied := v.Denied(); denied {
+		v.Allowed = false
+		v.Reason = fmt.Sprintf("%s %s: %s", c.Kind, strconv.Quote(c.Subject), c.Decision.Reason)
+		return v
+	}
+	v.Reason = fmt.Sprintf("all %d checks allowed", len(v.Checks))
+	return v
+}
+
+// analyzer collects checks while walking one command line.
+type analyzer struct {
+	rs         Ruleset
+	paths      Paths
+	pathsErr   error
+	cwdChanged bool // a cd/pushd/popd somewhere: relative redirections are unplaceable
+	checks     []Check
+}
+
+func (a *analyzer) add(kind, subject string, d Decision) {
+	a.checks = append(a.checks, Check{Kind: kind, Subject: subject, Decision: d})
+}
+
+// unjudgeable records a denial for something that cannot be judged.
+func (a *analyzer) unjudgeable(subject, reason string) {
+	a.add(KindSyntax, subject, defaultDeny(Bash, subject, reason))
+}
+
+// script parses src and judges everything in it.
+func (a *analyzer) script(src string, depth int) {
+	if depth > maxScriptDepth {
+		a.unjudgeable(src, "shell scripts are nested too deeply to judge")
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		a.unjudgeable(src, fmt.Sprintf("the command does not parse: %v", err))
+		return
+	}
+	if changesDir(f) {
+		a.cwdChanged = true
+	}
+	var visit func(syntax.Node) bool
+	visit = func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			// the command first, then its redirections, as they read
+			before := len(a.checks)
+			defer a.noProgram(n, before)
+			if n.Cmd != nil {
+				syntax.Walk(n.Cmd, visit)
+			}
+			for _, r := range n.Redirs {
+				syntax.Walk(r, visit)
+				a.redirect(r)
+			}
+			return false
+		case *syntax.CallExpr:
+			a.call(n, depth)
+		case *syntax.DeclClause:
+			a.decl(n)
+		case *syntax.FuncDecl:
+			name := "function"
+			if n.Name != nil {
+				name = n.Name.Value + "()"
+			}
+			a.unjudgeable(name, "function definitions are not allowed: a later command could call the function under any name")
+		case *syntax.TestDecl:
+			a.unjudgeable("@test", "bats test declarations are not allowed")
+		}
+		return true
+	}
+	syntax.Walk(f, visit)
+}
+
+// noProgram records a statement that ran no program and wrote no file
+// (`(( i++ ))`, `[[ -f x ]]`, `< file`), so that every statement of a list
+// leaves a check.
+func (a *analyzer) noProgram(st *syntax.Stmt, before int) {
+	if len(a.checks) > before {
+		return
+	}
+	text := nodeText(st)
+	a.add(KindSyntax, text, Decision{Allowed: true, Permission: Bash, Pattern: text,
+		Reason: "runs no program and writes no file"})
+}
+
+// changesDir reports a cd, pushd or popd anywhere in f.
+func changesDir(f *syntax.File) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
+			switch convertWord(ce.Args[0]).lit() {
+			case "cd", "pushd", "popd":
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func (a *analyzer) call(ce *syntax.CallExpr, depth int) {
+	assigns := make([]word, 0, len(ce.Assigns))
+	for _, as := range ce.Assigns {
+		assigns = append(assigns, assignWord(as))
+	}
+	args := make([]word, 0, len(ce.Args))
+	for _, w := range ce.Args {
+		args = append(args, convertWord(w))
+	}
+	a.command(assigns, args, depth)
+}
+
+// decl judges declare/export/local/readonly/typeset/nameref as a command.
+func (a *analyzer) decl(dc *syntax.DeclClause) {
+	words := []word{litWord(dc.Variant.Value)}
+	for _, as := range dc.Args {
+		words = append(words, assignWord(as))
+	}
+	a.judge(nil, words, nil, false)
+}
+
+// forbiddenReason explains why a builtin that runs code which cannot be
+// judged statically is denied; "" for any other program.
+func forbiddenReason(prog string) string {
+	switch prog {
+	case "eval":
+		return "eval runs a string as code, which cannot be judged statically"
+	case "source", ".":
+		return prog + " runs a script file, which cannot be judged statically"
+	case "trap":
+		return "trap runs a string as code later, which cannot be judged statically"
+	}
+	return ""
+}
+
+// command judges one simple command given its assignment prefixes and
+// words, then whatever it wraps.
+func (a *analyzer) command(assigns, args []word, depth int) {
+	if len(args) == 0 {
+		a.judge(assigns, nil, nil, false)
+		return
+	}
+	name := args[0]
+	_, text := joinWords(append(append([]word(nil), assigns...), args...))
+	if !name.static() {
+		a.unjudgeable(text, fmt.Sprintf("the program name %s is not static (it is only known at run time)", name.text))
+		return
+	}
+	prog := name.lit()
+	if why := forbiddenReason(prog); why != "" {
+		a.unjudgeable(text, why)
+		return
+	}
+	w := unwrap(prog, args)
+	a.judge(assigns, args, &w, w.transparent && !strings.Contains(prog, "/"))
+	for _, inner := range w.inner {
+		a.command(append(append([]word(nil), assigns...), inner.assigns...), inner.args, depth)
+	}
+	for _, s := range w.scripts {
+		if !s.static() {
+			a.unjudgeable(s.text, "the shell script is not static (it is only known at run time)")
+			continue
+		}
+		a.script(s.lit(), depth+1)
+	}
+}
+
+// judge decides one simple command. Allow rules must cover the whole
+// command, assignment prefixes included; deny rules are also tried without
+// the prefixes, with the program's basename, and (for wrappers) on every
+// tail of the words, so that no spelling escapes them.
+func (a *analyzer) judge(assigns, args []word, w *wrapped, transparent bool) {
+	full := append(append([]word(nil), assigns...), args...)
+	subject, text := joinWords(full)
+	variants := denyVariants(assigns, args, w != nil && w.isWrapper)
+	d := a.rs.decide(Bash, text,
+		func(r Rule) bool { return matchAll(r.Pattern, subject) },
+		func(r Rule) bool {
+			for _, v := range variants {
+				if matchSome(r.Pattern, v) {
+					return true
+				}
+			}
+			return false
+		})
+	if w != nil && w.problem != "" && (d.Allowed || d.Rule == nil) {
+		d = defaultDeny(Bash, text, w.problem)
+	} else if !d.Allowed && d.Rule == nil && transparent && (len(w.inner) > 0 || w.noop) {
+		d.Allowed = true
+		d.Reason = fmt.Sprintf("%s only wraps another command, which is judged on its own", args[0].lit())
+	}
+	a.add(KindCommand, text, d)
+}
+
+// denyVariants lists the spellings deny rules are matched against.
+func denyVariants(assigns, args []word, wrapper bool) [][]rune {
+	var out [][]rune
+	addBoth := func(ws []word) {
+		if len(ws) == 0 {
+			return
+		}
+		s, _ := joinWords(ws)
+		out = append(out, s)
+		if ws[0].static() && strings.Contains(ws[0].lit(), "/") {
+			based := append([]word{litWord(path.Base(ws[0].lit()))}, ws[1:]...)
+			s, _ := joinWords(based)
+			out = append(out, s)
+		}
+	}
+	addBoth(append(append([]word(nil), assigns...), args...))
+	addBoth(args)
+	if wrapper {
+		for k := 1; k < len(args); k++ {
+			addBoth(args[k:])
+		}
+	}
+	return out
+}
+
+// redirect checks an output redirection as an edit of its target.
+func (a *analyzer) redirect(r *syntax.Redirect) {
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob,
+		syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
+	case syntax.DplOut:
+		if isFD(r.Word.Lit()) {
+			return
+		}
+	default:
+		return
+	}
+	w := convertWord(r.Word)
+	if !w.static() {
+		a.add(KindRedirect, w.text, defaultDeny(Edit, w.text, "the redirection target is not static (it is only known at run time)"))
+		return
+	}
+	target := w.lit()
+	if safeSink(target) {
+		return
+	}
+	switch {
+	case a.pathsErr != nil:
+		a.add(KindRedirect, target, defaultDeny(Edit, target, a.pathsErr.Error()))
+	case a.cwdChanged && !filepath.IsAbs(target):
+		a.add(KindRedirect, target, defaultDeny(Edit, target,
+			"the command changes directory (cd/pushd/popd), so a relative redirection target cannot be placed; use an absolute path"))
+	default:
+		d, _ := a.paths.Check(a.rs, Edit, target)
+		a.add(KindRedirect, target, d)
+	}
+}
+
+// isFD reports a file-descriptor operand of >& ("2", "-", "3-").
+func isFD(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return true
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// safeSink reports redirection targets that write no file.
+func safeSink(target string) bool {
+	switch target {
+	case "/dev/null", "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	return false
+}

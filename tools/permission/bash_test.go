@@ -1,0 +1,199 @@
+package permission
+
+import (
+	"strings"
+	"testing"
+)
+
+// strict allows a handful of commands and edits under src/.
+func strict() Ruleset {
+	return Ruleset{
+		{Bash, "git status", Allow}, {Bash, "git diff*", Allow}, {Bash, "go test *", Allow},
+		{Bash, "echo *", Allow}, {Bash, "ls*", Allow}, {Bash, "cat *", Allow}, {Bash, "grep *", Allow},
+		{Bash, "[ *", Allow}, {Bash, "true", Allow}, {Bash, "cd *", Allow},
+		{Edit, "src/**", Allow}, {Read, "*", Allow},
+	}
+}
+
+// open allows every command except a few.
+func open() Ruleset {
+	return Ruleset{
+		{Bash, "*", Allow}, {Bash, "rm *", Deny}, {Bash, "curl *", Deny}, {Bash, "git push*", Deny},
+		{Edit, "**", Allow},
+	}
+}
+
+func TestCheckBash(t *testing.T) {
+	t.Parallel()
+	wt := caseTree(t)
+	tests := []struct {
+		rules Ruleset
+		cmd   string
+		want  bool
+	}{
+		// lists, pipelines, compound commands
+		{strict(), "git status && git diff", true},
+		{strict(), "git status & rm x", false},
+		{strict(), "(git status; rm x)", false},
+		{strict(), "if git status; then rm x; fi", false},
+		{strict(), "if git status; then echo ok; else echo no; fi", true},
+		{strict(), "while true; do rm x; done", false},
+		{strict(), "case x in x) rm y;; esac", false},
+		{strict(), "case x in x) echo y;; esac", true},
+		{strict(), "for f in a b; do echo $f; done", true},
+		{strict(), "! git status", true},
+		{strict(), "git status |& grep x", true},
+		{strict(), "echo $(git status)", true},
+		{strict(), "echo \"$(rm x)\"", false},
+		{strict(), "echo ${X:-$(rm x)}", false},
+		{strict(), "echo $((1 + $(rm x)))", false},
+		{strict(), "cat <<EOF\n$(rm x)\nEOF", false},
+		{strict(), "cat <<'EOF'\n$(rm x)\nEOF", true},
+		{strict(), "echo hi >(rm x)", false},
+		{strict(), "[ -f x ] && echo yes", true},
+		{strict(), "[[ -f $(rm x) ]]", false},
+		{strict(), "time git status", true},
+		{strict(), "time rm x", false},
+		{strict(), "coproc rm x", false},
+		// quoting and escapes
+		{strict(), `\rm x`, false},
+		{strict(), `"git" "status"`, true},
+		{strict(), `gi\t status`, true},
+		{strict(), `$'\x72m' x`, false},
+		{strict(), `r{m,x} y`, false},
+		{strict(), `/bin/r? y`, false},
+		{strict(), `~/bin/git status`, false},
+		// dynamic words
+		{strict(), "$CMD", false},
+		{strict(), "${CMD} status", false},
+		{strict(), "$(echo rm) x", false},
+		{strict(), "cat $f", true},
+		{strict(), "cat *.go", true},
+		{strict(), "git status $X", false},
+		{strict(), "git diff $X", true},
+		// assignment prefixes and declarations
+		{strict(), "FOO=1 git status", false},
+		{strict(), "X=1", false},
+		{strict(), "export PATH=/tmp", false},
+		{open(), "FOO=1 rm x", false},
+		{open(), "X=$(rm y)", false},
+		// path-qualified programs
+		{strict(), "./git status", false},
+		{open(), "./rm x", false},
+		{open(), "/usr/bin/curl x", false},
+		{Ruleset{{Bash, "/usr/bin/git status", Allow}}, "/usr/bin/git status", true},
+		// eval, source, functions, traps
+		{open(), "eval ls", false},
+		{open(), "source x.sh", false},
+		{open(), ". x.sh", false},
+		{open(), "f() { ls; }; f", false},
+		{open(), "function f { ls; }", false},
+		{open(), "trap 'rm x' EXIT", false},
+		{open(), "builtin eval ls", false},
+		{open(), "command eval ls", false},
+		// wrappers
+		{open(), "timeout 5 rm x", false},
+		{open(), "timeout -s KILL 5 rm x", false},
+		{open(), "timeout --weird rm x", false},
+		{open(), "nice -n 5 rm x", false},
+		{open(), "nohup rm x", false},
+		{open(), "exec rm x", false},
+		{open(), "command rm x", false},
+		{open(), "env -i FOO=1 rm x", false},
+		{open(), "env -S 'ls'", false},
+		{open(), "env $X ls", false},
+		{open(), "sudo -u root rm x", false},
+		{open(), "xargs rm", false},
+		{open(), "xargs -I % % -rf", false},
+		{open(), "ls | xargs -0 -n1 rm -f", false},
+		{open(), "find . -name x -delete", true},
+		{open(), "find . -execdir rm {} +", false},
+		{open(), "find . -ok curl {} \\;", false},
+		{open(), "find . $X", false},
+		{open(), "find . -exec rm", false},
+		{open(), "xargs sh -c 'rm x'", false},
+		{open(), "timeout 5 go test ./...", true},
+		{strict(), "timeout 60 go test ./...", true},
+		{strict(), "nice go test", true},
+		{strict(), "env CGO_ENABLED=0 go test ./...", false},
+		{strict(), "git diff | xargs grep foo", true},
+		{strict(), "command -v go", true},
+		{strict(), "/usr/bin/timeout 5 go test", false},
+		// sh -c
+		{open(), "bash -lc 'rm x'", false},
+		{open(), "sh -e -c 'ls && rm x'", false},
+		{open(), "bash -o pipefail -c 'rm x'", false},
+		{open(), "sh -c \"$X\"", false},
+		{open(), "sh -c 'sh -c \"rm x\"'", false},
+		{open(), "sh -c 'ls; echo ok'", true},
+		{open(), "sh -c 'unterminated", false},
+		{strict(), "sh -c 'git status'", false},
+		// redirections
+		{strict(), "echo hi > src/out.txt", true},
+		{strict(), "echo hi >> src/out.txt", true},
+		{strict(), "echo hi &> notes.txt", false},
+		{strict(), "echo hi >| notes.txt", false},
+		{strict(), "echo hi 2> notes.txt", false},
+		{strict(), "echo hi >& notes.txt", false},
+		{strict(), "echo hi 2>&1", true},
+		{strict(), "echo hi 2>&-", true},
+		{strict(), "echo hi > /dev/null 2>&1", true},
+		{strict(), "echo hi > ../x", false},
+		{strict(), "echo hi > link-out/x.txt", false},
+		{strict(), "echo hi > src/../.git/config", false},
+		{strict(), "echo hi > $F", false},
+		{strict(), "echo hi > ~/x", false},
+		{strict(), "cd src && echo hi > out.txt", false},
+		{strict(), "cat < .env", true},
+		{strict(), "{ echo hi; } > src/x", true},
+		{strict(), "{ echo hi; } > vendor/x", false},
+		// empty and broken input
+		{strict(), "", false},
+		{strict(), "   \n\t", false},
+		{strict(), "# just a comment", false},
+		{strict(), "git status (", false},
+		{strict(), "echo 'a", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			v := CheckBash(tt.rules, wt, tt.cmd)
+			if v.Allowed != tt.want {
+				t.Errorf("CheckBash(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
+			}
+		})
+	}
+}
+
+func TestCheckBashProvenance(t *testing.T) {
+	t.Parallel()
+	wt := t.TempDir()
+	v := CheckBash(open(), wt, "ls -la; /bin/rm -rf build; echo hi > out.txt")
+	if v.Allowed {
+		t.Fatal("allowed")
+	}
+	want := []struct {
+		kind, subject, rule string
+		allowed             bool
+	}{
+		{KindCommand, "ls -la", `bash "*": allow`, true},
+		{KindCommand, "/bin/rm -rf build", `bash "rm *": deny`, false},
+		{KindCommand, "echo hi", `bash "*": allow`, true},
+		{KindRedirect, "out.txt", `edit "**": allow`, true},
+	}
+	if len(v.Checks) != len(want) {
+		t.Fatalf("checks = %+v", v.Checks)
+	}
+	for i, w := range want {
+		c := v.Checks[i]
+		if c.Kind != w.kind || c.Subject != w.subject || c.Decision.Allowed != w.allowed || c.Decision.Rule == nil || c.Decision.Rule.String() != w.rule {
+			t.Errorf("check %d = %+v (rule %v), want %+v", i, c, c.Decision.Rule, w)
+		}
+	}
+	if !strings.Contains(v.Reason, `rm *`) {
+		t.Errorf("reason %q does not name the deciding rule", v.Reason)
+	}
+	d := CheckBash(strict(), wt, "rm x").Checks[0].Decision
+	if d.Rule != nil || !strings.Contains(d.Reason, "default deny") {
+		t.Errorf("default deny provenance = %+v", d)
+	}
+}

@@ -1,0 +1,227 @@
+package permission
+
+import (
+	"bytes"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// word is one shell word after quote removal. Parts known only at run time
+// (expansions, substitutions, globs, brace expansions, a leading tilde)
+// become a single hole rune in runes.
+type word struct {
+	runes []rune // literal runes with holes
+	text  string // for display: literal text, dynamic parts as written
+	// split is set when an unquoted dynamic part may expand to several
+	// words (or none).
+	split bool
+}
+
+// static reports whether the word has no dynamic part.
+func (w word) static() bool {
+	for _, r := range w.runes {
+		if r == hole {
+			return false
+		}
+	}
+	return true
+}
+
+// lit is the word's literal value; meaningful only when static.
+func (w word) lit() string { return string(w.runes) }
+
+// holeWord is a word that is entirely unknown.
+func holeWord(text string) word { return word{runes: []rune{hole}, text: text, split: true} }
+
+// litWord is a fully known word.
+func litWord(s string) word { return word{runes: []rune(s), text: s} }
+
+// wordBuilder accumulates a word's parts.
+type wordBuilder struct {
+	runes []rune
+	text  strings.Builder
+	split bool
+}
+
+func (b *wordBuilder) lit(s string) {
+	b.runes = append(b.runes, []rune(s)...)
+	b.text.WriteString(s)
+}
+
+func (b *wordBuilder) dynamic(src string, unquoted bool) {
+	if n := len(b.runes); n == 0 || b.runes[n-1] != hole {
+		b.runes = append(b.runes, hole)
+	}
+	b.text.WriteString(src)
+	b.split = b.split || unquoted
+}
+
+func (b *wordBuilder) word() word {
+	return word{runes: b.runes, text: b.text.String(), split: b.split}
+}
+
+// convertWord removes quotes from w and marks its dynamic parts.
+func convertWord(w *syntax.Word) word {
+	var b wordBuilder
+	for i, part := range w.Parts {
+		convertPart(&b, part, i == 0)
+	}
+	return b.word()
+}
+
+func convertPart(b *wordBuilder, part syntax.WordPart, first bool) {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		unquotedLit(b, p.Value, first)
+	case *syntax.SglQuoted:
+		if p.Dollar { // $'...' escapes: not decoded, so unknown
+			b.dynamic(nodeText(p), false)
+			return
+		}
+		b.lit(p.Value)
+	case *syntax.DblQuoted:
+		for _, inner := range p.Parts {
+			if l, ok := inner.(*syntax.Lit); ok {
+				b.lit(unescapeDouble(l.Value))
+				continue
+			}
+			b.dynamic(nodeText(inner), false)
+		}
+	default: // ParamExp, CmdSubst, ArithmExp, ProcSubst, ExtGlob, BraceExp
+		b.dynamic(nodeText(part), true)
+	}
+}
+
+// unquotedLit adds an unquoted literal: backslashes escape the next
+// character; unescaped glob characters, brace expansions and a leading
+// tilde make the word dynamic (they expand at run time).
+func unquotedLit(b *wordBuilder, s string, first bool) {
+	if (first && strings.HasPrefix(s, "~")) || hasBraceExpansion(s) {
+		b.dynamic(s, true)
+		return
+	}
+	var lit []rune
+	flush := func() {
+		if len(lit) > 0 {
+			b.lit(string(lit))
+			lit = lit[:0]
+		}
+	}
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == '\\' && i+1 < len(rs):
+			i++
+			if rs[i] != '\n' {
+				lit = append(lit, rs[i])
+			}
+		case r == '*' || r == '?' || (r == '[' && strings.ContainsRune(string(rs[i+1:]), ']')):
+			flush()
+			b.dynamic(string(r), true)
+		default:
+			lit = append(lit, r)
+		}
+	}
+	flush()
+}
+
+// hasBraceExpansion reports an unescaped {a,b} or {x..y} in an unquoted
+// literal.
+func hasBraceExpansion(s string) bool {
+	open := strings.IndexByte(s, '{')
+	if open < 0 {
+		return false
+	}
+	rest := s[open:]
+	end := strings.IndexByte(rest, '}')
+	if end < 0 {
+		return false
+	}
+	inner := rest[:end]
+	return strings.Contains(inner, ",") || strings.Contains(inner, "..")
+}
+
+// unescapeDouble removes the backslashes that escape inside double quotes.
+func unescapeDouble(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				out.WriteByte(s[i+1])
+				i++
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		out.WriteByte(s[i])
+	}
+	return out.String()
+}
+
+// nodeText prints a node back as shell source, for display only. The
+// printer can trip over odd trees the parser accepts; the text is then "?".
+func nodeText(n syntax.Node) (text string) {
+	defer func() {
+		if recover() != nil {
+			text = "?"
+		}
+	}()
+	var buf bytes.Buffer
+	if err := syntax.NewPrinter().Print(&buf, n); err != nil {
+		return "?"
+	}
+	return buf.String()
+}
+
+// assignWord renders an assignment prefix (NAME=value) as a word.
+func assignWord(a *syntax.Assign) word {
+	var b wordBuilder
+	if a.Name != nil {
+		b.lit(a.Name.Value)
+	}
+	if a.Index != nil {
+		b.dynamic("["+nodeText(a.Index)+"]", false)
+	}
+	switch {
+	case a.Naked && a.Value != nil && a.Name == nil:
+		return convertWord(a.Value)
+	case a.Naked:
+		return b.word()
+	}
+	if a.Append {
+		b.lit("+=")
+	} else {
+		b.lit("=")
+	}
+	if a.Array != nil {
+		b.dynamic(nodeText(a.Array), false)
+	} else if a.Value != nil {
+		for i, part := range a.Value.Parts {
+			convertPart(&b, part, i == 0)
+		}
+	}
+	return b.word()
+}
+
+// joinWords is the normalised command: words separated by one space.
+func joinWords(ws []word) ([]rune, string) {
+	var rs []rune
+	var text strings.Builder
+	for i, w := range ws {
+		if i > 0 {
+			rs = append(rs, ' ')
+			text.WriteByte(' ')
+		}
+		rs = append(rs, w.runes...)
+		text.WriteString(w.text)
+	}
+	return rs, text.String()
+}

@@ -1,0 +1,314 @@
+package permission
+
+import (
+	"path"
+	"strings"
+)
+
+// wrapped is what a command runs on behalf of its caller.
+type wrapped struct {
+	isWrapper   bool           // a known wrapper: deny rules see every tail of its words
+	transparent bool           // allowed when its inner commands are
+	problem     string         // non-empty: cannot be judged, deny
+	inner       []innerCommand // commands it runs
+	scripts     []word         // shell scripts it runs (sh -c)
+	noop        bool           // runs nothing (command -v)
+}
+
+type innerCommand struct {
+	assigns []word // NAME=value given to the inner command (env)
+	args    []word
+}
+
+// wrapperSpec describes a program that runs the command in its operands.
+type wrapperSpec struct {
+	transparent bool     // only changes how the command runs (timeout, nice…)
+	shortArg    string   // short options that take the next word as argument
+	optAttached string   // short options whose optional argument is attached (xargs -i)
+	longArg     []string // long options that take the next word unless written with '='
+	positional  int      // operands before the command (timeout's duration)
+	assigns     bool     // NAME=value operands before the command (env)
+	noCommand   string   // short options after which nothing runs (command -v)
+	refuse      string   // short option that cannot be judged (env -S)
+	refuseLong  string
+	trailing    bool // the command gets more arguments at run time (xargs)
+}
+
+// wrapperFor returns the spec of a known wrapper, by basename.
+func wrapperFor(base string) (wrapperSpec, bool) {
+	switch base {
+	case "env":
+		return wrapperSpec{transparent: true, shortArg: "uC", longArg: []string{"unset", "chdir"},
+			assigns: true, refuse: "S", refuseLong: "split-string"}, true
+	case "timeout":
+		return wrapperSpec{transparent: true, shortArg: "sk", longArg: []string{"signal", "kill-after"}, positional: 1}, true
+	case "nice":
+		return wrapperSpec{transparent: true, shortArg: "n", longArg: []string{"adjustment"}}, true
+	case "nohup", "setsid", "builtin":
+		return wrapperSpec{transparent: true}, true
+	case "command":
+		return wrapperSpec{transparent: true, noCommand: "vV"}, true
+	case "exec":
+		return wrapperSpec{transparent: true, shortArg: "a"}, true
+	case "time":
+		return wrapperSpec{transparent: true, shortArg: "fo", longArg: []string{"format", "output"}}, true
+	case "stdbuf":
+		return wrapperSpec{transparent: true, shortArg: "ioe", longArg: []string{"input", "output", "error"}}, true
+	case "ionice":
+		return wrapperSpec{transparent: true, shortArg: "cnp", longArg: []string{"class", "classdata", "pid"}}, true
+	case "xargs":
+		return wrapperSpec{transparent: true, shortArg: "adEILnPs", optAttached: "eil",
+			longArg:  []string{"arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"},
+			trailing: true}, true
+	case "sudo":
+		return wrapperSpec{shortArg: "ugChpDrtTU", longArg: []string{"user", "group", "close-from", "host", "prompt", "chdir", "role", "type", "command-timeout", "other-user"}}, true
+	case "doas":
+		return wrapperSpec{shortArg: "uC"}, true
+	}
+	return wrapperSpec{}, false
+}
+
+// isShell reports programs whose -c operand is a shell script.
+func isShell(base string) bool {
+	switch base {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh":
+		return true
+	}
+	return false
+}
+
+// unwrap finds the commands and scripts a command runs.
+func unwrap(prog string, args []word) wrapped {
+	base := path.Base(prog)
+	switch {
+	case base == "find":
+		return unwrapFind(args)
+	case isShell(base):
+		return unwrapShell(args)
+	}
+	spec, ok := wrapperFor(base)
+	if !ok {
+		return wrapped{}
+	}
+	return unwrapWith(spec, args)
+}
+
+// unwrapWith parses a wrapper's options and operands up to the command.
+func unwrapWith(spec wrapperSpec, args []word) wrapped {
+	w := wrapped{isWrapper: true, transparent: spec.transparent}
+	var inner innerCommand
+	positional := spec.positional
+	repl := ""
+	i := 1
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.static() {
+			if a.split || positional == 0 {
+				w.problem = "a word before the wrapped command is only known at run time, so the command cannot be found"
+				return w
+			}
+			positional--
+			continue
+		}
+		s := a.lit()
+		switch {
+		case s == "--":
+			i++
+		case strings.HasPrefix(s, "--") && positional == spec.positional:
+			name, _, hasValue := strings.Cut(s[2:], "=")
+			if spec.refuseLong != "" && name == spec.refuseLong {
+				w.problem = "--" + name + " builds a command at run time, which cannot be judged"
+				return w
+			}
+			if name == "replace" {
+				repl = "{}"
+			}
+			if !hasValue && contains(spec.longArg, name) {
+				i++
+			}
+			continue
+		case len(s) > 1 && s[0] == '-' && positional == spec.positional:
+			skip, r, stop := shortOptions(spec, s[1:])
+			switch {
+			case stop != "":
+				w.problem = stop
+				return w
+			case skip < 0:
+				w.noop = true
+				return w // command -v: nothing runs
+			}
+			if r != "" {
+				repl = r
+			}
+			i += skip
+			if i >= len(args) && skip > 0 {
+				return w
+			}
+			if skip > 0 && r == "\x00" { // -I REPL: the argument is the next word
+				repl = args[i].lit()
+			}
+			continue
+		case spec.assigns && isAssignment(s):
+			inner.assigns = append(inner.assigns, a)
+			continue
+		case positional > 0:
+			positional--
+			continue
+		}
+		break
+	}
+	if i >= len(args) {
+		return w
+	}
+	inner.args = replaceHoles(args[i:], repl)
+	if spec.trailing {
+		inner.args = append(inner.args, holeWord("ARGS…"))
+	}
+	w.inner = []innerCommand{inner}
+	return w
+}
+
+// shortOptions reads one cluster of short options (without the '-'). It
+// returns how many following words the cluster consumes (-1: nothing will
+// run), the replacement string of xargs -i/-I ("\x00": it is the next
+// word), and a reason to refuse.
+func shortOptions(spec wrapperSpec, cluster string) (skip int, repl, refuse string) {
+	for j, c := range cluster {
+		switch {
+		case spec.refuse != "" && strings.ContainsRune(spec.refuse, c):
+			return 0, "", "-" + string(c) + " builds a command at run time, which cannot be judged"
+		case spec.noCommand != "" && strings.ContainsRune(spec.noCommand, c):
+			return -1, "", ""
+		case strings.ContainsRune(spec.optAttached, c):
+			if c == 'i' {
+				repl = cluster[j+1:]
+				if repl == "" {
+					repl = "{}"
+				}
+			}
+			return 0, repl, ""
+		case strings.ContainsRune(spec.shortArg, c):
+			if j+1 < len(cluster) {
+				if c == 'I' {
+					repl = cluster[j+1:]
+				}
+				return 0, repl, ""
+			}
+			if c == 'I' {
+				return 1, "\x00", ""
+			}
+			return 1, "", ""
+		}
+	}
+	return 0, "", ""
+}
+
+// replaceHoles turns words that contain an xargs/find replacement string
+// into holes: their value is only known at run time.
+func replaceHoles(ws []word, repl string) []word {
+	out := make([]word, len(ws))
+	for i, w := range ws {
+		if repl != "" && w.static() && strings.Contains(w.lit(), repl) {
+			out[i] = holeWord(w.text)
+			continue
+		}
+		out[i] = w
+	}
+	return out
+}
+
+// unwrapFind finds the commands of find's -exec, -execdir, -ok and -okdir.
+func unwrapFind(args []word) wrapped {
+	w := wrapped{isWrapper: true}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if !a.static() {
+			if a.split {
+				w.problem = "a find argument is only known at run time and could add -exec"
+				return w
+			}
+			continue
+		}
+		switch a.lit() {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		end := i + 1
+		for end < len(args) && !(args[end].static() && (args[end].lit() == ";" || args[end].lit() == "+")) {
+			end++
+		}
+		if end >= len(args) {
+			w.problem = a.lit() + " has no terminating ';' or '+'"
+			return w
+		}
+		if end > i+1 {
+			w.inner = append(w.inner, innerCommand{args: replaceHoles(args[i+1:end], "{}")})
+		}
+		i = end
+	}
+	return w
+}
+
+// unwrapShell finds the script of `sh -c SCRIPT` (options may be clustered,
+// as in -lc or -ec).
+func unwrapShell(args []word) wrapped {
+	w := wrapped{isWrapper: true}
+	script := false
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if !a.static() {
+			if script {
+				w.scripts = append(w.scripts, a)
+				return w
+			}
+			w.problem = "a shell option is only known at run time"
+			return w
+		}
+		s := a.lit()
+		switch {
+		case s == "--" || s == "-":
+			continue
+		case s == "--rcfile" || s == "--init-file":
+			i++
+			continue
+		case strings.HasPrefix(s, "--"):
+			continue
+		case len(s) > 1 && (s[0] == '-' || s[0] == '+'):
+			if strings.ContainsRune(s, 'c') {
+				script = true
+			}
+			if strings.ContainsAny(s, "oO") {
+				i++
+			}
+			continue
+		}
+		if script {
+			w.scripts = append(w.scripts, a)
+		}
+		return w
+	}
+	return w
+}
+
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, c := range name {
+		if c != '_' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,51 @@
+package permission
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestExplain(t *testing.T) {
+	t.Parallel()
+	wt := caseTree(t)
+	tests := []struct {
+		q        Query
+		verdict  string
+		contains []string
+	}{
+		{Query{Bash, "git status; rm -rf ~"}, "deny", []string{
+			`deny: bash "git status; rm -rf ~"`, "allow  command   git status", `rule bash "git status": allow`,
+			"deny   command   rm -rf ~", "default deny"}},
+		{Query{Bash, "go test ./... > src/out"}, "allow", []string{"redirect  src/out", `rule edit "src/**": allow`}},
+		{Query{Edit, "src/a.go"}, "allow", []string{`rule edit "src/**": allow`}},
+		{Query{Edit, ".git/config"}, "deny", []string{"protected"}},
+		{Query{Read, "../x"}, "deny", []string{"outside the work tree"}},
+		{Query{DoomLoop, "read"}, "deny", []string{"default deny"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q.Permission+" "+tt.q.Target, func(t *testing.T) {
+			e := Explain(strict(), wt, tt.q)
+			if e.Verdict != tt.verdict || e.Allowed != (tt.verdict == "allow") {
+				t.Errorf("verdict = %s/%v, want %s", e.Verdict, e.Allowed, tt.verdict)
+			}
+			text := e.Text()
+			for _, want := range tt.contains {
+				if !strings.Contains(text, want) {
+					t.Errorf("Text() lacks %q:\n%s", want, text)
+				}
+			}
+			raw, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back Explanation
+			if err := json.Unmarshal(raw, &back); err != nil {
+				t.Fatal(err)
+			}
+			if back.Verdict != e.Verdict || len(back.Checks) != len(e.Checks) {
+				t.Errorf("JSON round trip: %s", raw)
+			}
+		})
+	}
+}

@@ -1,0 +1,141 @@
+package permission
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func bashSeeds(f *testing.F) []string {
+	seeds := []string{"git status", "ls; ls -la", "a && b || c | d", "echo $(id)", "sh -c 'rm x'",
+		"find . -exec rm {} \\;", "env A=1 timeout 5 xargs -I{} rm {}", "cat <<EOF\n$(x)\nEOF", "echo > x",
+		"f() { x; }", "for i in *; do echo \"$i\"; done", "case $x in a) b;; esac", "$'\\x41' b", "{ a; } > /dev/null"}
+	data, err := os.ReadFile(filepath.Join("testdata", "bash.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if i := bytes.Index(line, []byte(`"command": "`)); i >= 0 {
+			seeds = append(seeds, string(line[i+12:min(len(line), i+60)]))
+		}
+	}
+	return seeds
+}
+
+// printStmts returns the canonical form of src, or false when it does not
+// parse, holds no statement, or does not survive printing (the printer
+// drops some odd bytes such as a lone \v).
+func printStmts(src string) (string, bool) {
+	parse := func(s string) (*syntax.File, bool) {
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
+		return file, err == nil && len(file.Stmts) > 0
+	}
+	file, ok := parse(src)
+	if !ok {
+		return "", false
+	}
+	var buf bytes.Buffer
+	if err := syntax.NewPrinter().Print(&buf, file); err != nil {
+		return "", false
+	}
+	again, ok := parse(buf.String())
+	if !ok || len(again.Stmts) != len(file.Stmts) {
+		return "", false
+	}
+	return buf.String(), true
+}
+
+// FuzzCheckBash: the analysis never panics, a verdict is allowed only when
+// every check is, and a list "A\nB" is allowed only when A and B are.
+func FuzzCheckBash(f *testing.F) {
+	for _, s := range bashSeeds(f) {
+		f.Add(s, "ls -la")
+	}
+	wt := f.TempDir()
+	rulesets := []Ruleset{open(), strict()}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, rs := range rulesets {
+			v := CheckBash(rs, wt, a)
+			if v.Allowed {
+				if len(v.Checks) == 0 {
+					t.Fatalf("%q allowed with no checks", a)
+				}
+				if _, denied := v.Denied(); denied {
+					t.Fatalf("%q allowed with a denied check: %+v", a, v.Checks)
+				}
+			}
+			pa, okA := printStmts(a)
+			pb, okB := printStmts(b)
+			if !okA || !okB {
+				continue
+			}
+			if CheckBash(rs, wt, pa+"\n"+pb).Allowed &&
+				(!CheckBash(rs, wt, pa).Allowed || !CheckBash(rs, wt, pb).Allowed) {
+				t.Fatalf("list %q allowed but a member is denied", pa+"\n"+pb)
+			}
+		}
+	})
+}
+
+// FuzzPathContainment: whatever the input, an allowed path (no external
+// rule) resolves inside the work tree even when the OS follows every
+// symlink, and is neither in .git nor an .env file.
+func FuzzPathContainment(f *testing.F) {
+	seeds := []string{"src/a.go", "../x", "link-out/x.txt", "link-out/../x", "/etc/passwd", ".git/config",
+		"src/../../x", "./.env", "a/./b//c", "dangling", "loop/x", "src-link/../../x", "\x00", ""}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	root := f.TempDir()
+	wt := filepath.Join(root, "wt")
+	for _, d := range []string{"wt/src", "wt/.git", "outside"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{"link-out": "../outside", "dangling": "../outside/nope",
+		"loop": "loop", "src-link": "src", "up": ".."} {
+		if err := os.Symlink(target, filepath.Join(wt, name)); err != nil {
+			f.Fatal(err)
+		}
+	}
+	p, err := NewPaths(wt)
+	if err != nil {
+		f.Fatal(err)
+	}
+	rs := Ruleset{{Read, "**", Allow}, {Edit, "**", Allow}}
+	f.Fuzz(func(t *testing.T, name string) {
+		d, target := p.Check(rs, Edit, name)
+		if !d.Allowed {
+			return
+		}
+		if !target.Inside || protectedKind(target.Rel) != "" {
+			t.Fatalf("%q allowed as %+v", name, target)
+		}
+		if real := osResolve(target.Abs); !strings.HasPrefix(real+"/", p.Root()+"/") {
+			t.Fatalf("%q allowed but the OS resolves %s to %s", name, target.Abs, real)
+		}
+	})
+}
+
+// osResolve follows symlinks the way the OS would for the longest existing
+// prefix of abs.
+func osResolve(abs string) string {
+	rest := ""
+	cur := abs
+	for {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}

@@ -1,0 +1,235 @@
+package permission
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// maxSymlinks bounds symlink resolution, as the kernel's ELOOP does.
+const maxSymlinks = 40
+
+// Paths resolves tool paths against one work tree. The zero value is not
+// usable; build it with NewPaths.
+type Paths struct {
+	root string // the work tree: absolute, cleaned, symlinks resolved
+}
+
+// Target is a path after resolution.
+type Target struct {
+	// Abs is the absolute path with every symlink resolved: the file a tool
+	// must open (never the raw input, which may take another route).
+	Abs string `json:"abs"`
+	// Rel is the work-tree-relative slash path ("." for the root); empty
+	// when the path is outside the work tree.
+	Rel string `json:"rel,omitempty"`
+	// Inside reports whether the path is inside the work tree.
+	Inside bool `json:"inside"`
+}
+
+// Pattern is what rules match: Rel inside the work tree, else Abs as a
+// slash path.
+func (t Target) Pattern() string {
+	if t.Inside {
+		return t.Rel
+	}
+	return filepath.ToSlash(t.Abs)
+}
+
+// NewPaths makes a resolver for workTree, which must exist.
+func NewPaths(workTree string) (Paths, error) {
+	abs, err := filepath.Abs(workTree)
+	if err != nil {
+		return Paths{}, fmt.Errorf("work tree %s: %w", workTree, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return Paths{}, fmt.Errorf("work tree %s: %w", workTree, err)
+	}
+	return Paths{root: real}, nil
+}
+
+// Root is the work tree's absolute, symlink-free path.
+func (p Paths) Root() string { return p.root }
+
+// Resolve cleans p (relative paths are relative to the work tree), resolves
+// every symlink on the way, including a dangling one at the end, and
+// reports where the result lies. Errors: ErrEmptyPath, ErrNULByte,
+// ErrSymlinkLoop.
+func (p Paths) Resolve(name string) (Target, error) {
+	if strings.TrimSpace(name) == "" {
+		return Target{}, ErrEmptyPath
+	}
+	if strings.IndexByte(name, 0) >= 0 {
+		return Target{}, ErrNULByte
+	}
+	abs := name
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(p.root, abs)
+	}
+	real, err := resolveSymlinks(filepath.Clean(abs))
+	if err != nil {
+		return Target{}, fmt.Errorf("resolve %s: %w", name, err)
+	}
+	t := Target{Abs: real}
+	if rel, ok := within(p.root, real); ok {
+		t.Rel, t.Inside = rel, true
+	}
+	return t, nil
+}
+
+// within returns the slash path of target relative to root when target is
+// root or below it.
+func within(root, target string) (string, bool) {
+	if target == root {
+		return ".", true
+	}
+	prefix := root
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	rest, ok := strings.CutPrefix(target, prefix)
+	if !ok {
+		return "", false
+	}
+	return filepath.ToSlash(rest), true
+}
+
+// resolveSymlinks walks an absolute, cleaned path one component at a time,
+// replacing each symlink with its target. Components that do not exist are
+// kept as they are (a file about to be created). Unlike
+// filepath.EvalSymlinks it also follows a dangling final symlink, since
+// writing through it would create its target.
+func resolveSymlinks(abs string) (string, error) {
+	todo := splitPath(abs)
+	cur := string(filepath.Separator)
+	hops := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			// missing, unreadable or a plain entry: keep it as written
+			cur = next
+			continue
+		}
+		hops++
+		if hops > maxSymlinks {
+			return "", ErrSymlinkLoop
+		}
+		link, err := os.Readlink(next)
+		if err != nil {
+			return "", fmt.Errorf("readlink %s: %w", next, err)
+		}
+		if filepath.IsAbs(link) {
+			cur = string(filepath.Separator)
+		}
+		todo = append(splitPath(link), todo...)
+	}
+	return cur, nil
+}
+
+func splitPath(p string) []string {
+	return strings.Split(filepath.ToSlash(p), "/")
+}
+
+// Check decides whether permission may act on name. Outside the work tree
+// the external_directory permission decides first (pattern: the absolute
+// path); when it allows, permission itself is checked on the absolute path.
+// Inside, .git directories and .env* files are protected: only a rule that
+// names them explicitly can allow them. The Target is valid when the
+// decision allows.
+func (p Paths) Check(rs Ruleset, permission, name string) (Decision, Target) {
+	t, err := p.Resolve(name)
+	if err != nil {
+		return defaultDeny(permission, name, fmt.Sprintf("invalid path %s: %v", strconv.Quote(name), err)), t
+	}
+	pat := t.Pattern()
+	if !t.Inside {
+		d := rs.Evaluate(ExternalDirectory, pat)
+		if !d.Allowed {
+			d.Reason = fmt.Sprintf("%s is outside the work tree: %s", pat, d.Reason)
+			return d, t
+		}
+		return rs.Evaluate(permission, pat), t
+	}
+	if what := protectedKind(t.Rel); what != "" {
+		return rs.checkProtected(permission, t.Rel, what), t
+	}
+	return rs.Evaluate(permission, pat), t
+}
+
+// CheckPath is Paths.Check for a one-off question (e.g. redirection targets
+// and `runner policy check`).
+func CheckPath(rs Ruleset, workTree, permission, name string) Decision {
+	p, err := NewPaths(workTree)
+	if err != nil {
+		return defaultDeny(permission, name, err.Error())
+	}
+	d, _ := p.Check(rs, permission, name)
+	return d
+}
+
+// protectedKind names the protected element of a work-tree-relative slash
+// path: ".git" for anything in a .git directory, ".env" for a .env* file,
+// "" otherwise.
+func protectedKind(rel string) string {
+	parts := strings.Split(rel, "/")
+	for _, c := range parts[:len(parts)-1] {
+		if c == ".git" {
+			return ".git"
+		}
+	}
+	base := parts[len(parts)-1]
+	switch {
+	case base == ".git":
+		return ".git"
+	case strings.HasPrefix(base, ".env"):
+		return ".env"
+	}
+	return ""
+}
+
+// checkProtected evaluates a protected path: deny rules apply as usual,
+// allow rules only when their pattern names the protected element.
+func (rs Ruleset) checkProtected(permission, rel, what string) Decision {
+	allow := func(r Rule) bool { return namesProtected(r.Pattern, what) && matchPath(r.Pattern, rel) }
+	deny := func(r Rule) bool { return matchPath(r.Pattern, rel) }
+	d := rs.decide(permission, rel, allow, deny)
+	if d.Rule == nil {
+		d.Reason = fmt.Sprintf("%s is protected (%s): only a %s rule that names %s explicitly can allow it",
+			rel, protectedWhy(what), permission, what)
+	}
+	return d
+}
+
+// namesProtected reports whether a rule pattern targets what (".git" or
+// ".env") literally, e.g. ".git/**", "**/.env", "config/.env.*".
+func namesProtected(pattern, what string) bool {
+	for _, c := range strings.Split(pattern, "/") {
+		if what == ".git" && c == ".git" {
+			return true
+		}
+		if what == ".env" && strings.HasPrefix(c, ".env") {
+			return true
+		}
+	}
+	return false
+}
+
+func protectedWhy(what string) string {
+	if what == ".git" {
+		return "the repository's .git directory"
+	}
+	return "an .env file may hold secrets"
+}
