@@ -51,6 +51,7 @@ func TestRedact(t *testing.T) {
 		{"cut -----BEGIN RSA PRIVATE KEY-----\nMIIEow", "cut [REDACTED]"},
 		{"Authorization: Bearer abc.def-ghi_jkl", "Authorization: Bearer [REDACTED]"},
 		{"curl -H 'Authorization: token 0123456789abcdef'", "curl -H 'Authorization: token [REDACTED]'"},
+		{"http.https://github.com/.extraheader=AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hz", "http.https://github.com/.extraheader=AUTHORIZATION: basic [REDACTED]"},
 		{"jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U end", "jwt [REDACTED] end"},
 		{"clone https://user:hunter2pass@github.com/o/r", "clone https://user:[REDACTED]@github.com/o/r"},
 		{"http://localhost:8080/v1 is fine", "http://localhost:8080/v1 is fine"},
