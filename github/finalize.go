@@ -126,6 +126,9 @@ type Renderer func(ctx context.Context, eventsFile string) (string, error)
 type FinalizeOptions struct {
 	EventsFile  string
 	Sticky      *Sticky  // the comment to update; nil: no comment
+	// CreateMissing posts the comment when the run never did; by default
+	// only a comment the run started is updated.
+	CreateMissing bool
 	Render      Renderer // nil: Outcome.Markdown
 	OutputPath  string   // GITHUB_OUTPUT of the finalize step; "" skips outputs
 	SummaryPath string   // GITHUB_STEP_SUMMARY of the finalize step; "" skips
@@ -137,8 +140,10 @@ type FinalizeOptions struct {
 // Finalize brings the sticky comment in line with an events file, for
 // `runner github finalize --events FILE` in an `if: cancelled() ||
 // failure()` step: a run killed before its last event is reported as
-// cancelled. Running it again changes nothing (the comment is edited only
-// when its body differs). It also writes the outputs and step summary of
+// cancelled. Only a comment the run started is updated unless
+// CreateMissing is set; a Sticky without Task takes the task name from the
+// events. Running it again changes nothing (the comment is edited only when
+// its body differs). It also writes the outputs and step summary of
 // its own step when their paths are given.
 func Finalize(ctx context.Context, o FinalizeOptions) (RunOutputs, error) {
 	f, err := os.Open(o.EventsFile)
@@ -166,8 +171,15 @@ func Finalize(ctx context.Context, o FinalizeOptions) (RunOutputs, error) {
 		EventsPath: o.EventsFile, CostUSD: outcome.Result.CostUSD}
 	var errs []error
 	if o.Sticky != nil {
-		url, err := o.Sticky.Finish(ctx, report)
-		out.CommentURL = url
+		if o.Sticky.Task == "" {
+			o.Sticky.Task = outcome.Task
+		}
+		var err error
+		if o.CreateMissing {
+			out.CommentURL, err = o.Sticky.Finish(ctx, report)
+		} else {
+			out.CommentURL, _, err = o.Sticky.Update(ctx, report)
+		}
 		errs = append(errs, err)
 	}
 	if o.SummaryPath != "" {

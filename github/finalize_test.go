@@ -67,7 +67,7 @@ func TestFinalizeKilledRun(t *testing.T) {
 	failing := func(context.Context, string) (string, error) { return "", errors.New("renderer broke") }
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel() // as in a cancelled job: the API calls still go out
-	out, err := Finalize(ctx, FinalizeOptions{EventsFile: events, Sticky: newSticky(reg), Render: failing})
+	out, err := Finalize(ctx, FinalizeOptions{EventsFile: events, Sticky: newSticky(reg), Render: failing, CreateMissing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +78,18 @@ func TestFinalizeKilledRun(t *testing.T) {
 		if !strings.Contains(sent.Body, want) {
 			t.Errorf("body lacks %q: %q", want, sent.Body)
 		}
+	}
+}
+
+func TestFinalizeUpdatesOnlyAStartedComment(t *testing.T) {
+	events := writeEvents(t, startedLine)
+	reg := githubtest.New(t, "/api-v3")
+	reg.Register(http.MethodGet, "/repos/octo/hello/issues/5/comments", githubtest.Page([]any{comment(1, "alice", "hi")}, 1, 1))
+	s := newSticky(reg)
+	s.Task = "" // from run.started: "fix"
+	out, err := Finalize(t.Context(), FinalizeOptions{EventsFile: events, Sticky: s})
+	if err != nil || out.CommentURL != "" || s.Task != "fix" {
+		t.Errorf("url=%q task=%q err=%v", out.CommentURL, s.Task, err)
 	}
 }
 

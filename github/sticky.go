@@ -82,6 +82,17 @@ func (s *Sticky) Finish(ctx context.Context, report string) (string, error) {
 	return s.upsert(ctx, report)
 }
 
+// Update replaces the body of the existing comment only; found is false
+// (and nothing is posted) when there is none.
+func (s *Sticky) Update(ctx context.Context, content string) (url string, found bool, err error) {
+	existing, err := s.Find(ctx)
+	if err != nil || existing == nil {
+		return "", false, err
+	}
+	url, err = s.edit(ctx, existing, s.Body(content))
+	return url, true, err
+}
+
 // Body is the full comment body for content: marker first, then content,
 // fit to CommentLimit.
 func (s *Sticky) Body(content string) string {
@@ -95,20 +106,26 @@ func (s *Sticky) upsert(ctx context.Context, content string) (string, error) {
 		return "", err
 	}
 	if existing != nil {
-		if existing.GetBody() == body {
-			return existing.GetHTMLURL(), nil
-		}
-		c, _, err := s.Client.Issues.EditComment(ctx, s.Owner, s.Repo, existing.GetID(), &gh.IssueComment{Body: &body})
-		if err == nil {
-			return c.GetHTMLURL(), nil
-		}
+		url, err := s.edit(ctx, existing, body)
 		if !isStatus(err, http.StatusNotFound) { // deleted meanwhile: post anew
-			return "", fmt.Errorf("github: edit comment %d: %w", existing.GetID(), err)
+			return url, err
 		}
 	}
 	c, _, err := s.Client.Issues.CreateComment(ctx, s.Owner, s.Repo, s.Number, &gh.IssueComment{Body: &body})
 	if err != nil {
 		return "", fmt.Errorf("github: comment on %s/%s#%d: %w", s.Owner, s.Repo, s.Number, err)
+	}
+	return c.GetHTMLURL(), nil
+}
+
+// edit sets the comment's body unless it already is body.
+func (s *Sticky) edit(ctx context.Context, existing *gh.IssueComment, body string) (string, error) {
+	if existing.GetBody() == body {
+		return existing.GetHTMLURL(), nil
+	}
+	c, _, err := s.Client.Issues.EditComment(ctx, s.Owner, s.Repo, existing.GetID(), &gh.IssueComment{Body: &body})
+	if err != nil {
+		return "", fmt.Errorf("github: edit comment %d: %w", existing.GetID(), err)
 	}
 	return c.GetHTMLURL(), nil
 }

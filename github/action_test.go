@@ -1,0 +1,253 @@
+package github
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// actionFile is the composite action at the repository root.
+type actionFile struct {
+	Inputs  map[string]struct{ Default string } `yaml:"inputs"`
+	Outputs map[string]struct{ Value string }   `yaml:"outputs"`
+	Runs    struct {
+		Using string       `yaml:"using"`
+		Steps []actionStep `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+type actionStep struct {
+	ID   string            `yaml:"id"`
+	If   string            `yaml:"if"`
+	Uses string            `yaml:"uses"`
+	With map[string]string `yaml:"with"`
+	Run  string            `yaml:"run"`
+	Env  map[string]string `yaml:"env"`
+}
+
+func loadAction(t *testing.T) actionFile {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a actionFile
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+var exprRe = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
+
+// TestActionLint checks the action's shape: inputs reach scripts only
+// through env, outputs come from the run step and match what the runner
+// writes, the runner is started with exec.
+func TestActionLint(t *testing.T) {
+	a := loadAction(t)
+	if a.Runs.Using != "composite" {
+		t.Fatalf("runs.using = %q", a.Runs.Using)
+	}
+	wantInputs := []string{"task", "prompt", "model", "base-url", "api-key", "github-token", "set", "max-steps", "comment", "pull-request", "trigger", "allow-bots"}
+	used := map[string]bool{}
+	for _, s := range a.Runs.Steps {
+		if strings.Contains(s.Run, "${{") {
+			t.Errorf("step %q interpolates an expression into its script", s.ID)
+		}
+		for _, v := range s.Env {
+			for _, m := range exprRe.FindAllStringSubmatch(v, -1) {
+				if name, ok := strings.CutPrefix(m[1], "inputs."); ok {
+					used[name] = true
+				}
+			}
+		}
+	}
+	for _, in := range wantInputs {
+		if _, ok := a.Inputs[in]; !ok {
+			t.Errorf("input %q missing", in)
+		}
+		if !used[in] {
+			t.Errorf("input %q is not passed to any step's env", in)
+		}
+	}
+	for name := range a.Inputs {
+		if !slices.Contains(wantInputs, name) {
+			t.Errorf("unexpected input %q", name)
+		}
+	}
+	for _, name := range OutputNames() {
+		if got, want := a.Outputs[name].Value, "${{ steps.run.outputs."+name+" }}"; got != want {
+			t.Errorf("output %q value = %q, want %q", name, got, want)
+		}
+	}
+	if len(a.Outputs) != len(OutputNames()) {
+		t.Errorf("outputs %v, want exactly %v", a.Outputs, OutputNames())
+	}
+	run := stepByID(t, a, "run")
+	if !regexp.MustCompile(`(?m)^\s*exec "\$RUNNER_TEMP/runner" `).MatchString(run.Run) {
+		t.Errorf("the run step does not exec the runner:\n%s", run.Run)
+	}
+	setup := a.Runs.Steps[0]
+	if !strings.HasPrefix(setup.Uses, "actions/setup-go@") || setup.With["go-version-file"] != "${{ github.action_path }}/go.mod" {
+		t.Errorf("first step = %+v, want setup-go with the action's go.mod", setup)
+	}
+	if !strings.Contains(stepByID(t, a, "build").Run, `cd "$GITHUB_ACTION_PATH"`) {
+		t.Error("build step does not build in $GITHUB_ACTION_PATH")
+	}
+}
+
+func stepByID(t *testing.T, a actionFile, id string) actionStep {
+	t.Helper()
+	for _, s := range a.Runs.Steps {
+		if s.ID == id {
+			return s
+		}
+	}
+	t.Fatalf("no step %q", id)
+	return actionStep{}
+}
+
+// actionRun executes the action's shell steps the way the Actions runner
+// would: expressions in env evaluated from inputs and earlier step outputs,
+// one GITHUB_OUTPUT file per step.
+type actionRun struct {
+	t       *testing.T
+	a       actionFile
+	inputs  map[string]string
+	base    []string // environment of every step
+	temp    string
+	outputs map[string]map[string]string
+	failed  bool
+}
+
+func newActionRun(t *testing.T, inputs map[string]string, base map[string]string) *actionRun {
+	a := loadAction(t)
+	r := &actionRun{t: t, a: a, inputs: map[string]string{}, temp: t.TempDir(), outputs: map[string]map[string]string{}}
+	for name, in := range a.Inputs {
+		r.inputs[name] = in.Default
+	}
+	r.inputs["github-token"] = "default-token"
+	for k, v := range inputs {
+		r.inputs[k] = v
+	}
+	abs, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.base = []string{"HOME=" + t.TempDir(), "RUNNER_TEMP=" + r.temp, "GITHUB_ACTION_PATH=" + abs, "GITHUB_ACTIONS=true"}
+	for k, v := range base {
+		r.base = append(r.base, k+"="+v)
+	}
+	return r
+}
+
+func (r *actionRun) eval(s string) string {
+	return exprRe.ReplaceAllStringFunc(s, func(m string) string {
+		expr := exprRe.FindStringSubmatch(m)[1]
+		if name, ok := strings.CutPrefix(expr, "inputs."); ok {
+			return r.inputs[name]
+		}
+		if rest, ok := strings.CutPrefix(expr, "steps."); ok {
+			id, out, _ := strings.Cut(rest, ".outputs.")
+			return r.outputs[id][out]
+		}
+		r.t.Fatalf("expression %q not understood by the test", expr)
+		return ""
+	})
+}
+
+// step runs one shell step and returns its exit code.
+func (r *actionRun) step(s actionStep, path string) int {
+	r.t.Helper()
+	out := filepath.Join(r.temp, "output-"+s.ID+strings.ReplaceAll(s.If, " ", ""))
+	env := append(slices.Clone(r.base), "PATH="+path, "GITHUB_OUTPUT="+out)
+	for k, v := range s.Env {
+		env = append(env, k+"="+r.eval(v))
+	}
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", s.Run)
+	cmd.Env, cmd.Dir = env, r.temp
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	err := cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	if err != nil && code < 0 {
+		r.t.Fatalf("step %s: %v", s.ID, err)
+	}
+	if _, err := os.Stat(out); err == nil && s.ID != "" {
+		r.outputs[s.ID] = parseOutputs(r.t, out)
+	}
+	if code != 0 {
+		r.failed = true
+		r.t.Logf("step %q exited %d: %s", s.ID, code, stderr.String())
+	}
+	return code
+}
+
+// runAll runs the shell steps in order with the fake go and runner on
+// PATH, honouring the finalize step's failure condition.
+func (r *actionRun) runAll(path string) {
+	for _, s := range r.a.Runs.Steps {
+		switch {
+		case s.Uses != "":
+			continue // setup-go
+		case s.If != "":
+			if r.failed && r.outputs["prep"]["dir"] != "" {
+				r.step(s, path)
+			}
+		case !r.failed:
+			r.step(s, path)
+		}
+	}
+}
+
+// actionOutputs evaluates the action's outputs.
+func (r *actionRun) actionOutputs() map[string]string {
+	got := map[string]string{}
+	for name, o := range r.a.Outputs {
+		got[name] = r.eval(o.Value)
+	}
+	return got
+}
+
+// fakeGoDir holds a `go` that checks the build command and installs the
+// test binary as the runner.
+func fakeGoDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `#!/bin/bash
+set -eu
+want="build -trimpath -o $RUNNER_TEMP/runner ./cmd/runner"
+[ "$*" = "$want" ] || { echo "fake go: got '$*', want '$want'" >&2; exit 9; }
+[ "$PWD" = "$GITHUB_ACTION_PATH" ] || { echo "fake go: built in $PWD" >&2; exit 9; }
+[ -f go.mod ] || { echo "fake go: no go.mod in $PWD" >&2; exit 9; }
+printf '#!/bin/bash\nexec %q "$@"\n' "` + self + `" > "$RUNNER_TEMP/runner"
+chmod +x "$RUNNER_TEMP/runner"
+`
+	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir + ":" + os.Getenv("PATH")
+}
+
+func readJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatal(err)
+	}
+}
