@@ -18,7 +18,8 @@ fmt:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# Packages with golden files define -update; only they get the flag.
 golden:
-	$(GO) test ./... -update
+	$(GO) test $$(grep -rl --include='*_test.go' 'flag.Bool("update"' . | xargs -n1 dirname | sort -u) -update
 
 ci: lint test

@@ -15,7 +15,7 @@ func ParseInputs(set []string) (map[string]string, error) {
 	for _, kv := range set {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("--set %q: %w: write KEY=VALUE", kv, ErrUsage)
+			return nil, fmt.Errorf("%w: --set %q: write KEY=VALUE", ErrUsage, kv)
 		}
 		out[k] = v
 	}

@@ -22,12 +22,12 @@ const MaxSpecSize = 1 << 20
 func Load(path string) (*Spec, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read task spec: %w: %w", ErrUsage, err)
+		return nil, fmt.Errorf("%w: read task spec: %w", ErrUsage, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxSpecSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("read task spec %s: %w: %w", path, ErrUsage, err)
+		return nil, fmt.Errorf("%w: read task spec %s: %w", ErrUsage, path, err)
 	}
 	return LoadBytes(path, data)
 }

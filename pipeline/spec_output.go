@@ -62,7 +62,8 @@ func (d *decoder) toJSON(path string, n *yaml.Node, budget *int, depth int) (any
 	n = deref(n)
 	*budget--
 	if *budget < 0 || depth > maxSchemaDepth {
-		d.errorAt(n, "simplify the schema", "%s: schema is too large or too deeply nested", path)
+		root, _, _ := strings.Cut(path, "/")
+		d.errorAt(n, "simplify the schema", "%s: schema is too large or too deeply nested", root)
 		return nil, false
 	}
 	switch n.Kind {

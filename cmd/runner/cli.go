@@ -99,14 +99,20 @@ func usageCommand(err error) string {
 }
 
 // report writes err to stderr: spec errors as they are, one per line
-// starting with file:line:col, anything else prefixed with "runner: ".
+// starting with file:line:col, each error of a join on its own, anything
+// else prefixed with "runner: ".
 func report(w io.Writer, err error) {
 	if err == nil {
 		return
 	}
-	var specErrs pipeline.SpecErrors
-	if errors.As(err, &specErrs) && err.Error() == specErrs.Error() {
-		fmt.Fprintln(w, err)
+	if specErrs, ok := err.(pipeline.SpecErrors); ok {
+		fmt.Fprintln(w, specErrs)
+		return
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			report(w, e)
+		}
 		return
 	}
 	fmt.Fprintf(w, "runner: %v\n", err)

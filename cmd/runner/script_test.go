@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"runner": func() { os.Exit(run()) },
+		// expect-exit CODE ARGS... runs the runner with ARGS and fails unless
+		// it exits with CODE; the runner's output passes through.
+		"expect-exit": func() {
+			if len(os.Args) < 2 {
+				fmt.Fprintln(os.Stderr, "usage: expect-exit CODE ARGS...")
+				os.Exit(1)
+			}
+			want, err := strconv.Atoi(os.Args[1])
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "expect-exit:", err)
+				os.Exit(1)
+			}
+			streams := Streams{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+			if got := runCLI(context.Background(), os.Args[2:], streams, os.Environ()); got != want {
+				fmt.Fprintf(os.Stderr, "expect-exit: runner exited with %d, want %d\n", got, want)
+				os.Exit(1)
+			}
+		},
+	})
+}
+
+// TestScript runs the txtar scripts in testdata/script. Each script starts
+// in a work directory holding a copy of the repository's examples/.
+func TestScript(t *testing.T) {
+	examples, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaFile, err := filepath.Abs("../../schema/task.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"json-valid": jsonValid,
+		},
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("COLUMNS", "80")
+			env.Setenv("SCHEMA_FILE", schemaFile)
+			return os.CopyFS(filepath.Join(env.WorkDir, "examples"), os.DirFS(examples))
+		},
+	})
+}
+
+// jsonValid is the script command "json-valid FILE": FILE holds one valid
+// JSON value.
+func jsonValid(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: json-valid FILE")
+	}
+	valid := json.Valid([]byte(ts.ReadFile(args[0])))
+	if valid == neg {
+		ts.Fatalf("json-valid %s: valid = %v", args[0], valid)
+	}
+}

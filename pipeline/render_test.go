@@ -1,0 +1,107 @@
+package pipeline
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const renderSpec = `version: 1
+name: r
+prompt: |
+  Fix {{ .Inputs.pkg }} in {{ .Inputs.mode }} mode{{ if .Inputs.note }}: {{ .Inputs.note }}{{ end }}.
+inputs:
+  pkg: {required: true}
+  mode: {default: fast, enum: [fast, slow]}
+  note: {default: ""}
+  opt: {}
+github:
+  pull_request: {branch: "fix/{{ .GitHub.number }}", title: "{{ .Event.action }}"}
+`
+
+func TestRender(t *testing.T) {
+	s, err := LoadBytes("r.yaml", []byte(renderSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		inputs  map[string]string
+		want    string
+		wantErr []string
+	}{
+		{"defaults", map[string]string{"pkg": "./a"}, "Fix ./a in fast mode.\n", nil},
+		{"all given", map[string]string{"pkg": "./a", "mode": "slow", "note": "careful"}, "Fix ./a in slow mode: careful.\n", nil},
+		{"missing required", map[string]string{}, "", []string{`r.yaml:6:3: input "pkg" is required (set it with --set pkg=VALUE)`}},
+		{"not in enum", map[string]string{"pkg": "x", "mode": "medium"}, "", []string{`r.yaml:7:3: input "mode": "medium" is not allowed (allowed: fast, slow)`}},
+		{"unknown input", map[string]string{"pkg": "x", "mdoe": "slow"}, "", []string{`--set mdoe: unknown input (did you mean "mode"?)`}},
+		{"all problems at once", map[string]string{"zzz": "1", "mode": "x"}, "", []string{"--set zzz: unknown input", `input "mode"`, `input "pkg" is required`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Render(tt.inputs, TemplateData{})
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != tt.want {
+					t.Errorf("Render = %q, want %q", got, tt.want)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInputs) || ExitCode(err) != ExitUsage {
+				t.Fatalf("Render error = %v, want ErrInputs", err)
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderMissingKey(t *testing.T) {
+	s, err := LoadBytes("r.yaml", []byte(renderSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An input declared without default and not given is absent: using it fails.
+	s.Prompt = "{{ .Inputs.opt }}"
+	if _, err := s.Render(map[string]string{"pkg": "x"}, TemplateData{}); !errors.Is(err, ErrInputs) || !strings.Contains(err.Error(), `map has no entry for key "opt"`) {
+		t.Errorf("Render(absent input) = %v", err)
+	}
+	pr := s.GitHub.PullRequest
+	_, err = s.RenderTemplate("github.pull_request.branch", pr.Branch, TemplateData{GitHub: map[string]any{"repository": "o/r"}})
+	if !errors.Is(err, ErrInputs) || !strings.HasPrefix(err.Error(), "r.yaml:11:26: github.pull_request.branch: ") {
+		t.Errorf("RenderTemplate(missing .GitHub.number) = %v", err)
+	}
+	got, err := s.RenderTemplate("github.pull_request.title", pr.Title, TemplateData{Event: map[string]any{"action": "opened"}})
+	if err != nil || got != "opened" {
+		t.Errorf("RenderTemplate(title) = %q, %v", got, err)
+	}
+}
+
+func TestParseInputs(t *testing.T) {
+	tests := []struct {
+		set     []string
+		want    map[string]string
+		wantErr bool
+	}{
+		{nil, map[string]string{}, false},
+		{[]string{"a=1", "b=x=y", "c=", "a=2"}, map[string]string{"a": "2", "b": "x=y", "c": ""}, false},
+		{[]string{"novalue"}, nil, true},
+		{[]string{"=v"}, nil, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseInputs(tt.set)
+		if (err != nil) != tt.wantErr || (err != nil && !errors.Is(err, ErrUsage)) {
+			t.Errorf("ParseInputs(%q) error = %v", tt.set, err)
+		}
+		if diff := cmp.Diff(tt.want, got); !tt.wantErr && diff != "" {
+			t.Errorf("ParseInputs(%q) (-want +got):\n%s", tt.set, diff)
+		}
+	}
+}
