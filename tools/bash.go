@@ -1,0 +1,161 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
+)
+
+//go:embed bash.md
+var bashDescription string
+
+// BashParams are the arguments of the bash tool.
+type BashParams struct {
+	Command     string `json:"command" description:"The command line to run with bash in the work tree."`
+	TimeoutMS   int    `json:"timeout_ms,omitempty" description:"Timeout in milliseconds (default 120000, at most 600000)."`
+	Description string `json:"description,omitempty" description:"A few words saying what the command does."`
+}
+
+type bashTool struct{ base }
+
+func (t *bashTool) Info() Info {
+	return Info{Name: "bash", Description: bashDescription, Parameters: schemaFor(BashParams{})}
+}
+
+// Permissions: the command line, judged command by command.
+func (t *bashTool) Permissions(input json.RawMessage) ([]Request, error) {
+	p, err := decodeParams[BashParams](input)
+	if err != nil {
+		return nil, err
+	}
+	return []Request{{Permission: permission.Bash, Target: p.Command}}, nil
+}
+
+func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
+	p, err := decodeParams[BashParams](call.Input)
+	if err != nil {
+		return badArguments("bash", err), nil
+	}
+	if strings.TrimSpace(p.Command) == "" {
+		return errorResult("bash: the command is empty."), nil
+	}
+	if t.pathsErr != nil {
+		return Result{}, fmt.Errorf("bash: %w", t.pathsErr)
+	}
+	file, err := t.outputFile()
+	if err != nil {
+		return Result{}, err
+	}
+	out := newBoundedOutput(orDefault(t.env.MaxOutputBytes, DefaultMaxOutputBytes), file)
+	timeout := t.timeout(p.TimeoutMS)
+	oc, runErr := runShell(ctx, runSpec{
+		shell: shellPath(), command: p.Command, dir: t.paths.Root(),
+		env: scrubEnv(t.env.Environ, t.env.PassEnv), timeout: timeout, out: out,
+	})
+	fullPath := finishOutputFile(file, out.truncated())
+	if runErr != nil {
+		return Result{}, runErr
+	}
+	res := bashResult(oc, out, fullPath, timeout)
+	if oc.cancelled {
+		return res, fmt.Errorf("bash: %w", context.Cause(ctx))
+	}
+	return res, nil
+}
+
+// timeout is the effective timeout for a requested timeout_ms.
+func (t *bashTool) timeout(ms int) time.Duration {
+	d := t.env.BashTimeout
+	if d <= 0 {
+		d = DefaultBashTimeout
+	}
+	if ms > 0 {
+		d = time.Duration(ms) * time.Millisecond
+	}
+	limit := t.env.MaxBashTimeout
+	if limit <= 0 {
+		limit = MaxBashTimeout
+	}
+	return min(d, limit)
+}
+
+// outputFile creates the file that receives the full output, or returns
+// nil when no OutputDir is configured.
+func (t *bashTool) outputFile() (*os.File, error) {
+	if t.env.OutputDir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(t.env.OutputDir, 0o755); err != nil {
+		return nil, fmt.Errorf("bash: output dir: %w", err)
+	}
+	f, err := os.CreateTemp(t.env.OutputDir, "bash-*.log")
+	if err != nil {
+		return nil, fmt.Errorf("bash: output file: %w", err)
+	}
+	return f, nil
+}
+
+// finishOutputFile closes the full-output file and keeps it only when the
+// output was cut; it returns the kept file's path.
+func finishOutputFile(f *os.File, keep bool) string {
+	if f == nil {
+		return ""
+	}
+	name := f.Name()
+	_ = f.Close()
+	if !keep {
+		_ = os.Remove(name)
+		return ""
+	}
+	return name
+}
+
+// shellPath prefers bash, whose dialect the permission check parses.
+func shellPath() string {
+	for _, s := range []string{"bash", "/bin/bash", "sh"} {
+		if p, err := exec.LookPath(s); err == nil {
+			return p
+		}
+	}
+	return "/bin/sh"
+}
+
+// bashResult is what the model reads.
+func bashResult(oc runOutcome, out *boundedOutput, fullPath string, timeout time.Duration) Result {
+	text := out.text(fullPath)
+	if strings.TrimSpace(text) == "" {
+		text = "(no output)"
+	}
+	res := Result{
+		TouchedUnknown: true,
+		Truncated:      out.truncated(),
+		Metadata: map[string]any{
+			"exit_code":   oc.exitCode,
+			"duration_ms": oc.duration.Milliseconds(),
+			"timed_out":   oc.timedOut,
+		},
+	}
+	if fullPath != "" {
+		res.Metadata["output_path"] = fullPath
+	}
+	switch {
+	case oc.timedOut:
+		text += fmt.Sprintf("\n\n(the command timed out after %s and was killed, with everything it started)", timeout)
+		res.IsError = true
+	case oc.cancelled:
+		text += "\n\n(the run was cancelled; the command was killed)"
+		res.IsError = true
+	case oc.exitCode != 0:
+		text += fmt.Sprintf("\n\n(exit code %d)", oc.exitCode)
+		res.IsError = true
+	}
+	res.Output = text
+	return res
+}

@@ -1,0 +1,99 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// pipeDrainDelay is how long output is still read after the command and
+// its process group were killed (a process that left the group may hold
+// the pipe open).
+const pipeDrainDelay = 2 * time.Second
+
+// errTimedOut is the cancel cause when a command runs past its timeout.
+var errTimedOut = errors.New("command timed out") //nolint:gochecknoglobals // sentinel
+
+// runSpec is one shell command to run.
+type runSpec struct {
+	shell   string
+	command string
+	dir     string
+	env     []string
+	timeout time.Duration
+	out     io.Writer
+}
+
+// runOutcome is how the command ended.
+type runOutcome struct {
+	exitCode  int // -1 when killed
+	timedOut  bool
+	cancelled bool
+	duration  time.Duration
+}
+
+// runShell runs spec.command with `shell -c` in its own process group with
+// stdin closed (/dev/null). On timeout or when ctx is cancelled the whole
+// group is killed; after the shell exits, whatever it left running in the
+// group is killed too. Output (stdout and stderr interleaved) goes to
+// spec.out through one pipe that is drained for at most pipeDrainDelay
+// after the kill. A non-nil error means the command could not be started.
+func runShell(ctx context.Context, spec runSpec) (runOutcome, error) {
+	runCtx, cancel := context.WithTimeoutCause(ctx, spec.timeout, errTimedOut)
+	defer cancel()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return runOutcome{}, fmt.Errorf("bash: pipe: %w", err)
+	}
+	defer pr.Close()
+	cmd := exec.CommandContext(runCtx, spec.shell, "-c", spec.command)
+	cmd.Dir, cmd.Env = spec.dir, spec.env
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return runOutcome{}, fmt.Errorf("bash: start %s: %w", spec.shell, err)
+	}
+	pw.Close() // the children hold the write end now
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(spec.out, pr)
+	}()
+	waitErr := cmd.Wait()
+	_ = killGroup(cmd.Process.Pid) // leftovers: background jobs, daemons in the group
+	select {
+	case <-copied:
+	case <-time.After(pipeDrainDelay):
+		pr.Close() // unblocks the copy
+		<-copied
+	}
+	out := runOutcome{exitCode: cmd.ProcessState.ExitCode(), duration: time.Since(start)}
+	switch {
+	case ctx.Err() != nil:
+		out.cancelled = true
+	case errors.Is(context.Cause(runCtx), errTimedOut):
+		out.timedOut = true
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && !out.cancelled && !out.timedOut {
+		return out, fmt.Errorf("bash: wait: %w", waitErr)
+	}
+	return out, nil
+}
+
+// killGroup sends SIGKILL to the process group led by pid.
+func killGroup(pid int) error {
+	err := syscall.Kill(-pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}

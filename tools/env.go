@@ -1,0 +1,81 @@
+package tools
+
+import (
+	"sort"
+	"time"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
+)
+
+// Env is what the built-in tools need from their caller. The environment is
+// read in cmd and passed down; tools never read os.Environ themselves.
+type Env struct {
+	// WorkTree is the directory tools act in (bash's working directory).
+	WorkTree string
+	// OutputDir receives the full output of bash commands whose output was
+	// cut (empty: the full text is not kept).
+	OutputDir string
+	// Environ is the base environment for bash ("NAME=value").
+	Environ []string
+	// PassEnv names variables the spec passes explicitly: kept even when
+	// their name looks secret.
+	PassEnv []string
+	// BashTimeout is the default bash timeout (0: DefaultBashTimeout).
+	BashTimeout time.Duration
+	// MaxBashTimeout caps timeout_ms (0: MaxBashTimeout).
+	MaxBashTimeout time.Duration
+	// MaxOutputBytes bounds bash output kept for the model, head and tail
+	// together (0: DefaultMaxOutputBytes).
+	MaxOutputBytes int
+}
+
+// Defaults for Env's zero fields.
+const (
+	DefaultBashTimeout    = 2 * time.Minute
+	MaxBashTimeout        = 10 * time.Minute
+	DefaultMaxOutputBytes = 30_000
+)
+
+// Builtins returns the built-in tools (bash, edit, glob, grep, list, read,
+// write), sorted by name. Wrap each with Guard before offering them.
+func Builtins(env Env) []Tool {
+	b := newBase(env)
+	ts := []Tool{
+		&bashTool{base: b}, &editTool{base: b}, &globTool{base: b}, &grepTool{base: b},
+		&listTool{base: b}, &readTool{base: b}, &writeTool{base: b},
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Info().Name < ts[j].Info().Name })
+	return ts
+}
+
+// GuardAll wraps every tool with Guard.
+func GuardAll(ts []Tool, rs permission.Ruleset, workTree string) []Tool {
+	out := make([]Tool, len(ts))
+	for i, t := range ts {
+		out[i] = Guard(t, rs, workTree)
+	}
+	return out
+}
+
+// base is what every built-in tool shares.
+type base struct {
+	env      Env
+	paths    permission.Paths
+	pathsErr error
+}
+
+func newBase(env Env) base {
+	p, err := permission.NewPaths(env.WorkTree)
+	return base{env: env, paths: p, pathsErr: err}
+}
+
+// resolve turns a tool's path argument into the file to open.
+func (b base) resolve(name string) (permission.Target, error) {
+	if b.pathsErr != nil {
+		return permission.Target{}, b.pathsErr
+	}
+	return b.paths.Resolve(name)
+}
+
+// display is how a path appears in output: work-tree-relative when inside.
+func display(t permission.Target) string { return t.Pattern() }

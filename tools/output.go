@@ -1,0 +1,79 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+)
+
+// boundedOutput keeps the head and the tail of a stream and, optionally,
+// copies all of it to a file. It is safe for concurrent writes.
+type boundedOutput struct {
+	mu      sync.Mutex
+	headMax int
+	tailMax int
+	head    []byte
+	tail    []byte
+	total   int64
+	file    *os.File
+	fileErr error
+}
+
+func newBoundedOutput(maxBytes int, file *os.File) *boundedOutput {
+	head := maxBytes / 2
+	return &boundedOutput{headMax: head, tailMax: maxBytes - head, file: file}
+}
+
+// Write never fails: a failing copy file is remembered, not reported to
+// the process.
+func (o *boundedOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.total += int64(len(p))
+	if o.file != nil && o.fileErr == nil {
+		_, o.fileErr = o.file.Write(p)
+	}
+	rest := p
+	if room := o.headMax - len(o.head); room > 0 {
+		n := min(room, len(rest))
+		o.head = append(o.head, rest[:n]...)
+		rest = rest[n:]
+	}
+	if len(rest) > 0 {
+		o.tail = append(o.tail, rest...)
+		if len(o.tail) > 2*o.tailMax {
+			o.tail = append(o.tail[:0:0], o.tail[len(o.tail)-o.tailMax:]...)
+		}
+	}
+	return len(p), nil
+}
+
+// truncated reports whether some of the stream was dropped.
+func (o *boundedOutput) truncated() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.total > int64(o.headMax+o.tailMax)
+}
+
+// text is the kept output; when bytes were dropped, a marker between head
+// and tail says how many and where the full text is.
+func (o *boundedOutput) text(fullPath string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	tail := o.tail
+	if len(tail) > o.tailMax {
+		tail = tail[len(tail)-o.tailMax:]
+	}
+	kept := int64(len(o.head) + len(tail))
+	if kept >= o.total {
+		return strings.ToValidUTF8(string(o.head)+string(tail), "\uFFFD")
+	}
+	where := ""
+	if fullPath != "" {
+		where = "; the full output is in " + fullPath
+	}
+	return strings.ToValidUTF8(string(o.head), "\uFFFD") +
+		fmt.Sprintf("\n\n… [%d bytes omitted%s] …\n\n", o.total-kept, where) +
+		strings.ToValidUTF8(string(tail), "\uFFFD")
+}

@@ -1,0 +1,79 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestRegistryInfosGolden(t *testing.T) {
+	t.Parallel()
+	env := Env{WorkTree: t.TempDir()}
+	r := NewRegistry(Builtins(env)...)
+	if got, want := r.Names(), []string{"bash", "edit", "glob", "grep", "list", "read", "write"}; !slices.Equal(got, want) {
+		t.Fatalf("names = %v, want %v", got, want)
+	}
+	first, err := json.MarshalIndent(r.Infos(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// byte-stable: a registry built from the tools in another order
+	ts := Builtins(env)
+	slices.Reverse(ts)
+	again, _ := json.MarshalIndent(NewRegistry(ts...).Infos(), "", "  ")
+	if !bytes.Equal(first, again) {
+		t.Fatal("Infos differ between registries")
+	}
+	golden := filepath.Join("testdata", "infos.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, append(first, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(append(first, '\n'), want) {
+		t.Errorf("tool infos changed; if intended, run go test ./tools -update\n%s", first)
+	}
+	for _, info := range r.Infos() {
+		var s map[string]any
+		if err := json.Unmarshal(info.Parameters, &s); err != nil || s["type"] != "object" {
+			t.Errorf("%s: parameters %s", info.Name, info.Parameters)
+		}
+		if info.Description == "" {
+			t.Errorf("%s: no description", info.Name)
+		}
+	}
+	if _, ok := r.Get("nope"); ok {
+		t.Error("Get(nope) found a tool")
+	}
+}
+
+func TestSchemaRequired(t *testing.T) {
+	t.Parallel()
+	var s schema
+	if err := json.Unmarshal(schemaFor(EditParams{}), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Required, []string{"path", "old_string", "new_string"}) || s.Properties["replace_all"].Type != "boolean" {
+		t.Errorf("schema = %+v", s)
+	}
+}
+
+func TestDecodeParams(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{``, `null`, `[]`, `{"path": 3}`, `{"offset": 1}`, `{`} {
+		if _, err := decodeParams[ReadParams](json.RawMessage(in)); err == nil {
+			t.Errorf("decodeParams(%q) accepted", in)
+		}
+	}
+	p, err := decodeParams[ReadParams](json.RawMessage(`{"path":"a","extra":1}`))
+	if err != nil || p.Path != "a" {
+		t.Errorf("decodeParams = %+v, %v", p, err)
+	}
+}
