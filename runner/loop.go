@@ -192,6 +192,15 @@ func (s *Session) closeFailedStep(t *turn) {
 	if m := t.ranOnly(); m != nil {
 		s.appendMessage(m)
 	}
+	s.closeOpenStep()
+}
+
+// closeOpenStep emits step.finished (reason error) for a step left open,
+// so every step.started has its step.finished whatever ended the run.
+func (s *Session) closeOpenStep() {
+	if !s.stepOpen() {
+		return
+	}
 	s.stepClosed = s.step
 	s.emit(event.StepFinished{Step: s.step, FinishReason: string(llm.FinishError), DurationMS: s.sinceMS(s.stepStart)})
 }

@@ -167,12 +167,15 @@ func (s *Session) drive(ctx context.Context) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.cfg.Logger.Error("runner panic", "panic", r, "stack", string(debug.Stack()))
+			s.closeOpenStep()
 			res = s.result(outcome{status: event.StatusError, err: &Error{
 				Class: ClassInternal, Message: fmt.Sprintf("internal error: %v", r),
 			}})
 		}
 	}()
-	return s.result(s.runLoop(ctx))
+	out := s.runLoop(ctx)
+	s.closeOpenStep()
+	return s.result(out)
 }
 
 // result assembles the Result of an outcome.
