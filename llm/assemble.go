@@ -19,6 +19,7 @@ type assembler struct {
 	parts               int    // counter for part ids
 
 	calls     callSet
+	callIDs   map[string]bool // event ids given to calls
 	finish    string // last non-empty finish_reason
 	sawFinish bool
 	usage     *Usage
@@ -27,7 +28,7 @@ type assembler struct {
 }
 
 func newAssembler(tools []ToolDef, yield func(Event) bool) *assembler {
-	return &assembler{tools: tools, yield: yield, alive: true}
+	return &assembler{tools: tools, yield: yield, alive: true, callIDs: map[string]bool{}}
 }
 
 func (a *assembler) emit(ev Event) bool {
@@ -173,7 +174,7 @@ func (a *assembler) startCall(c *callAcc) bool {
 		return a.alive
 	}
 	c.started = true
-	c.ensureID(len(a.calls.calls))
+	c.ensureID(a.callIDs)
 	return a.emit(Event{Type: EventToolInputStart, ID: c.eventID, ToolName: c.name})
 }
 
@@ -201,14 +202,13 @@ func (a *assembler) end(done bool) {
 		return
 	}
 	var calls []ToolCall
-	for i, c := range a.calls.calls {
+	for _, c := range a.calls.calls {
 		if !c.started && c.name == "" && c.wireID == "" && c.args.Len() == 0 {
 			continue
 		}
 		if !a.startCall(c) || !a.flushCall(c) {
 			return
 		}
-		c.ensureID(i + 1)
 		if !a.emit(Event{Type: EventToolInputEnd, ID: c.eventID, ToolName: c.name}) {
 			return
 		}

@@ -179,7 +179,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 }
 
 func rateLimitReset(h http.Header, now time.Time) time.Duration {
-	const prefix = "X-Ratelimit-Reset-"
+	const prefix = "X-Ratelimit-Reset" // -requests, -tokens, … or bare
 	var exhausted, longest time.Duration
 	for k, vs := range h {
 		ck := http.CanonicalHeaderKey(k)
@@ -191,7 +191,7 @@ func rateLimitReset(h http.Header, now time.Time) time.Duration {
 			continue
 		}
 		longest = max(longest, d)
-		if strings.TrimSpace(h.Get("X-Ratelimit-Remaining-"+ck[len(prefix):])) == "0" {
+		if strings.TrimSpace(h.Get("X-Ratelimit-Remaining"+ck[len(prefix):])) == "0" {
 			exhausted = max(exhausted, d)
 		}
 	}

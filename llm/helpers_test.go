@@ -40,68 +40,9 @@ func collect(t testing.TB, p *llm.Provider, req llm.Request) []llm.Event {
 // deltas and closed once; tool-call only after its tool-input-end.
 func checkSequence(t testing.TB, events []llm.Event) {
 	t.Helper()
-	if err := sequenceError(events); err != nil {
+	if err := llm.SequenceError(events); err != nil {
 		t.Errorf("%v\nevents: %s", err, dump(events))
 	}
-}
-
-func sequenceError(events []llm.Event) error {
-	if len(events) == 0 || events[0].Type != llm.EventStart {
-		return fmt.Errorf("first event is not start")
-	}
-	last := events[len(events)-1].Type
-	if last != llm.EventFinishStep && last != llm.EventError {
-		return fmt.Errorf("last event is %s", last)
-	}
-	open := map[string]llm.EventType{} // part id → start type
-	ended := map[string]bool{}
-	for i, ev := range events[1:] {
-		if i+2 < len(events) && (ev.Type == llm.EventFinishStep || ev.Type == llm.EventError || ev.Type == llm.EventStart) {
-			return fmt.Errorf("event %d: %s before the end", i+1, ev.Type)
-		}
-		if err := partStep(open, ended, ev); err != nil {
-			return fmt.Errorf("event %d: %w", i+1, err)
-		}
-	}
-	for id, typ := range open {
-		if typ != llm.EventToolInputStart || last != llm.EventError {
-			return fmt.Errorf("part %s (%s) never closed", id, typ)
-		}
-	}
-	return nil
-}
-
-func partStep(open map[string]llm.EventType, ended map[string]bool, ev llm.Event) error {
-	starts := map[llm.EventType]llm.EventType{
-		llm.EventTextDelta: llm.EventTextStart, llm.EventTextEnd: llm.EventTextStart,
-		llm.EventReasoningDelta: llm.EventReasoningStart, llm.EventReasoningEnd: llm.EventReasoningStart,
-		llm.EventToolInputDelta: llm.EventToolInputStart, llm.EventToolInputEnd: llm.EventToolInputStart,
-	}
-	switch ev.Type {
-	case llm.EventTextStart, llm.EventReasoningStart, llm.EventToolInputStart:
-		if _, dup := open[ev.ID]; dup || ended[ev.ID] || ev.ID == "" {
-			return fmt.Errorf("%s %q reused", ev.Type, ev.ID)
-		}
-		open[ev.ID] = ev.Type
-	case llm.EventTextDelta, llm.EventReasoningDelta, llm.EventToolInputDelta,
-		llm.EventTextEnd, llm.EventReasoningEnd, llm.EventToolInputEnd:
-		if open[ev.ID] != starts[ev.Type] {
-			return fmt.Errorf("%s %q outside its part", ev.Type, ev.ID)
-		}
-		if ev.Type == llm.EventTextEnd || ev.Type == llm.EventReasoningEnd || ev.Type == llm.EventToolInputEnd {
-			delete(open, ev.ID)
-			ended[ev.ID] = true
-		}
-	case llm.EventToolCall:
-		if ev.ToolCall == nil || !ended[ev.ToolCall.ID] {
-			return fmt.Errorf("tool-call without a finished tool input")
-		}
-	case llm.EventError:
-		if _, ok := ev.Err.(*llm.Error); !ok {
-			return fmt.Errorf("error event with %T", ev.Err)
-		}
-	}
-	return nil
 }
 
 func dump(events []llm.Event) string {

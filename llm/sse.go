@@ -20,11 +20,12 @@ type streamFacts struct {
 
 // sseReader re-frames a Server-Sent Events body into the one shape that
 // go-openai's line reader (stream_reader.go, processLines) handles without
-// loss: one "data: <payload>\n" line per event and nothing else.
+// loss: one "data: <payload>\n\n" event after another and nothing else.
 //
-// It drops comment, event, id and retry lines and blank lines (go-openai
-// counts every such line against EmptyMessagesLimit and keeps them in an
-// error accumulator that is never reset); joins multi-line data; dispatches
+// It drops comment, event, id and retry lines and collapses runs of blank
+// lines (go-openai counts every non-data line against EmptyMessagesLimit and
+// keeps it in an error accumulator that is never reset); joins multi-line
+// data into one line; dispatches
 // an event left without a trailing newline at EOF (go-openai discards it);
 // rewrites "event: error" events to {"error": payload}; and writes payloads
 // that begin `{"error"` as `{ "error"` so go-openai's error-prefix path,
@@ -141,7 +142,7 @@ func (r *sseReader) line(line []byte) {
 // follows a complete JSON payload without a blank line between them starts
 // a new event (servers that omit the blank separator).
 func (r *sseReader) appendData(value []byte) {
-	if r.hasData && (isDone(r.data) || json.Valid(r.data)) {
+	if r.hasData && (isDone(r.data) || isDone(value) || json.Valid(r.data)) {
 		r.dispatch()
 	}
 	if r.hasData {
@@ -167,7 +168,7 @@ func (r *sseReader) dispatch() {
 		return
 	case isDone(payload):
 		r.facts.Done = true
-		r.out = append(r.out, "data: [DONE]\n"...)
+		r.out = append(r.out, "data: [DONE]\n\n"...)
 		r.finished, r.err = true, io.EOF
 		return
 	case bytes.HasPrefix(payload, []byte(`{"error"`)):
@@ -178,7 +179,7 @@ func (r *sseReader) dispatch() {
 	}
 	r.facts.Events++
 	r.out = append(r.out, payload...)
-	r.out = append(r.out, '\n')
+	r.out = append(r.out, "\n\n"...)
 }
 
 // wrapErrorEvent turns the data of an "event: error" event into a payload

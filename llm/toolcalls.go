@@ -115,16 +115,24 @@ func (c *callAcc) takePending() string {
 	return frag
 }
 
-// ensureID gives the call an event id, generating one when the provider
-// sent none.
-func (c *callAcc) ensureID(n int) {
+// ensureID gives the call a unique event id: the id as sent, or a
+// generated one when the provider sent none or reused one.
+func (c *callAcc) ensureID(used map[string]bool) {
 	if c.eventID != "" {
 		return
 	}
-	c.eventID = c.wireID
-	if c.eventID == "" {
-		c.eventID = "call_" + strconv.Itoa(n)
+	id := c.wireID
+	if id == "" {
+		id = "call_" + strconv.Itoa(len(used)+1)
 	}
+	for n := 2; used[id]; n++ {
+		id = c.wireID + "_" + strconv.Itoa(n)
+		if c.wireID == "" {
+			id = "call_" + strconv.Itoa(len(used)+n)
+		}
+	}
+	used[id] = true
+	c.eventID = id
 }
 
 // toolCall finishes the call: empty arguments become {}, invalid JSON is

@@ -1,0 +1,116 @@
+package llm
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   time.Duration
+	}{
+		{"ms wins", map[string]string{"retry-after-ms": "250", "retry-after": "3"}, 250 * time.Millisecond},
+		{"seconds", map[string]string{"retry-after": "3", "x-ratelimit-reset-tokens": "9s"}, 3 * time.Second},
+		{"fractional seconds", map[string]string{"retry-after": "1.5"}, 1500 * time.Millisecond},
+		{"http date", map[string]string{"retry-after": now.Add(42 * time.Second).Format(http.TimeFormat)}, 42 * time.Second},
+		{"date in the past", map[string]string{"retry-after": now.Add(-time.Hour).Format(http.TimeFormat)}, 0},
+		{"reset of the exhausted limit", map[string]string{
+			"x-ratelimit-remaining-requests": "10", "x-ratelimit-reset-requests": "6m0s",
+			"x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "2.4s",
+		}, 2400 * time.Millisecond},
+		{"longest reset when none exhausted", map[string]string{"x-ratelimit-reset-requests": "20ms", "x-ratelimit-reset-tokens": "1m30s"}, 90 * time.Second},
+		{"reset in seconds", map[string]string{"x-ratelimit-reset": "7"}, 7 * time.Second},
+		{"reset as unix time", map[string]string{"x-ratelimit-reset-requests": "1767366305"}, 60 * time.Second},
+		{"garbage", map[string]string{"retry-after": "soon"}, 0},
+		{"none", nil, 0},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		for k, v := range tt.header {
+			h.Set(k, v)
+		}
+		if got := retryAfter(h, now); got != tt.want {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		f    errorFacts
+		want ErrorClass
+	}{
+		{"quota beats 429", errorFacts{Status: 429, Code: "insufficient_quota"}, ClassFatal},
+		{"rate limit type", errorFacts{Status: 400, Type: "throttling_exception"}, ClassRetryable},
+		{"numeric 429 code in stream", errorFacts{InStream: true, Code: "429"}, ClassRetryable},
+		{"please wait before overflow", errorFacts{Status: 400, Message: "Too many tokens, please wait; maximum context length"}, ClassRetryable},
+		{"overflow code", errorFacts{Status: 400, Code: "context_length_exceeded"}, ClassContextOverflow},
+		{"context window wording", errorFacts{Status: 400, Message: "Input exceeds the context window of this model"}, ClassContextOverflow},
+		{"overflow beats 5xx", errorFacts{Status: 500, Message: "prompt is too long: 210000 tokens > 200000 maximum"}, ClassContextOverflow},
+		{"408", errorFacts{Status: 408}, ClassRetryable},
+		{"529", errorFacts{Status: 529}, ClassRetryable},
+		{"api_error on 400", errorFacts{Status: 400, Code: "api_error"}, ClassRetryable},
+		{"overloaded text", errorFacts{Status: 400, Message: "Overloaded"}, ClassRetryable},
+		{"401", errorFacts{Status: 401, Message: "bad key"}, ClassFatal},
+		{"404", errorFacts{Status: 404}, ClassFatal},
+		{"in-stream 400 code", errorFacts{InStream: true, Code: "400", Message: "bad"}, ClassFatal},
+		{"in-stream no signal", errorFacts{InStream: true, Message: "something"}, ClassRetryable},
+		{"in-stream 502 code", errorFacts{InStream: true, Code: "502"}, ClassRetryable},
+	}
+	for _, tt := range tests {
+		if got := classify(tt.f).Class; got != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestParseErrorBody(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		body string
+		want errorBody
+	}{
+		{`{"error":{"message":"m","type":"t","code":429}}`, errorBody{Code: "429", Type: "t", Message: "m"}},
+		{`[{"error":{"code":400,"message":"m","status":"INVALID_ARGUMENT"}}]`, errorBody{Code: "400", Type: "INVALID_ARGUMENT", Message: "m"}},
+		{`{"error":"Overloaded"}`, errorBody{Message: "Overloaded"}},
+		{`{"error":{"message":["a","b"]}}`, errorBody{Message: "a, b"}},
+		{`{"object":"error","message":"m","type":"invalid_request_error","code":null}`, errorBody{Type: "invalid_request_error", Message: "m"}},
+		{`{"detail":"Not Found"}`, errorBody{Message: "Not Found"}},
+		{`bad gateway`, errorBody{Message: "bad gateway"}},
+		{``, errorBody{}},
+	}
+	for _, tt := range tests {
+		if got := parseErrorBody([]byte(tt.body)); got != tt.want {
+			t.Errorf("%s: got %+v, want %+v", tt.body, got, tt.want)
+		}
+	}
+}
+
+func TestSSELongLineAndFacts(t *testing.T) {
+	t.Parallel()
+	long := `{"choices":[{"delta":{"content":"` + strings.Repeat("x", 300_000) + `"}}]}`
+	in := ": keep-alive\n\n: keep-alive\n\nid: 7\nretry: 10\ndata: " + long + "\r\n\r\ndata: [DONE]\n\ndata: ignored\n"
+	var facts streamFacts
+	activity := 0
+	out, err := io.ReadAll(newSSEReader(io.NopCloser(bytes.NewReader([]byte(in))), &facts, func() { activity++ }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "data: " + long + "\n\ndata: [DONE]\n\n"
+	if string(out) != want {
+		t.Errorf("framed output differs (len %d, want %d)", len(out), len(want))
+	}
+	if !facts.Done || facts.Comments != 2 || facts.Events != 1 || activity == 0 {
+		t.Errorf("facts %+v, activity %d", facts, activity)
+	}
+}
