@@ -121,6 +121,7 @@ func eventEnv(t *testing.T, name, file, apiURL string) map[string]string {
 }
 
 func TestActionRunsTaskWithInputs(t *testing.T) {
+	t.Parallel()
 	base := eventEnv(t, "pull_request", "pull_request.opened.json", "")
 	r := newActionRun(t, map[string]string{"task": "examples/review/task.yaml",
 		"set":   "base=origin/main\r\n\n   \nfocus=security $(touch PWNED) \"q\"\nlast=no-newline",
@@ -162,6 +163,7 @@ func TestActionRunsTaskWithInputs(t *testing.T) {
 }
 
 func TestActionInlinePrompt(t *testing.T) {
+	t.Parallel()
 	prompt := "  leading spaces kept\nkey: value & {{ .GitHub.Number }}\n\n\"quotes\" 'single' $(x) `y` ${HOME}\n# not a comment"
 	r := newActionRun(t, map[string]string{"prompt": prompt}, eventEnv(t, "schedule", "schedule.json", ""))
 	r.runAll(fakeGoDir(t))
@@ -193,6 +195,7 @@ func TestActionInlinePrompt(t *testing.T) {
 }
 
 func TestActionRefusedTriggerWritesStatus(t *testing.T) {
+	t.Parallel()
 	reg := githubtest.New(t, "/api/v3") // GHES-style API prefix
 	reg.Register(http.MethodGet, "/repos/sample-author/Hello-World/collaborators/sample-author/permission",
 		githubtest.JSON(200, map[string]any{"permission": "read", "role_name": "triage"}))
@@ -211,6 +214,7 @@ func TestActionRefusedTriggerWritesStatus(t *testing.T) {
 }
 
 func TestActionFailedRunIsFinalized(t *testing.T) {
+	t.Parallel()
 	base := eventEnv(t, "workflow_dispatch", "workflow_dispatch.json", "")
 	base["FAKE_EXIT"] = "1"
 	r := newActionRun(t, map[string]string{"task": "t.yaml", "github-token": "tok-2"}, base)
@@ -228,6 +232,7 @@ func TestActionFailedRunIsFinalized(t *testing.T) {
 }
 
 func TestActionTaskAndPromptConflict(t *testing.T) {
+	t.Parallel()
 	for _, in := range []map[string]string{{"task": "t.yaml", "prompt": "p"}, {}} {
 		r := newActionRun(t, in, eventEnv(t, "schedule", "schedule.json", ""))
 		r.runAll(fakeGoDir(t))

@@ -251,3 +251,42 @@ func readJSONFile(t *testing.T, path string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// TestExampleWorkflows checks the example workflows: no expression inside a
+// run script, and every input given to the action exists.
+func TestExampleWorkflows(t *testing.T) {
+	a := loadAction(t)
+	files, err := filepath.Glob(filepath.Join("..", "examples", "workflows", "*.yml"))
+	if err != nil || len(files) < 3 {
+		t.Fatalf("workflows: %v %v", files, err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf struct {
+			Jobs map[string]struct {
+				Steps []actionStep `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal(data, &wf); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for job, j := range wf.Jobs {
+			for i, s := range j.Steps {
+				if strings.Contains(s.Run, "${{") {
+					t.Errorf("%s: job %s step %d interpolates into its script", f, job, i)
+				}
+				if !strings.HasPrefix(s.Uses, "seed43ef5acb/runner@") {
+					continue
+				}
+				for in := range s.With {
+					if _, ok := a.Inputs[in]; !ok {
+						t.Errorf("%s: unknown action input %q", f, in)
+					}
+				}
+			}
+		}
+	}
+}

@@ -124,14 +124,14 @@ type Renderer func(ctx context.Context, eventsFile string) (string, error)
 
 // FinalizeOptions configure Finalize.
 type FinalizeOptions struct {
-	EventsFile  string
-	Sticky      *Sticky  // the comment to update; nil: no comment
+	EventsFile string
+	Sticky     *Sticky // the comment to update; nil: no comment
 	// CreateMissing posts the comment when the run never did; by default
 	// only a comment the run started is updated.
 	CreateMissing bool
-	Render      Renderer // nil: Outcome.Markdown
-	OutputPath  string   // GITHUB_OUTPUT of the finalize step; "" skips outputs
-	SummaryPath string   // GITHUB_STEP_SUMMARY of the finalize step; "" skips
+	Render        Renderer // nil: Outcome.Markdown
+	OutputPath    string   // GITHUB_OUTPUT of the finalize step; "" skips outputs
+	SummaryPath   string   // GITHUB_STEP_SUMMARY of the finalize step; "" skips
 	// Timeout bounds the API calls (0: 10s); they run even when ctx is
 	// already cancelled, as in an `if: cancelled()` step.
 	Timeout time.Duration

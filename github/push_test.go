@@ -104,6 +104,7 @@ func branchTree(t *testing.T, repoDir, branch string) (map[string]fileState, *ob
 }
 
 func TestPushBranchHoldsExactlyThePatchedTree(t *testing.T) {
+	t.Parallel()
 	work, remote, base := seed(t)
 	// The agent's work: modify, delete, add an executable, delete a whole
 	// directory; plus an ignored and an unlisted file that must not be pushed.
@@ -155,6 +156,7 @@ func TestPushBranchHoldsExactlyThePatchedTree(t *testing.T) {
 }
 
 func TestPushLease(t *testing.T) {
+	t.Parallel()
 	work, remote, base := seed(t)
 	writeFiles(t, work, map[string]string{"a.txt": "mine\n"})
 	opts := PushOptions{RepoDir: work, BaseCommit: base, WorkTree: work, Paths: []string{"a.txt"}, Branch: "b", RemoteURL: remote, Message: "m"}
@@ -189,6 +191,7 @@ func TestPushLease(t *testing.T) {
 // TestPushOverHTTPWithToken pushes through git http-backend and checks the
 // token arrives as basic auth x-access-token:TOKEN.
 func TestPushOverHTTPWithToken(t *testing.T) {
+	t.Parallel()
 	backend, err := exec.LookPath("git")
 	if err != nil {
 		t.Fatal(err)
@@ -224,6 +227,7 @@ func TestPushOverHTTPWithToken(t *testing.T) {
 }
 
 func TestPushBranchErrors(t *testing.T) {
+	t.Parallel()
 	work, remote, base := seed(t)
 	tests := []struct {
 		name string
