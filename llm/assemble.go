@@ -20,7 +20,7 @@ type assembler struct {
 
 	calls     callSet
 	callIDs   map[string]bool // event ids given to calls
-	finish    string // last non-empty finish_reason
+	finish    string          // last non-empty finish_reason
 	sawFinish bool
 	usage     *Usage
 	details   reasoningDetails

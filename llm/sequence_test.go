@@ -64,4 +64,3 @@ func partStep(open map[string]EventType, ended map[string]bool, ev Event) error 
 	}
 	return nil
 }
-
