@@ -60,6 +60,7 @@ func (s *Session) compact(ctx context.Context, reason string) (outcome, bool) {
 	s.appendMessage(userMessage(s.cfg.Prompt + compactedTaskHeader + summary + compactedTaskFooter))
 	s.lastUsage = nil
 	s.recent = nil
+	s.lastNoted = false // the last-step note, if due, goes into the new history
 	step := s.step
 	if !s.stepOpen() {
 		step++

@@ -225,3 +225,23 @@ func TestTrackCall(t *testing.T) {
 		}
 	}
 }
+
+func TestLastStepNoteSurvivesCompaction(t *testing.T) {
+	t.Parallel()
+	m := newModel(
+		sc(call("c1", "read", `{}`), finish(llm.FinishToolCalls, 10, 1)),
+		sc(fail(llm.ClassContextOverflow, 0)),
+		sc(text("summary"), finish(llm.FinishStop, 10, 1)),
+		sc(text("final words"), finish(llm.FinishStop, 10, 1)),
+	)
+	cfg := testConfig(m, &recSink{}, &fakeTool{name: "read"})
+	cfg.Limits.MaxSteps = 2
+	res := runTest(t, cfg)
+	if res.Status != event.StatusSuccess || res.FinalMessage != "final words" {
+		t.Fatalf("result %+v", res)
+	}
+	msgs := m.reqs()[3].Messages
+	if last := msgs[len(msgs)-1]; last.Content != lastStepNote || m.reqs()[3].ToolChoice != llm.ToolChoiceNone {
+		t.Errorf("after compaction the last step lost its note: %+v", msgs)
+	}
+}

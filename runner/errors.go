@@ -6,6 +6,11 @@ import "errors"
 var (
 	// ErrNoModel: Config.Model is nil.
 	ErrNoModel = errors.New("runner: no model configured")
+	// ErrNoPrompt: Config.Prompt is empty.
+	ErrNoPrompt = errors.New("runner: no prompt")
+	// ErrDuplicateTool: two tools share a name (or one is named
+	// StructuredOutput while the run has an output schema).
+	ErrDuplicateTool = errors.New("runner: duplicate tool name")
 	// ErrBadSchema: Config.OutputSchema is not a usable JSON Schema.
 	ErrBadSchema = errors.New("runner: invalid output schema")
 	// ErrAlreadyStarted: Session.Run was called twice.

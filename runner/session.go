@@ -91,16 +91,10 @@ type outcome struct {
 func NewSession(cfg Config) *Session {
 	cfg = cfg.withDefaults()
 	s := &Session{cfg: cfg, tools: map[string]tools.Tool{}}
-	for _, t := range cfg.Tools {
-		info := t.Info()
-		s.tools[info.Name] = t
-		s.defs = append(s.defs, llm.ToolDef{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
+	s.initErr = s.registerTools()
+	if cfg.Prompt == "" {
+		s.initErr = ErrNoPrompt
 	}
-	if len(cfg.OutputSchema) > 0 {
-		s.schema, s.initErr = compileSchema(cfg.OutputSchema)
-		s.defs = append(s.defs, structuredToolDef(cfg.OutputSchema))
-	}
-	sort.Slice(s.defs, func(i, j int) bool { return s.defs[i].Name < s.defs[j].Name })
 	if cfg.Model == nil {
 		s.initErr = ErrNoModel
 	}
@@ -112,6 +106,34 @@ func NewSession(cfg Config) *Session {
 	}
 	s.backoff.Reset()
 	return s
+}
+
+// registerTools indexes the tools by name and builds their definitions,
+// sorted by name so the prompt is byte-stable, with StructuredOutput when
+// the run has an output schema.
+func (s *Session) registerTools() error {
+	for _, t := range s.cfg.Tools {
+		info := t.Info()
+		if _, dup := s.tools[info.Name]; dup {
+			return fmt.Errorf("%w: %q", ErrDuplicateTool, info.Name)
+		}
+		s.tools[info.Name] = t
+		s.defs = append(s.defs, llm.ToolDef{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
+	}
+	sort.Slice(s.defs, func(i, j int) bool { return s.defs[i].Name < s.defs[j].Name })
+	if len(s.cfg.OutputSchema) == 0 {
+		return nil
+	}
+	if _, dup := s.tools[StructuredOutputTool]; dup {
+		return fmt.Errorf("%w: %q is reserved for structured output", ErrDuplicateTool, StructuredOutputTool)
+	}
+	var err error
+	if s.schema, err = compileSchema(s.cfg.OutputSchema); err != nil {
+		return err
+	}
+	s.defs = append(s.defs, structuredToolDef(s.cfg.OutputSchema))
+	sort.Slice(s.defs, func(i, j int) bool { return s.defs[i].Name < s.defs[j].Name })
+	return nil
 }
 
 // Run runs a whole agent session on cfg.Prompt; see Session.Run.
@@ -130,11 +152,11 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 		return Result{}, ErrAlreadyStarted
 	}
 	s.started = true
-	now := s.cfg.Now()
 	if s.cfg.Limits.Timeout > 0 {
-		s.deadline = now.Add(s.cfg.Limits.Timeout)
+		// Contexts run on the wall clock, whatever Config.Now says.
+		s.deadline = time.Now().Add(s.cfg.Limits.Timeout)
 	}
-	s.system = buildSystemPrompt(s.cfg, now, s.defs)
+	s.system = buildSystemPrompt(s.cfg, s.cfg.Now(), s.defs)
 	s.appendMessage(userMessage(s.cfg.Prompt))
 	return s.drive(ctx), nil
 }
