@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -98,15 +99,19 @@ func usageCommand(err error) string {
 	return "runner " + strings.Fields(perr.Context.Command())[0] + " --help"
 }
 
-// report writes err to stderr: spec errors as they are, one per line
-// starting with file:line:col, each error of a join on its own, anything
-// else prefixed with "runner: ".
+// positioned matches an error text that starts with file:line:col.
+var positioned = regexp.MustCompile(`^\S+:\d+:\d+: `)
+
+// report writes err to stderr: errors that start with file:line:col (spec
+// errors, one per line) as they are, each error of a join on its own,
+// anything else prefixed with "runner: ".
 func report(w io.Writer, err error) {
 	if err == nil {
 		return
 	}
-	if specErrs, ok := err.(pipeline.SpecErrors); ok {
-		fmt.Fprintln(w, specErrs)
+	msg := err.Error()
+	if positioned.MatchString(msg) {
+		fmt.Fprintln(w, msg)
 		return
 	}
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
@@ -115,5 +120,5 @@ func report(w io.Writer, err error) {
 		}
 		return
 	}
-	fmt.Fprintf(w, "runner: %v\n", err)
+	fmt.Fprintf(w, "runner: %s\n", msg)
 }

@@ -3,26 +3,49 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/batch"
 )
 
 // ValidateCmd is `runner validate TASK.yaml...`.
 type ValidateCmd struct {
-	Files []string `arg:"" name:"TASK.yaml" help:"Task spec files."`
+	Files []string `arg:"" name:"TASK.yaml" help:"Task spec or batch spec files."`
 }
 
 // Run loads every file and reports all problems of all files (exit 2).
 func (c *ValidateCmd) Run(streams Streams) error {
 	var errs []error
 	for _, f := range c.Files {
-		if _, err := pipeline.Load(f); err != nil {
+		if err := loadSpec(f); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		fmt.Fprintf(streams.Stdout, "%s: ok\n", f)
 	}
 	return errors.Join(errs...)
+}
+
+// loadSpec loads a task spec, or a batch spec when the file has "repos" or
+// "repos_file"; an invalid batch spec is a usage error (exit 2) like an
+// invalid task spec.
+func loadSpec(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
+	}
+	if !batch.LooksLikeBatch(data) {
+		_, err := pipeline.LoadBytes(path, data)
+		return err
+	}
+	if _, err := batch.LoadSpec(path); err != nil {
+		if errors.Is(err, batch.ErrInvalidSpec) {
+			return &pipeline.ExitError{Code: pipeline.ExitUsage, Err: err}
+		}
+		return err
+	}
+	return nil
 }
 
 // SchemaCmd is `runner schema`.
