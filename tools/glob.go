@@ -65,8 +65,11 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 		}
 		if len(found) < maxGlobResults {
 			found = append(found, e.Rel)
-		} else {
-			more++
+			return nil
+		}
+		more++
+		if more >= maxCounted {
+			return errStopWalk
 		}
 		return nil
 	})
@@ -81,9 +84,20 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 	out.Output = strings.Join(found, "\n")
 	if more > 0 {
 		out.Truncated = true
-		out.Output += fmt.Sprintf("\n(%d more files not shown; use a narrower pattern or path)", more)
+		out.Output += fmt.Sprintf("\n(%s more files not shown; use a narrower pattern or path)", countText(more))
 	}
 	return out, nil
+}
+
+// maxCounted bounds how far a walk goes on counting what it does not show.
+const maxCounted = 10_000
+
+// countText renders a count that stopped at maxCounted.
+func countText(n int) string {
+	if n >= maxCounted {
+		return fmt.Sprintf("at least %d", n)
+	}
+	return fmt.Sprint(n)
 }
 
 // dirOrRoot is the directory argument, "." when empty.

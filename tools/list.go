@@ -56,6 +56,9 @@ func (t *listTool) Run(ctx context.Context, call Call) (Result, error) {
 	err = walkTree(ctx, t.paths.Root(), start, func(e walkEntry) error {
 		if n >= maxListEntries {
 			more++
+			if more >= maxCounted {
+				return errStopWalk
+			}
 			return nil
 		}
 		n++
@@ -75,7 +78,7 @@ func (t *listTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	if more > 0 {
 		out.Truncated = true
-		out.Output += fmt.Sprintf("\n(%d more entries not shown; list a subdirectory)", more)
+		out.Output += fmt.Sprintf("\n(%s more entries not shown; list a subdirectory)", countText(more))
 	}
 	return out, nil
 }

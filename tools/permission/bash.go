@@ -284,12 +284,37 @@ func denyVariants(assigns, args []word, wrapper bool) [][]rune {
 	}
 	addBoth(append(append([]word(nil), assigns...), args...))
 	addBoth(args)
+	if plain := withoutGitOptions(args); plain != nil {
+		addBoth(plain)
+	}
 	if wrapper {
 		for k := 1; k < len(args); k++ {
 			addBoth(args[k:])
 		}
 	}
 	return out
+}
+
+// withoutGitOptions returns a git command without its global options
+// ("git -C dir -c k=v --no-pager push" → "git push"), so that a deny rule
+// such as "git push*" sees the subcommand; nil when there is nothing to
+// strip.
+func withoutGitOptions(args []word) []word {
+	if len(args) < 2 || !args[0].static() || path.Base(args[0].lit()) != "git" {
+		return nil
+	}
+	i := 1
+	for i < len(args) && args[i].static() && strings.HasPrefix(args[i].lit(), "-") {
+		switch args[i].lit() {
+		case "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix", "--list-cmds":
+			i++
+		}
+		i++
+	}
+	if i == 1 || i >= len(args) {
+		return nil
+	}
+	return append([]word{litWord("git")}, args[i:]...)
 }
 
 // redirect checks an output redirection as an edit of its target.

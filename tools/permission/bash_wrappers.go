@@ -32,6 +32,7 @@ type wrapperSpec struct {
 	refuse      string   // short option that cannot be judged (env -S)
 	refuseLong  string
 	trailing    bool // the command gets more arguments at run time (xargs)
+	joinScript  bool // the operands are joined with spaces and run by sh -c (watch)
 }
 
 // wrapperFor returns the spec of a known wrapper, by basename.
@@ -64,6 +65,15 @@ func wrapperFor(base string) (wrapperSpec, bool) {
 		return wrapperSpec{shortArg: "ugChpDrtTU", longArg: []string{"user", "group", "close-from", "host", "prompt", "chdir", "role", "type", "command-timeout", "other-user"}}, true
 	case "doas":
 		return wrapperSpec{shortArg: "uC"}, true
+	case "busybox":
+		return wrapperSpec{}, true
+	case "chroot":
+		return wrapperSpec{longArg: []string{"userspec", "groups"}, positional: 1}, true
+	case "flock":
+		return wrapperSpec{shortArg: "wEn", longArg: []string{"timeout", "conflict-exit-code"}, positional: 1,
+			refuse: "c", refuseLong: "command"}, true
+	case "watch":
+		return wrapperSpec{shortArg: "nq", longArg: []string{"interval", "equexit"}, joinScript: true}, true
 	}
 	return wrapperSpec{}, false
 }
@@ -160,11 +170,32 @@ func unwrapWith(spec wrapperSpec, args []word) wrapped {
 	if i >= len(args) {
 		return w
 	}
+	if strings.HasPrefix(args[i].lit(), "-") {
+		w.problem = "option " + args[i].text + " after the operands: the wrapped command cannot be found"
+		return w
+	}
+	if spec.joinScript {
+		return joinedScript(w, args[i:])
+	}
 	inner.args = replaceHoles(args[i:], repl)
 	if spec.trailing {
 		inner.args = append(inner.args, holeWord("ARGS…"))
 	}
 	w.inner = []innerCommand{inner}
+	return w
+}
+
+// joinedScript treats the operands as one shell script, as watch does.
+func joinedScript(w wrapped, operands []word) wrapped {
+	parts := make([]string, 0, len(operands))
+	for _, o := range operands {
+		if !o.static() {
+			w.problem = "the command is only known at run time"
+			return w
+		}
+		parts = append(parts, o.lit())
+	}
+	w.scripts = append(w.scripts, litWord(strings.Join(parts, " ")))
 	return w
 }
 

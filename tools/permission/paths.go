@@ -182,19 +182,20 @@ func CheckPath(rs Ruleset, workTree, permission, name string) Decision {
 
 // protectedKind names the protected element of a work-tree-relative slash
 // path: ".git" for anything in a .git directory, ".env" for a .env* file,
-// "" otherwise.
+// "" otherwise. Case is ignored: on case-insensitive file systems .GIT is
+// the same directory, and a denial is the safe side.
 func protectedKind(rel string) string {
 	parts := strings.Split(rel, "/")
 	for _, c := range parts[:len(parts)-1] {
-		if c == ".git" {
+		if strings.EqualFold(c, ".git") {
 			return ".git"
 		}
 	}
 	base := parts[len(parts)-1]
 	switch {
-	case base == ".git":
+	case strings.EqualFold(base, ".git"):
 		return ".git"
-	case strings.HasPrefix(base, ".env"):
+	case strings.HasPrefix(strings.ToLower(base), ".env"):
 		return ".env"
 	}
 	return ""
@@ -217,10 +218,10 @@ func (rs Ruleset) checkProtected(permission, rel, what string) Decision {
 // ".env") literally, e.g. ".git/**", "**/.env", "config/.env.*".
 func namesProtected(pattern, what string) bool {
 	for _, c := range strings.Split(pattern, "/") {
-		if what == ".git" && c == ".git" {
+		if what == ".git" && strings.EqualFold(c, ".git") {
 			return true
 		}
-		if what == ".env" && strings.HasPrefix(c, ".env") {
+		if what == ".env" && strings.HasPrefix(strings.ToLower(c), ".env") {
 			return true
 		}
 	}

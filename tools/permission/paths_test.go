@@ -42,6 +42,8 @@ func TestPathsCheck(t *testing.T) {
 		{"dot slash", all, Read, "./src/a.go", true},
 		{"nested .git", all, Read, "vendor/m/.git/config", false},
 		{".git itself", all, Read, ".git", false},
+		{".GIT other case", all, Edit, ".GIT/config", false},
+		{".ENV other case", all, Read, ".ENV", false},
 		{".github is fine", all, Edit, ".github/workflows/x.yml", true},
 		{".env.production", all, Read, "config/.env.production", false},
 		{".envrc", all, Read, ".envrc", false},
