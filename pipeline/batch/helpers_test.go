@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // makeRepo creates a git repository at dir with one commit holding files.
@@ -43,23 +46,76 @@ func runGit(tb testing.TB, dir string, args ...string) string {
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		tb.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return strings.TrimSpace(string(out))
 }
 
-// makeBatch creates n repositories r00…r(n-1) under dir/repos, a task
-// spec and a batch spec listing them (extra is appended to the batch
-// spec), and returns the batch spec path.
+// fixture holds repositories r00, r01, … created once per test binary
+// (on demand, since git is slow to start) and shared read-only by the
+// tests through symlinks.
+var fixture struct {
+	mu  sync.Mutex
+	dir string
+	n   int
+}
+
+const fixtureRepos = 100
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture.dir != "" {
+		os.RemoveAll(fixture.dir)
+	}
+	os.Exit(code)
+}
+
+// fixtureDir returns the fixture dir holding at least n repositories.
+func fixtureDir(tb testing.TB, n int) string {
+	tb.Helper()
+	fixture.mu.Lock()
+	defer fixture.mu.Unlock()
+	if fixture.dir == "" {
+		dir, err := os.MkdirTemp("", "batch-fixture-")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		fixture.dir = dir
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i := fixture.n; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			name := fmt.Sprintf("r%02d", i)
+			makeRepo(tb, filepath.Join(fixture.dir, name), map[string]string{
+				"README.md": "# " + name + "\n", "main.go": "package main\n",
+			})
+		}()
+	}
+	wg.Wait()
+	fixture.n = max(fixture.n, n)
+	return fixture.dir
+}
+
+// makeBatch links dir/repos to the shared fixture repositories and writes
+// a task spec and a batch spec over the first n of them (extra is appended
+// to the batch spec); it returns the batch spec path.
 func makeBatch(tb testing.TB, dir string, n int, extra string) string {
 	tb.Helper()
+	if n > fixtureRepos {
+		tb.Fatalf("only %d fixture repositories", fixtureRepos)
+	}
+	if err := os.Symlink(fixtureDir(tb, n), filepath.Join(dir, "repos")); err != nil {
+		tb.Fatal(err)
+	}
 	var b strings.Builder
 	b.WriteString("version: 1\nname: demo\ntask: task.yaml\nclone: {depth: 1}\nrepos:\n")
 	for i := range n {
 		name := fmt.Sprintf("r%02d", i)
-		makeRepo(tb, filepath.Join(dir, "repos", name), map[string]string{
-			"README.md": "# " + name + "\n", "main.go": "package main\n",
-		})
 		fmt.Fprintf(&b, "  - path: repos/%s\n    inputs: {name: %s}\n", name, name)
 	}
 	b.WriteString(extra)
@@ -236,4 +292,17 @@ func readJSON(path string, v any) error {
 		return err
 	}
 	return json.Unmarshal(data, v)
+}
+
+func readFile(tb testing.TB, path string) string {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(data)
+}
+
+func cmpFloat() cmp.Option {
+	return cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
 }

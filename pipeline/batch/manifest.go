@@ -83,7 +83,8 @@ func uniqueID(base string, taken map[string]string) string {
 		return base
 	}
 	for i := 2; ; i++ {
-		if id := fmt.Sprintf("%s-%d", base, i); taken[id] == "" {
+		id := fmt.Sprintf("%s-%d", base, i)
+		if _, ok := taken[id]; !ok {
 			return id
 		}
 	}

@@ -39,7 +39,7 @@ func scriptByID(id string) behaviour {
 func TestRunEndToEnd(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	spec := makeBatch(t, dir, 20, "limits: {timeout: 300ms}\nretries: 2\n")
+	spec := makeBatch(t, dir, 20, "limits: {timeout: 3s}\nretries: 2\n")
 	out := filepath.Join(dir, "out")
 	fe := newFakeExec(scriptByID)
 	fe.gate, fe.gateN = make(chan struct{}), 3

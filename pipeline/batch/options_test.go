@@ -1,0 +1,161 @@
+package batch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRunRedoAndOnlyFailed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := makeBatch(t, dir, 4, "retries: 0\n")
+	out := filepath.Join(dir, "out")
+	script := map[string]behaviour{"repos-r00": edit, "repos-r01": taskFail, "repos-r02": broken, "repos-r03": noop}
+	run := func(opts RunOptions) map[string]int {
+		t.Helper()
+		fe := newFakeExec(func(id string) behaviour { return script[id] })
+		opts.SpecPath, opts.Out, opts.Executor, opts.RetryBackoff = spec, out, fe, time.Millisecond
+		if _, err := Run(t.Context(), opts); err != nil {
+			t.Fatal(err)
+		}
+		calls, _, _ := fe.counts()
+		return calls
+	}
+	run(RunOptions{})
+	if calls := run(RunOptions{}); len(calls) != 0 {
+		t.Errorf("a plain re-run ran %v, want nothing", calls)
+	}
+	script["repos-r01"] = edit
+	if diff := cmp.Diff(map[string]int{"repos-r01": 1, "repos-r02": 1}, run(RunOptions{OnlyFailed: true})); diff != "" {
+		t.Errorf("--only-failed ran (-want +got):\n%s", diff)
+	}
+	if got := Latest(mustRead(t, out))["repos-r01"].Status; got != StatusSuccess {
+		t.Errorf("r01 after --only-failed: %s", got)
+	}
+	if calls := run(RunOptions{Redo: true}); len(calls) != 4 {
+		t.Errorf("--redo ran %v, want all 4", calls)
+	}
+	if _, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Executor: newFakeExec(nil), Redo: true, OnlyFailed: true}); err == nil {
+		t.Error("--redo with --only-failed: no error")
+	}
+}
+
+func TestRunTotalBudgetSkips(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := makeBatch(t, dir, 6, "limits: {max_cost_usd: 0.5, total_max_cost_usd: 0.25}\n")
+	out := filepath.Join(dir, "out")
+	fe := newFakeExec(func(string) behaviour { return edit })
+	fe.cost = 0.1
+	var budgets []float64
+	sum, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Executor: budgetSpy{fe, &budgets}, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0.1 + 0.1 + 0.1 ≥ 0.25: three ran (the third with what was left), three skipped.
+	if sum.Counts[StatusSuccess] != 3 || sum.Counts[StatusSkipped] != 3 {
+		t.Errorf("counts %v, want 3 success and 3 skipped", sum.Counts)
+	}
+	want := []float64{0.25, 0.15, 0.05}
+	if diff := cmp.Diff(want, budgets, cmpFloat()); diff != "" {
+		t.Errorf("per-job budgets (-want +got):\n%s", diff)
+	}
+	// skipped is not final: a re-run with more budget runs them.
+	calls := newFakeExec(func(string) behaviour { return edit })
+	write(t, spec, strings.Replace(readFile(t, spec), "total_max_cost_usd: 0.25", "total_max_cost_usd: 10", 1))
+	if _, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Executor: calls}); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := calls.counts(); len(c) != 3 {
+		t.Errorf("re-run after skip ran %v, want the 3 skipped", c)
+	}
+}
+
+type budgetSpy struct {
+	*fakeExec
+	budgets *[]float64
+}
+
+func (b budgetSpy) Exec(ctx context.Context, job Job) (Outcome, error) {
+	*b.budgets = append(*b.budgets, job.MaxCostUSD)
+	return b.fakeExec.Exec(ctx, job)
+}
+
+func TestParseStatusesAndShouldFail(t *testing.T) {
+	t.Parallel()
+	got, err := ParseStatuses([]string{"task_failed, timeout", "skipped"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Status{StatusTaskFailed, StatusTimeout, StatusSkipped}, got); diff != "" {
+		t.Error(diff)
+	}
+	if _, err := ParseStatuses([]string{"failed"}); !errors.Is(err, ErrBadStatus) {
+		t.Errorf("unknown status: %v", err)
+	}
+	results := []RepoResult{{Status: StatusSuccess}, {Status: StatusTimeout}}
+	tests := []struct {
+		failOn []Status
+		want   bool
+	}{
+		{DefaultFailOn(), false},
+		{[]Status{StatusTimeout}, true},
+		{[]Status{}, false},
+	}
+	for _, tt := range tests {
+		if got := ShouldFail(results, tt.failOn); got != tt.want {
+			t.Errorf("ShouldFail(%v) = %v, want %v", tt.failOn, got, tt.want)
+		}
+	}
+}
+
+func TestProgressTTY(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := makeBatch(t, dir, 3, "")
+	var buf safeBuffer
+	fe := newFakeExec(func(string) behaviour { return edit })
+	if _, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: filepath.Join(dir, "out"), Executor: fe, Progress: &buf, TTY: true}); err != nil {
+		t.Fatal(err)
+	}
+	s := buf.String()
+	for _, want := range []string{"repos-r00  success", "repos-r02  success", "batch "} {
+		if !strings.Contains(s, want) {
+			t.Errorf("progress lacks %q:\n%q", want, s)
+		}
+	}
+}
+
+func TestFormatLine(t *testing.T) {
+	t.Parallel()
+	got := formatLine(3, 20, RepoResult{ID: "x", Status: StatusTaskFailed, CostUSD: 0.12, Steps: 5, DurationMS: 1234, Error: "checks\nfailed"})
+	want := "[ 3/20] x  task_failed  $0.1200  5 steps  0 files  1.234s  checks failed"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+type safeBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *safeBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *safeBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
