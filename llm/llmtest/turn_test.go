@@ -1,0 +1,82 @@
+package llmtest_test
+
+import (
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestTurnSSEGolden pins the shape of the builders' bodies: the pipeline
+// scripts cassettes with them, so a change must be deliberate (-update).
+func TestTurnSSEGolden(t *testing.T) {
+	t.Parallel()
+	tests := map[string]llmtest.Turn{
+		"text":  {Text: "Hello there, world."},
+		"tools": {Reasoning: "Look first.", ToolCalls: []llmtest.ToolCall{llmtest.Call("read", `{"path":"a.go"}`), {ID: "g", Name: "list", Arguments: `{}`, ExtraContent: json.RawMessage(`{"google":{"thought_signature":"c2ln"}}`)}}},
+		"usage": {Text: "ok", Usage: &llmtest.Usage{PromptTokens: 9, CompletionTokens: 1, CachedTokens: 4}, FinishReason: "length"},
+	}
+	for name, turn := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := turn.SSE()
+			path := filepath.Join("testdata", name+".sse")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s differs from the golden file:\n%s", name, got)
+			}
+		})
+	}
+}
+
+func TestServerScriptAndRecord(t *testing.T) {
+	t.Parallel()
+	slow := llmtest.Text("slow")
+	slow.Delay = 20 * time.Millisecond
+	srv := llmtest.NewServer(t,
+		llmtest.HTTPError(http.StatusTooManyRequests, `{"error":{"message":"slow down"}}`, "Retry-After", "1"),
+		slow,
+	)
+	if !strings.HasSuffix(srv.URL(), "/v1") {
+		t.Fatalf("URL %q does not end in /v1", srv.URL())
+	}
+	post := func(body string) (*http.Response, string) {
+		resp, err := srv.Client().Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	resp, body := post(`{"model":"a","messages":[{"role":"user","content":"hi"}]}`)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "1" || !strings.Contains(body, "slow down") {
+		t.Errorf("first reply: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	resp, body = post(`{"model":"b"}`)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || !strings.HasSuffix(body, "data: [DONE]\n\n") {
+		t.Errorf("second reply: %d %s", resp.StatusCode, body)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].Body["model"] != "a" || reqs[1].Body["model"] != "b" ||
+		reqs[0].Path != "/v1/chat/completions" || len(reqs[0].Messages()) != 1 {
+		t.Errorf("recorded %+v", reqs)
+	}
+}
