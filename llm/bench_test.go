@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	openai "github.com/sashabaranov/go-openai"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // memTransport answers every request with the same SSE body from memory,
