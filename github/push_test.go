@@ -250,3 +250,49 @@ func TestPushBranchErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestPushFromShallowClone pushes from a depth-1 clone, what
+// actions/checkout leaves by default, after the remote's main moved on.
+func TestPushFromShallowClone(t *testing.T) {
+	t.Parallel()
+	seedWork, remote, _ := seed(t)
+	// Two more commits on main, so the clone's base has missing parents.
+	for i, content := range []string{"a2\n", "a3\n"} {
+		writeFiles(t, seedWork, map[string]string{"a.txt": content})
+		gitRun(t, seedWork, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qam", sprintf("c%d", i))
+		gitRun(t, seedWork, "push", "-q", remote, "HEAD:refs/heads/main")
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	gitRun(t, "", "clone", "-q", "--depth", "1", "--branch", "main", "file://"+remote, clone)
+	base := strings.TrimSpace(gitRun(t, clone, "rev-parse", "HEAD"))
+	// main moves again after the checkout.
+	writeFiles(t, seedWork, map[string]string{"b.txt": "moved\n"})
+	gitRun(t, seedWork, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qam", "later")
+	gitRun(t, seedWork, "push", "-q", remote, "HEAD:refs/heads/main")
+
+	writeFiles(t, clone, map[string]string{"new.txt": "from a shallow clone\n"})
+	_, err := PushBranch(t.Context(), PushOptions{RepoDir: clone, BaseCommit: base, WorkTree: clone, Paths: []string{"new.txt"},
+		Branch: "runner/shallow", RemoteURL: remote, Message: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, c := branchTree(t, remote, "runner/shallow")
+	if got["new.txt"].Content != "from a shallow clone\n" || got["a.txt"].Content != "a3\n" || c.ParentHashes[0].String() != base {
+		t.Errorf("tree %v parent %v", got, c.ParentHashes)
+	}
+	if out, err := exec.Command("git", "-C", remote, "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+}
+
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	if dir != "" {
+		args = append([]string{"-C", dir}, args...)
+	}
+	out, err := exec.Command("git", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}

@@ -1,0 +1,106 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// Actions is the GitHub side of one `runner exec` inside GitHub Actions:
+// the environment, an API client for it, the event, and the token's
+// identity (resolved on first use). Create it with Setup.
+type Actions struct {
+	Env    *Env
+	Client *gh.Client
+	Event  *Event
+	// Self is the login of the token's identity; SelfLogin fills it.
+	Self string
+}
+
+// Setup reads the Actions environment from environ and loads the event
+// (resolving the pull request an issue comment is on). Outside Actions
+// (GITHUB_ACTIONS not "true") it returns nil, nil. httpClient may be nil.
+func Setup(ctx context.Context, environ map[string]string, httpClient *http.Client) (*Actions, error) {
+	env, err := LoadEnv(environ)
+	if err != nil {
+		return nil, err
+	}
+	if !env.Actions {
+		return nil, nil
+	}
+	client, err := NewClient(env, httpClient)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := Load(ctx, env, client)
+	if err != nil {
+		return nil, err
+	}
+	return &Actions{Env: env, Client: client, Event: ev}, nil
+}
+
+// SelfLogin returns (and remembers) the token identity's login.
+func (a *Actions) SelfLogin(ctx context.Context) (string, error) {
+	if a.Self != "" {
+		return a.Self, nil
+	}
+	self, err := SelfLogin(ctx, a.Client)
+	if err != nil {
+		return "", err
+	}
+	a.Self = self
+	return self, nil
+}
+
+// Gate applies the trigger gate to the event with the token's identity as
+// SelfLogin. trigger and allowBots are the action's inputs as given
+// (allowBots split with SplitList).
+func (a *Actions) Gate(ctx context.Context, trigger, allowBots string) (Decision, error) {
+	if !gated(a.Event.GitHub.EventName) {
+		return run("event %s is not gated", a.Event.GitHub.EventName), nil
+	}
+	self, err := a.SelfLogin(ctx)
+	if err != nil {
+		return Decision{}, err
+	}
+	return Gate(ctx, a.Client, a.Event, GateOptions{Trigger: trigger, AllowBots: SplitList(allowBots), SelfLogin: self})
+}
+
+// Sticky returns the task's sticky comment on the event's issue or pull
+// request; ErrNoNumber when the event has none (push, schedule, dispatch).
+func (a *Actions) Sticky(ctx context.Context, task string) (*Sticky, error) {
+	self, err := a.SelfLogin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return NewSticky(a.Client, a.Event, task, self)
+}
+
+// PublishPullRequest pushes the patch (push.Branch, to the repository's
+// HTTPS remote with the token unless push.RemoteURL/Token are set) and
+// opens or updates the pull request for that branch.
+func (a *Actions) PublishPullRequest(ctx context.Context, push PushOptions, pr PROptions) (url string, number int, created bool, err error) {
+	if push.RemoteURL == "" {
+		push.RemoteURL = a.Env.RemoteURL()
+	}
+	if push.Token == "" {
+		push.Token = a.Env.Token
+	}
+	if _, err := PushBranch(ctx, push); err != nil {
+		return "", 0, false, err
+	}
+	pr.Owner, pr.Repo, pr.Branch = firstNonEmpty(pr.Owner, a.Env.Owner), firstNonEmpty(pr.Repo, a.Env.Repo), push.Branch
+	if pr.Base == "" {
+		return "", 0, false, fmt.Errorf("github: pull request for %s: no base branch", push.Branch)
+	}
+	return EnsurePullRequest(ctx, a.Client, pr)
+}
+
+// SplitList splits an input list on commas, spaces and newlines, dropping
+// empty items ("a, b\nc" → [a b c]).
+func SplitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
+}
