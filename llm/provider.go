@@ -37,6 +37,11 @@ type Config struct {
 	// (headers included); a stall becomes a retryable error wrapping
 	// ErrIdleTimeout. 0: DefaultIdleTimeout. SSE comments count as bytes.
 	IdleTimeout time.Duration
+	// SendReasoningContent sends an assistant message's Reasoning back as
+	// reasoning_content (newer DeepSeek thinking models require it; the
+	// first deepseek-reasoner rejected it). reasoning_details is always sent
+	// back when present.
+	SendReasoningContent bool
 }
 
 // AzureConfig addresses Azure OpenAI.
@@ -51,9 +56,10 @@ type AzureConfig struct {
 // Provider streams Chat Completions from one OpenAI-compatible endpoint
 // through github.com/sashabaranov/go-openai. It is safe for concurrent use.
 type Provider struct {
-	client *openai.Client
-	idle   time.Duration
-	now    func() time.Time
+	client        *openai.Client
+	idle          time.Duration
+	now           func() time.Time
+	sendReasoning bool
 }
 
 // New returns a provider for cfg.
@@ -99,7 +105,10 @@ func New(cfg Config) (*Provider, error) {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	return &Provider{client: openai.NewClientWithConfig(oc), idle: idle, now: time.Now}, nil
+	return &Provider{
+		client: openai.NewClientWithConfig(oc), idle: idle, now: time.Now,
+		sendReasoning: cfg.SendReasoningContent,
+	}, nil
 }
 
 // Stream makes one streamed model call and yields its unified events:
@@ -123,7 +132,7 @@ func (p *Provider) stream(parent context.Context, req Request, a *assembler) {
 	timer := time.AfterFunc(p.idle, func() { cancel(ErrIdleTimeout) })
 	defer timer.Stop()
 
-	oreq, patch, err := buildRequest(req)
+	oreq, patch, err := buildRequest(req, p.sendReasoning)
 	if err != nil {
 		a.fail(&Error{Class: ClassFatal, Message: err.Error(), Err: err})
 		return

@@ -86,6 +86,23 @@ func TestRequestBody(t *testing.T) {
 	}
 }
 
+func TestSendReasoningContent(t *testing.T) {
+	t.Parallel()
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: "q"}, {Role: llm.RoleAssistant, Content: "a", Reasoning: "because"}}
+	for _, send := range []bool{false, true} {
+		srv := llmtest.NewServer(t, llmtest.Text("ok"))
+		p, err := llm.New(llm.Config{BaseURL: srv.URL(), HTTPClient: srv.Client(), SendReasoningContent: send})
+		if err != nil {
+			t.Fatal(err)
+		}
+		collect(t, p, llm.Request{Model: "deepseek-reasoner", Messages: msgs})
+		got, ok := srv.Requests()[0].Messages()[1]["reasoning_content"]
+		if ok != send || (send && got != "because") {
+			t.Errorf("send=%v: reasoning_content = %v (present %v)", send, got, ok)
+		}
+	}
+}
+
 func TestRequestOmitsUnset(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Text("ok"))

@@ -14,6 +14,7 @@ import (
 type wireMessage struct {
 	Role             Role            `json:"role"`
 	Content          string          `json:"content"`
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
 	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
 	ToolCalls        []wireToolCall  `json:"tool_calls,omitempty"`
 	ToolCallID       string          `json:"tool_call_id,omitempty"`
@@ -51,7 +52,12 @@ const emptySchema = `{"type":"object","properties":{}}`
 // effort). go-openai's types cannot express provider extras on tool calls or
 // a temperature of 0 (omitempty), and its reasoning-model validator rejects
 // requests the endpoint may well accept; the endpoint is the judge.
-func buildRequest(req Request) (openai.ChatCompletionRequest, map[string]json.RawMessage, error) {
+//
+// Reasoning goes back as OpenRouter's reasoning_details whenever a message
+// has some, and as reasoning_content only when sendReasoning is set: the
+// first deepseek-reasoner rejected it in input, newer DeepSeek thinking
+// models require it on earlier assistant turns.
+func buildRequest(req Request, sendReasoning bool) (openai.ChatCompletionRequest, map[string]json.RawMessage, error) {
 	if req.Model == "" {
 		return openai.ChatCompletionRequest{}, nil, fmt.Errorf("%w: no model", ErrBadRequest)
 	}
@@ -70,7 +76,7 @@ func buildRequest(req Request) (openai.ChatCompletionRequest, map[string]json.Ra
 		return nil
 	}
 	var errs []error
-	errs = append(errs, set("messages", wireMessages(req.Messages)))
+	errs = append(errs, set("messages", wireMessages(req.Messages, sendReasoning)))
 	if len(req.Tools) > 0 {
 		tools, err := wireTools(req.Tools)
 		errs = append(errs, err, set("tools", tools))
@@ -111,12 +117,15 @@ func maxTokensField(model string) string {
 	return "max_tokens"
 }
 
-func wireMessages(msgs []Message) []wireMessage {
+func wireMessages(msgs []Message, sendReasoning bool) []wireMessage {
 	out := make([]wireMessage, 0, len(msgs))
 	for _, m := range msgs {
 		w := wireMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
 		if m.Role == RoleAssistant {
 			w.ReasoningDetails = m.ReasoningDetails
+			if sendReasoning {
+				w.ReasoningContent = m.Reasoning
+			}
 			for _, tc := range m.ToolCalls {
 				w.ToolCalls = append(w.ToolCalls, wireCall(tc))
 			}
