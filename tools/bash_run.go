@@ -16,9 +16,6 @@ import (
 // the pipe open).
 const pipeDrainDelay = 2 * time.Second
 
-// errTimedOut is the cancel cause when a command runs past its timeout.
-var errTimedOut = errors.New("command timed out") //nolint:gochecknoglobals // sentinel
-
 // runSpec is one shell command to run.
 type runSpec struct {
 	shell   string

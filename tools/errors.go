@@ -7,6 +7,8 @@ var (
 	// ErrBadArguments: a call's input is not the JSON object the tool takes.
 	// Tools report it as an error Result; it is exported for decoders.
 	ErrBadArguments = errors.New("invalid tool arguments")
-	// ErrUnknownTool: the registry has no tool of that name.
-	ErrUnknownTool = errors.New("unknown tool")
+	// errStopWalk ends a walk early without an error (enough results).
+	errStopWalk = errors.New("stop walk")
+	// errTimedOut is the cancel cause when a command runs past its timeout.
+	errTimedOut = errors.New("command timed out")
 )

@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"context"
 	"sort"
+	"strings"
 )
 
 // Registry holds the tools offered to the model, by name.
@@ -42,3 +44,13 @@ func (r *Registry) Infos() []Info {
 
 // Names lists the registered tool names, sorted.
 func (r *Registry) Names() []string { return append([]string(nil), r.names...) }
+
+// Run runs the tool called name. An unknown name is an error Result that
+// lists the tools there are (models sometimes invent tool names).
+func (r *Registry) Run(ctx context.Context, name string, call Call) (Result, error) {
+	t, ok := r.byName[name]
+	if !ok {
+		return errorResult("unknown tool %q; the tools are: %s.", name, strings.Join(r.names, ", ")), nil
+	}
+	return t.Run(ctx, call)
+}

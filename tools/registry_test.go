@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,6 +52,10 @@ func TestRegistryInfosGolden(t *testing.T) {
 	}
 	if _, ok := r.Get("nope"); ok {
 		t.Error("Get(nope) found a tool")
+	}
+	res, err := r.Run(t.Context(), "nope", Call{})
+	if err != nil || !res.IsError || !strings.Contains(res.Output, "bash, edit, glob") {
+		t.Errorf("Run(nope) = %+v, %v", res, err)
 	}
 }
 

@@ -14,9 +14,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// errStopWalk ends a walk early without an error (enough results).
-var errStopWalk = errors.New("stop walk") //nolint:gochecknoglobals // sentinel
-
 // walkEntry is one entry found by walkTree.
 type walkEntry struct {
 	Rel   string // work-tree-relative slash path

@@ -182,6 +182,7 @@ func (a *analyzer) call(ce *syntax.CallExpr, depth int) {
 	for _, w := range ce.Args {
 		args = append(args, convertWord(w))
 	}
+	a.assignments(assigns, depth)
 	a.command(assigns, args, depth)
 }
 
@@ -192,6 +193,7 @@ func (a *analyzer) decl(dc *syntax.DeclClause) {
 		words = append(words, assignWord(as))
 	}
 	a.judge(nil, words, nil, false)
+	a.assignments(words[1:], 0)
 }
 
 // forbiddenReason explains why a builtin that runs code which cannot be
@@ -226,9 +228,14 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		a.unjudgeable(text, why)
 		return
 	}
+	if why := gitConfigProblem(args); why != "" {
+		a.unjudgeable(text, why)
+		return
+	}
 	w := unwrap(prog, args)
 	a.judge(assigns, args, &w, w.transparent && !strings.Contains(prog, "/"))
 	for _, inner := range w.inner {
+		a.assignments(inner.assigns, depth)
 		a.command(append(append([]word(nil), assigns...), inner.assigns...), inner.args, depth)
 	}
 	for _, s := range w.scripts {

@@ -125,17 +125,15 @@ func unwrapWith(spec wrapperSpec, args []word) wrapped {
 		case s == "--":
 			i++
 		case strings.HasPrefix(s, "--") && positional == spec.positional:
-			name, _, hasValue := strings.Cut(s[2:], "=")
-			if spec.refuseLong != "" && name == spec.refuseLong {
-				w.problem = "--" + name + " builds a command at run time, which cannot be judged"
+			skip, r, refuse := longOption(spec, s[2:])
+			if refuse != "" {
+				w.problem = refuse
 				return w
 			}
-			if name == "replace" {
-				repl = "{}"
+			if r != "" {
+				repl = r
 			}
-			if !hasValue && contains(spec.longArg, name) {
-				i++
-			}
+			i += skip
 			continue
 		case len(s) > 1 && s[0] == '-' && positional == spec.positional:
 			skip, r, stop := shortOptions(spec, s[1:])
@@ -197,6 +195,25 @@ func joinedScript(w wrapped, operands []word) wrapped {
 	}
 	w.scripts = append(w.scripts, litWord(strings.Join(parts, " ")))
 	return w
+}
+
+// longOption reads one long option (without the "--"): how many following
+// words it consumes, xargs' replacement string, and a reason to refuse.
+func longOption(spec wrapperSpec, opt string) (skip int, repl, refuse string) {
+	name, _, hasValue := strings.Cut(opt, "=")
+	if spec.refuseLong != "" && name == spec.refuseLong {
+		return 0, "", "--" + name + " builds a command at run time, which cannot be judged"
+	}
+	if name == "replace" {
+		repl = "{}"
+		if _, v, ok := strings.Cut(opt, "="); ok && v != "" {
+			repl = v
+		}
+	}
+	if !hasValue && contains(spec.longArg, name) {
+		skip = 1
+	}
+	return skip, repl, ""
 }
 
 // shortOptions reads one cluster of short options (without the '-'). It
