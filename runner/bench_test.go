@@ -18,13 +18,14 @@ import (
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools"
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
-// benchSteps is the length of one benchmarked session.
-const benchSteps = 40
+// sessionSteps is the length of one benchmarked session.
+const sessionSteps = 40
 
 // makeRepo writes n small Go files in 20 directories.
-func makeRepo(b *testing.B, n int) string {
+func makeRepo(b testing.TB, n int) string {
 	b.Helper()
 	dir := b.TempDir()
 	body := strings.Repeat("// filler line for the benchmark repository\n", 20)
@@ -75,16 +76,37 @@ func repoTools(root string) []tools.Tool {
 	return []tools.Tool{read, list, write}
 }
 
-// stepCall is the tool call of step i of a benchmarked session.
-func stepCall(i int) (name, args string) {
-	switch i % 3 {
-	case 0:
-		return "list", fmt.Sprintf(`{"path":"pkg%02d"}`, i%20)
-	case 1:
-		return "read", fmt.Sprintf(`{"path":"pkg%02d/file%04d.go"}`, i%20, i*7%1000/20*20+i%20)
-	default:
-		return "write", fmt.Sprintf(`{"path":"pkg%02d/new%04d.go"}`, i%20, i)
+// stepCall is the tool call of step i of a benchmarked session: list,
+// read and write in turn, and with search also glob and grep over the
+// repository.
+func stepCall(i int, search bool) (name, args string) {
+	n := 3
+	if search {
+		n = 5
 	}
+	dir := fmt.Sprintf("pkg%02d", i%20)
+	switch i % n {
+	case 0:
+		return "list", `{"path":"` + dir + `"}`
+	case 1:
+		return "read", fmt.Sprintf(`{"path":"%s/file%04d.go"}`, dir, (i*37%50)*20+i%20)
+	case 2:
+		return "write", fmt.Sprintf(`{"path":"%s/new%04d.go","content":"package p\n"}`, dir, i)
+	case 3:
+		return "glob", `{"pattern":"**/*.go","path":"` + dir + `"}`
+	default:
+		return "grep", `{"pattern":"filler line","path":"` + dir + `"}`
+	}
+}
+
+// builtinTools are the real built-in tools behind the permission guard,
+// with read, edit and the search tools allowed.
+func builtinTools(root string) []tools.Tool {
+	rs := permission.Ruleset{
+		{Permission: permission.Read, Pattern: "*", Action: permission.Allow},
+		{Permission: permission.Edit, Pattern: "**", Action: permission.Allow},
+	}
+	return tools.GuardAll(tools.Builtins(tools.Env{WorkTree: root}), rs, root)
 }
 
 // instantModel answers instantly from prebuilt events: a tool call per
@@ -96,10 +118,10 @@ type instantModel struct {
 	record  func(llm.Request)
 }
 
-func newInstantModel(steps int) *instantModel {
+func newInstantModel(steps int, search bool) *instantModel {
 	m := &instantModel{}
 	for i := range steps - 1 {
-		name, args := stepCall(i)
+		name, args := stepCall(i, search)
 		m.replies = append(m.replies, reply(text("Next I look at "+name+"."), call(fmt.Sprintf("call_%d", i), name, args),
 			finish(llm.FinishToolCalls, 1000, 50)))
 	}
@@ -126,24 +148,35 @@ func (m *instantModel) Stream(_ context.Context, req llm.Request) iter.Seq[llm.E
 
 // BenchmarkStepOverhead measures the runner's own cost per step (request
 // building, stream processing, tool dispatch, events to a JSONL writer)
-// with an instant model on a 1,000-file repository; no snapshots. Goal:
-// under 5 ms per step.
+// with an instant model and minimal tools on a 1,000-file repository; no
+// snapshots. Goal: under 5 ms per step.
 func BenchmarkStepOverhead(b *testing.B) {
 	root := makeRepo(b, 1000)
-	ts := repoTools(root)
+	benchSteps(b, root, repoTools(root), false)
+}
+
+// BenchmarkStepBuiltinTools is BenchmarkStepOverhead with the real
+// built-in tools behind the permission guard, glob and grep included (so
+// it counts the tools' own work on the repository too).
+func BenchmarkStepBuiltinTools(b *testing.B) {
+	root := makeRepo(b, 1000)
+	benchSteps(b, root, builtinTools(root), true)
+}
+
+func benchSteps(b *testing.B, root string, ts []tools.Tool, search bool) {
 	b.ReportAllocs()
-	b.ResetTimer()
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	for b.Loop() {
-		cfg := testConfig(newInstantModel(benchSteps), event.NewWriter(io.Discard, "bench"), ts...)
+		cfg := testConfig(newInstantModel(sessionSteps, search), event.NewWriter(io.Discard, "bench"), ts...)
 		cfg.WorkTree = root
 		res, err := Run(b.Context(), cfg)
-		if err != nil || res.Status != event.StatusSuccess || res.Steps != benchSteps {
+		if err != nil || res.Status != event.StatusSuccess || res.Steps != sessionSteps {
 			b.Fatalf("run: %v %+v", err, res)
 		}
 	}
-	perStep := time.Since(start) / time.Duration(b.N*benchSteps)
-	b.ReportMetric(float64(perStep.Microseconds())/1000, "ms/step")
+	steps := time.Duration(b.N * sessionSteps)
+	b.ReportMetric(float64((time.Since(start)/steps).Microseconds())/1000, "ms/step")
+	b.ReportMetric(float64(((cpuTime()-cpu)/steps).Microseconds())/1000, "cpu-ms/step")
 }
 
 // prefixStats accumulates how much of each request starts with the bytes
@@ -205,11 +238,11 @@ func cacheOrder(req llm.Request) []byte {
 // ≥ 0.95.
 func BenchmarkRequestPrefix(b *testing.B) {
 	root := makeRepo(b, 1000)
-	ts := repoTools(root)
+	ts := builtinTools(root)
 	var stats prefixStats
 	for b.Loop() {
 		stats.prev = nil
-		m := newInstantModel(benchSteps)
+		m := newInstantModel(sessionSteps, true)
 		m.record = func(req llm.Request) { stats.add(cacheOrder(req)) }
 		cfg := testConfig(m, event.Discard{}, ts...)
 		cfg.WorkTree = root
@@ -225,10 +258,10 @@ func BenchmarkRequestPrefix(b *testing.B) {
 // tool list is the part of each body that is not a prefix).
 func BenchmarkRequestPrefixWire(b *testing.B) {
 	root := makeRepo(b, 1000)
-	ts := repoTools(root)
+	ts := builtinTools(root)
 	var replies []llmtest.Reply
-	for i := range benchSteps - 1 {
-		name, args := stepCall(i)
+	for i := range sessionSteps - 1 {
+		name, args := stepCall(i, true)
 		replies = append(replies, llmtest.Turn{Text: "Next I look at " + name + ".",
 			ToolCalls: []llmtest.ToolCall{{ID: fmt.Sprintf("call_%d", i), Name: name, Arguments: args}}}.Reply())
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"net/http"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // These tests drive sessions through the real OpenAI-compatible provider
@@ -137,3 +139,35 @@ func (w *textWatcher) Stream(ctx context.Context, req llm.Request) iter.Seq[llm.
 		}
 	}
 }
+
+// TestBuiltinToolsSession runs the benchmark's session with the real
+// built-in tools behind the permission guard: every call must succeed, and
+// a call outside the rules must come back as a denial.
+func TestBuiltinToolsSession(t *testing.T) {
+	t.Parallel()
+	root := makeRepo(t, 1000)
+	var scripts []script
+	for i := range 15 {
+		name, args := stepCall(i, true)
+		scripts = append(scripts, sc(call(fmt.Sprintf("c%d", i), name, args), finish(llm.FinishToolCalls, 10, 1)))
+	}
+	scripts = append(scripts, sc(call("x", "bash", `{"command":"rm -rf /"}`), finish(llm.FinishToolCalls, 10, 1)))
+	sink := &recSink{}
+	cfg := testConfig(newModel(scripts...), sink, builtinTools(root)...)
+	cfg.WorkTree = root
+	res := runTest(t, cfg)
+	if res.Status != event.StatusSuccess || res.Denials != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, f := range sink.of("tool.failed") {
+		if ft := f.(event.ToolFailed); ft.Tool != "bash" || !ft.Denied {
+			t.Errorf("tool failed: %+v", ft)
+		}
+	}
+	if got := len(sink.of("tool.completed")); got != 15 {
+		t.Errorf("tool.completed = %d, want 15", got)
+	}
+}
+
+// The permission ruleset is the Policy the pipeline passes in.
+var _ Policy = permission.Ruleset(nil)
