@@ -95,7 +95,12 @@ type eventPayload struct {
 		PullRequest json.RawMessage `json:"pull_request"`
 	} `json:"issue"`
 	PullRequest *prPayload `json:"pull_request"`
-	Comment     *struct {
+	Review      *struct {
+		ID   int64       `json:"id"`
+		Body string      `json:"body"`
+		User userPayload `json:"user"`
+	} `json:"review"`
+	Comment *struct {
 		ID   int64       `json:"id"`
 		Body string      `json:"body"`
 		User userPayload `json:"user"`
@@ -144,6 +149,9 @@ func fillKind(name string, p *eventPayload, c *Context) error {
 			return fmt.Errorf("%w: %s payload has no pull_request.number", ErrEvent, name)
 		}
 		fillPR(c, p.PullRequest)
+		if name == EventPullRequestReview && p.Review != nil { // the review's text is the "comment"
+			c.CommentID, c.CommentBody, c.CommentAuthor = p.Review.ID, p.Review.Body, p.Review.User.Login
+		}
 		if name == EventReviewComment {
 			if p.Comment == nil {
 				return fmt.Errorf("%w: %s payload has no comment", ErrEvent, name)

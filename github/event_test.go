@@ -70,6 +70,16 @@ func TestLoadEventPayloads(t *testing.T) {
 	}
 }
 
+func TestLoadEventReview(t *testing.T) {
+	ev, err := LoadEvent("pull_request_review", []byte(`{"action":"submitted","review":{"id":9,"body":"@runner look","user":{"login":"rev"}},"pull_request":{"number":5,"head":{"ref":"h","sha":"s"},"base":{"ref":"main"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := ev.GitHub; c.Number != 5 || c.CommentID != 9 || c.CommentBody != "@runner look" || c.CommentAuthor != "rev" || c.HeadSHA != "s" {
+		t.Errorf("context = %+v", c)
+	}
+}
+
 func TestLoadEventErrors(t *testing.T) {
 	tests := []struct{ name, payload, want string }{
 		{"issue_comment", `not json`, "not a JSON object"},
