@@ -1,8 +1,10 @@
 package llm_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,9 +51,23 @@ func TestCases(t *testing.T) {
 			for _, n := range c.RegisteredTools {
 				tools = append(tools, llm.ToolDef{Name: n})
 			}
-			events := streamAll(t, srv, llm.Request{Model: "m", Tools: tools})
+			req := llm.Request{Model: "m", Tools: tools}
+			var tape bytes.Buffer
+			events := collect(t, mustNew(t, llm.Config{BaseURL: srv.URL(),
+				HTTPClient: &http.Client{Transport: llm.NewRecorder(&tape, srv.Client().Transport)}}), req)
 			checkSequence(t, events)
 			compareExpected(t, summarize(events), c.Expected)
+
+			// The recorded exchange replays to the same events.
+			cas, err := llm.LoadCassette(&tape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replayed := collect(t, mustNew(t, llm.Config{BaseURL: "http://replay.invalid/v1",
+				HTTPClient: &http.Client{Transport: cas.RoundTripper()}}), req)
+			if diff := eventsDiff(events, replayed); diff != "" {
+				t.Errorf("replay differs (-live +replay):\n%s", diff)
+			}
 		})
 	}
 }

@@ -90,7 +90,7 @@ func TestCassetteRecordReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	replayed := session(t, play)
-	if diff := cmp.Diff(recorded, replayed); diff != "" {
+	if diff := eventsDiff(recorded, replayed); diff != "" {
 		t.Errorf("replay differs (-recorded +replayed):\n%s", diff)
 	}
 	for _, events := range recorded {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
@@ -17,6 +18,25 @@ func newProvider(t testing.TB, srv *llmtest.Server, idle time.Duration) *llm.Pro
 		t.Fatal(err)
 	}
 	return p
+}
+
+func mustNew(t testing.TB, cfg llm.Config) *llm.Provider {
+	t.Helper()
+	p, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// eventsDiff compares event sequences; errors compare by their text.
+func eventsDiff(a, b any) string {
+	return cmp.Diff(a, b, cmp.Comparer(func(x, y error) bool {
+		if x == nil || y == nil {
+			return x == nil && y == nil
+		}
+		return x.Error() == y.Error()
+	}))
 }
 
 // streamAll runs one call against srv and collects its events.
