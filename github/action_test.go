@@ -95,9 +95,9 @@ func TestActionLint(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^\s*exec "\$RUNNER_TEMP/runner" `).MatchString(run.Run) {
 		t.Errorf("the run step does not exec the runner:\n%s", run.Run)
 	}
-	setup := a.Runs.Steps[0]
-	if !strings.HasPrefix(setup.Uses, "actions/setup-go@") || setup.With["go-version-file"] != "${{ github.action_path }}/go.mod" {
-		t.Errorf("first step = %+v, want setup-go with the action's go.mod", setup)
+	setup := a.Runs.Steps[1]
+	if !strings.HasPrefix(setup.Uses, "actions/setup-go@") || setup.With["go-version-file"] != "${{ steps.path.outputs.dir }}/go.mod" {
+		t.Errorf("second step = %+v, want setup-go with the action's go.mod", setup)
 	}
 	if !strings.Contains(stepByID(t, a, "build").Run, `cd "$GITHUB_ACTION_PATH"`) {
 		t.Error("build step does not build in $GITHUB_ACTION_PATH")
@@ -196,8 +196,10 @@ func (r *actionRun) step(s actionStep, path string) int {
 func (r *actionRun) runAll(path string) {
 	for _, s := range r.a.Runs.Steps {
 		switch {
-		case s.Uses != "":
-			continue // setup-go
+		case s.Uses != "": // setup-go: check it is pointed at the action's go.mod
+			if _, err := os.Stat(r.eval(s.With["go-version-file"])); err != nil {
+				r.t.Errorf("setup-go go-version-file: %v", err)
+			}
 		case s.If != "":
 			if r.failed && r.outputs["prep"]["dir"] != "" {
 				r.step(s, path)
