@@ -35,7 +35,8 @@ func makeRepo(b testing.TB, n int) string {
 			b.Fatal(err)
 		}
 		name := filepath.Join(sub, fmt.Sprintf("file%04d.go", i))
-		if err := os.WriteFile(name, []byte("package p\n"+body), 0o600); err != nil {
+		src := fmt.Sprintf("package p\n\n// Func%04d is file %d's symbol.\nfunc Func%04d() {}\n", i, i, i) + body
+		if err := os.WriteFile(name, []byte(src), 0o600); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,7 +96,7 @@ func stepCall(i int, search bool) (name, args string) {
 	case 3:
 		return "glob", `{"pattern":"**/*.go","path":"` + dir + `"}`
 	default:
-		return "grep", `{"pattern":"filler line","path":"` + dir + `"}`
+		return "grep", fmt.Sprintf(`{"pattern":"Func%04d\\(","path":"%s"}`, (i*53%50)*20+i%20, dir)
 	}
 }
 
@@ -254,8 +255,11 @@ func BenchmarkRequestPrefix(b *testing.B) {
 }
 
 // BenchmarkRequestPrefixWire is BenchmarkRequestPrefix on the HTTP bodies
-// the real provider sends (go-openai puts messages before tools, so the
-// tool list is the part of each body that is not a prefix).
+// the real provider sends. The body has "messages" before "tools", so each
+// body's tool list (about 7 KB with the built-in tools) is not part of the
+// next body's prefix and these figures are lower; provider prompt caches
+// work on the rendered prompt (tools first), not on the JSON body, so the
+// cache-order figures are the ones that count.
 func BenchmarkRequestPrefixWire(b *testing.B) {
 	root := makeRepo(b, 1000)
 	ts := builtinTools(root)
