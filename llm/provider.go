@@ -152,6 +152,11 @@ func (p *Provider) stream(parent context.Context, req Request, a *assembler) {
 			if !a.payload(raw) {
 				return
 			}
+		case errors.Is(err, io.EOF) && st.facts.Events == 0 && !st.facts.Done:
+			a.fail(&Error{Class: ClassRetryable, Err: ErrIncompleteStream, Message: fmt.Sprintf(
+				"incomplete stream: the response (HTTP %d, Content-Type %q) carried no data events",
+				st.status, st.header.Get("Content-Type"))})
+			return
 		case errors.Is(err, io.EOF):
 			a.end(st.facts.Done)
 			return
