@@ -36,7 +36,7 @@ func (c *cloner) workTree(ctx context.Context, repo Repo, src, dst string) (stri
 	if err != nil {
 		return "", err
 	}
-	if err := copyTree(ctx, cache, filepath.Join(dst, ".git")); err != nil {
+	if err := copyTree(ctx, cache, filepath.Join(dst, ".git"), "objects"); err != nil {
 		return "", fmt.Errorf("copy cached clone: %w", err)
 	}
 	if err := checkout(dst, commit); err != nil {
@@ -171,7 +171,10 @@ func clearDir(dir string) error {
 }
 
 // copyTree copies the regular files and directories under src to dst.
-func copyTree(ctx context.Context, src, dst string) error {
+// Files under the linkDir subdirectory of src ("" for none) are hard-linked
+// when the file system allows it: git objects and packs are never modified
+// in place, so a work tree may share them with the cache.
+func copyTree(ctx context.Context, src, dst, linkDir string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -188,6 +191,9 @@ func copyTree(ctx context.Context, src, dst string) error {
 		case d.IsDir():
 			return os.MkdirAll(target, 0o755)
 		case d.Type().IsRegular():
+			if linkDir != "" && strings.HasPrefix(filepath.ToSlash(rel), linkDir+"/") && os.Link(path, target) == nil {
+				return nil
+			}
 			return copyFile(path, target)
 		}
 		return nil // sockets, symlinks: a bare clone has none

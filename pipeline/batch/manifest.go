@@ -196,9 +196,16 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
-// writeJSONAtomic writes v as indented JSON through a temporary file and a
-// rename, so readers never see a half-written file.
+// writeJSONAtomic writes v as indented JSON through a temporary file,
+// synced, and a rename, so readers never see a half-written file.
 func writeJSONAtomic(path string, v any) error {
+	return writeJSON(path, v, true)
+}
+
+// writeJSON is writeJSONAtomic; without sync the file may be lost on a
+// crash of the machine (not of the process), which suits files mirrored
+// from results.jsonl.
+func writeJSON(path string, v any, sync bool) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
@@ -215,7 +222,7 @@ func writeJSONAtomic(path string, v any) error {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := syncIf(tmp, sync); err != nil {
 		tmp.Close()
 		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
 	}
@@ -226,4 +233,11 @@ func writeJSONAtomic(path string, v any) error {
 		return fmt.Errorf("rename to %s: %w", path, err)
 	}
 	return nil
+}
+
+func syncIf(f *os.File, sync bool) error {
+	if !sync {
+		return nil
+	}
+	return f.Sync()
 }

@@ -162,7 +162,7 @@ func copyRepoDir(ctx context.Context, from, out, id string) error {
 	if err := os.RemoveAll(dst); err != nil {
 		return fmt.Errorf("replace %s: %w", dst, err)
 	}
-	if err := copyTree(ctx, src, dst); err != nil {
+	if err := copyTree(ctx, src, dst, ""); err != nil {
 		return fmt.Errorf("copy %s: %w", src, err)
 	}
 	return nil

@@ -118,7 +118,7 @@ func dropTornTail(path string) error {
 }
 
 // Append writes r as one line and syncs it to disk before returning, then
-// rewrites out/<id>/result.json.
+// rewrites out/<id>/result.json (not synced: results.jsonl is the record).
 func (l *resultsLog) Append(r RepoResult) error {
 	line, err := json.Marshal(r)
 	if err != nil {
@@ -133,7 +133,7 @@ func (l *resultsLog) Append(r RepoResult) error {
 	if err != nil {
 		return fmt.Errorf("append result %s: %w", r.ID, err)
 	}
-	return writeJSONAtomic(filepath.Join(l.dir, r.ID, ResultFile), r)
+	return writeJSON(filepath.Join(l.dir, r.ID, ResultFile), r, false)
 }
 
 func (l *resultsLog) Close() error {
