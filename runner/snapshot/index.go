@@ -101,7 +101,8 @@ func (ts *trackedSet) add(prefix string, e *index.Entry) {
 			ctime: e.CreatedAt.UnixNano(),
 			ino:   e.Inode,
 		},
-		seedOK: e.Stage == index.Merged && !e.IntentToAdd && !e.SkipWorktree,
+		// Stage 0 is a normal entry (go-git's index.Merged constant is 1).
+		seedOK: e.Stage == 0 && !e.IntentToAdd && !e.SkipWorktree,
 	}
 	if old, dup := ts.files[name]; dup && old.seedOK {
 		return // keep stage 0 over conflict stages

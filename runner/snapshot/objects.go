@@ -33,7 +33,10 @@ type objectStore struct {
 	user    *filesystem.Storage // nil without a user repository
 	mu      sync.Mutex
 	present map[plumbing.Hash]bool // objects known to exist in the store
+	fanout  map[string]bool        // objects/xx directories known to exist
+	packed  bool                   // the store has pack files (git gc ran on it)
 	readMu  sync.Mutex             // go-git storages are not safe for concurrent reads
+	zpool   sync.Pool              // *zlib.Writer, whose state is large to allocate
 }
 
 func newObjectStore(storeDir string, userCommonDir string) *objectStore {
@@ -41,6 +44,10 @@ func newObjectStore(storeDir string, userCommonDir string) *objectStore {
 		dir:     filepath.Join(storeDir, "objects"),
 		own:     filesystem.NewStorage(osfs.New(storeDir), cache.NewObjectLRU(objectCacheSize)),
 		present: map[plumbing.Hash]bool{},
+		fanout:  map[string]bool{},
+	}
+	if packs, _ := filepath.Glob(filepath.Join(s.dir, "pack", "*.idx")); len(packs) > 0 {
+		s.packed = true
 	}
 	if userCommonDir != "" {
 		s.user = filesystem.NewStorage(osfs.New(userCommonDir), cache.NewObjectLRU(objectCacheSize))
@@ -70,6 +77,9 @@ func (s *objectStore) has(h plumbing.Hash) bool {
 		return true
 	}
 	if _, err := os.Stat(s.loosePath(h)); err != nil {
+		if !s.packed {
+			return false
+		}
 		s.readMu.Lock()
 		err = s.own.HasEncodedObject(h)
 		s.readMu.Unlock()
@@ -122,15 +132,20 @@ func (s *objectStore) writeBytes(typ plumbing.ObjectType, data []byte) (plumbing
 // what it wrote, which must equal h.
 func (s *objectStore) writeLoose(h plumbing.Hash, fill func(io.Writer) (plumbing.Hash, error)) error {
 	dst := s.loosePath(h)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return fmt.Errorf("create object dir: %w", err)
+	if err := s.ensureFanout(filepath.Dir(dst)); err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "tmp_obj_")
 	if err != nil {
 		return fmt.Errorf("create object: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	zw, _ := zlib.NewWriterLevel(tmp, zlib.BestSpeed)
+	zw, _ := s.zpool.Get().(*zlib.Writer)
+	if zw == nil {
+		zw, _ = zlib.NewWriterLevel(tmp, zlib.BestSpeed)
+	} else {
+		zw.Reset(tmp)
+	}
+	defer s.zpool.Put(zw)
 	got, err := fill(zw)
 	if err == nil {
 		err = zw.Close()
@@ -140,16 +155,33 @@ func (s *objectStore) writeLoose(h plumbing.Hash, fill func(io.Writer) (plumbing
 	} else {
 		_ = tmp.Close()
 	}
+	if err == nil && got != h {
+		err = errChanged
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
 	if err != nil {
-		return fmt.Errorf("write object %s: %w", h, err)
-	}
-	if got != h {
-		return fmt.Errorf("write object %s: %w", h, errChanged)
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("write object %s: %w", h, err)
 	}
 	s.markPresent(h)
+	return nil
+}
+
+func (s *objectStore) ensureFanout(dir string) error {
+	s.mu.Lock()
+	ok := s.fanout[dir]
+	s.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create object dir: %w", err)
+	}
+	s.mu.Lock()
+	s.fanout[dir] = true
+	s.mu.Unlock()
 	return nil
 }
 

@@ -78,7 +78,9 @@ func matchStar(pat string, p *int, text string, t *int, pathname bool) (int, boo
 		for *p++; at(pat, *p) == '*'; *p++ {
 		}
 		c := at(pat, *p)
-		if (prev < 0 || pat[prev] == '/') && (c == 0 || c == '/' || (c == '\\' && at(pat, *p+1) == '/')) {
+		if !pathname {
+			matchSlash = true
+		} else if (prev < 0 || pat[prev] == '/') && (c == 0 || c == '/' || (c == '\\' && at(pat, *p+1) == '/')) {
 			if c == '/' && dowild(pat[*p+1:], text[*t:], pathname) == wmMatch {
 				return wmMatch, true
 			}
