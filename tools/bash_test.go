@@ -46,14 +46,14 @@ func TestBashTimeoutKillsGroup(t *testing.T) {
 	env := bashEnv(t)
 	pids := filepath.Join(env.WorkTree, "pids")
 	// a child and a grandchild, both in the background, then a foreground sleep
-	cmd := fmt.Sprintf("sleep 30 & echo $! >> %[1]s; (sleep 30 & echo $! >> %[1]s; wait) & echo started; sleep 30", pids)
+	cmd := fmt.Sprintf("sleep 300 & echo $! >> %[1]s; (sleep 300 & echo $! >> %[1]s; wait) & echo started; sleep 300", pids)
 	start := time.Now()
 	res := run(t, tool(t, env, "bash"), BashParams{Command: cmd, TimeoutMS: 300})
 	if !res.IsError || res.Metadata["timed_out"] != true || !strings.Contains(res.Output, "started") || !strings.Contains(res.Output, "timed out") {
 		t.Errorf("timeout result: %+v", res)
 	}
-	if time.Since(start) > 20*time.Second {
-		t.Errorf("the call waited for the children")
+	if time.Since(start) > 200*time.Second {
+		t.Errorf("the call waited for the children to finish")
 	}
 	assertDead(t, pids)
 }
@@ -64,7 +64,7 @@ func TestBashCancelKillsGroup(t *testing.T) {
 	pids := filepath.Join(env.WorkTree, "pids")
 	ctx, cancel := contextWithCancelAfterFile(t, pids)
 	defer cancel()
-	raw, _ := json.Marshal(BashParams{Command: fmt.Sprintf("sleep 30 & echo $! >> %s; sleep 30", pids)})
+	raw, _ := json.Marshal(BashParams{Command: fmt.Sprintf("sleep 300 & echo $! >> %s; sleep 300", pids)})
 	res, err := tool(t, env, "bash").Run(ctx, Call{Input: raw})
 	if err == nil || !res.IsError {
 		t.Errorf("cancelled run: %+v, %v", res, err)
@@ -76,7 +76,7 @@ func TestBashBackgroundLeftoversKilled(t *testing.T) {
 	t.Parallel()
 	env := bashEnv(t)
 	pids := filepath.Join(env.WorkTree, "pids")
-	res := run(t, tool(t, env, "bash"), BashParams{Command: fmt.Sprintf("sleep 30 & echo $! >> %s; echo done", pids)})
+	res := run(t, tool(t, env, "bash"), BashParams{Command: fmt.Sprintf("sleep 300 & echo $! >> %s; echo done", pids)})
 	if res.IsError || !strings.Contains(res.Output, "done") {
 		t.Errorf("result: %+v", res)
 	}
