@@ -88,6 +88,7 @@ func (a *assembler) choice(ch *choice) bool {
 
 func (a *assembler) delta(d *delta) bool {
 	text, reasoning := contentParts(d.Content)
+	text += string(d.Refusal)
 	switch {
 	case d.ReasoningContent != "":
 		reasoning += string(d.ReasoningContent)

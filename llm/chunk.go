@@ -30,6 +30,7 @@ type choice struct {
 
 type delta struct {
 	Content          json.RawMessage `json:"content"` // string, null, or an array of parts
+	Refusal          lenientString   `json:"refusal"` // OpenAI: read as text
 	ReasoningContent lenientString   `json:"reasoning_content"`
 	Reasoning        lenientString   `json:"reasoning"`
 	ReasoningDetails json.RawMessage `json:"reasoning_details"`

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"mime"
 	"net/http"
-	"strconv"
 )
 
 // maxErrorBody bounds how much of an error body is kept.
@@ -100,7 +99,6 @@ func patchBody(req *http.Request, patch map[string]json.RawMessage) error {
 	req.Body = io.NopCloser(bytes.NewReader(out))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
 	req.ContentLength = int64(len(out))
-	req.Header.Set("Content-Length", strconv.Itoa(len(out)))
 	return nil
 }
 
