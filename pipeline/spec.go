@@ -127,3 +127,12 @@ type Pos struct {
 	Line int
 	Col  int
 }
+
+// Position returns where the value at a dotted key path is in the spec
+// file: "prompt", "limits.timeout", "checks[0].run", "inputs.package" (the
+// input's name), "github.pull_request.title". ok is false for a key the
+// file does not have.
+func (s *Spec) Position(path string) (p Pos, ok bool) {
+	p, ok = s.pos[path]
+	return p, ok
+}

@@ -187,3 +187,28 @@ func TestSpecErrorFormat(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+func TestPosition(t *testing.T) {
+	s, err := Load("testdata/full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want Pos
+		ok   bool
+	}{
+		{"prompt", Pos{7, 9}, true},
+		{"limits.timeout", Pos{22, 12}, true},
+		{"checks[0].run", Pos{27, 10}, true},
+		{"inputs.package", Pos{10, 3}, true},
+		{"github.pull_request.title", Pos{40, 12}, true},
+		{"nope", Pos{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := s.Position(tt.path)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Position(%q) = %v, %v; want %v, %v", tt.path, got, ok, tt.want, tt.ok)
+		}
+	}
+}
