@@ -245,3 +245,22 @@ func TestLastStepNoteSurvivesCompaction(t *testing.T) {
 		t.Errorf("after compaction the last step lost its note: %+v", msgs)
 	}
 }
+
+func TestToolCallMatchesItsInputEvents(t *testing.T) {
+	t.Parallel()
+	events := []llm.Event{
+		{Type: llm.EventToolInputStart, ID: "ev1", ToolName: "read"},
+		{Type: llm.EventToolInputDelta, ID: "ev1", ToolName: "read", Delta: `{}`},
+		{Type: llm.EventToolInputEnd, ID: "ev1", ToolName: "read"},
+		{Type: llm.EventToolCall, ID: "ev1", ToolCall: &llm.ToolCall{ID: "call_9", Name: "read", NameAsSent: "read",
+			Arguments: []byte(`{}`)}},
+	}
+	m := newModel(sc(events, finish(llm.FinishToolCalls, 1, 1)))
+	res := runTest(t, testConfig(m, &recSink{}, &fakeTool{name: "read"}))
+	msgs := m.reqs()[1].Messages
+	a := msgs[len(msgs)-2]
+	if res.Status != event.StatusSuccess || len(a.ToolCalls) != 1 || a.ToolCalls[0].ID != "call_9" ||
+		msgs[len(msgs)-1].ToolCallID != "call_9" {
+		t.Fatalf("result %+v, assistant %+v", res, a)
+	}
+}

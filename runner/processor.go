@@ -71,7 +71,11 @@ func (s *Session) handle(ctx context.Context, t *turn, ev llm.Event) bool {
 		t.toolPart(ev.ID, ev.ToolName).Tool.raw.WriteString(ev.Delta)
 	case llm.EventToolCall:
 		if ev.ToolCall != nil {
-			s.runCall(ctx, t, ev.ToolCall)
+			key := ev.ID // the id of the tool-input events, if any
+			if key == "" {
+				key = ev.ToolCall.ID
+			}
+			s.runCall(ctx, t, key, ev.ToolCall)
 		}
 	case llm.EventFinishStep:
 		s.closeAll(t)

@@ -12,9 +12,10 @@ import (
 	"github.com/seed43ef5acb/runner/tools"
 )
 
-// runCall runs one complete tool call and records its outcome in its part.
-func (s *Session) runCall(ctx context.Context, t *turn, call *llm.ToolCall) {
-	p := t.toolPart(call.ID, call.NameAsSent)
+// runCall runs one complete tool call and records its outcome in its part
+// (the pending part of the tool-input events with id key, if any).
+func (s *Session) runCall(ctx context.Context, t *turn, key string, call *llm.ToolCall) {
+	p := t.toolPart(key, call.NameAsSent)
 	tp := p.Tool
 	if tp.State != ToolPending { // a duplicate tool-call event: already handled
 		return
