@@ -103,6 +103,18 @@ func (c Catalog) Lookup(model string) (ModelInfo, bool) {
 	return ModelInfo{}, false
 }
 
+// ContextWindow returns a model's context window in tokens, 0 when unknown.
+func (c Catalog) ContextWindow(model string) int {
+	m, _ := c.Lookup(model)
+	return m.ContextWindow
+}
+
+// MaxOutput returns a model's maximum output tokens, 0 when unknown.
+func (c Catalog) MaxOutput(model string) int {
+	m, _ := c.Lookup(model)
+	return m.MaxOutput
+}
+
 // Cost returns the USD cost of a call's usage, or nil when the model or its
 // price is unknown. Cached and cache-write tokens are part of InputTokens
 // and are billed at their own prices.

@@ -35,6 +35,10 @@ func TestCatalogLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %q, want %q", tt.model, got, tt.want)
 		}
 	}
+	if c.ContextWindow("openrouter/anthropic/claude-sonnet-4.5") != 200_000 || c.ContextWindow("nope") != 0 ||
+		c.MaxOutput("o3") != 100_000 {
+		t.Errorf("ContextWindow/MaxOutput lookups wrong")
+	}
 	for _, m := range c.Models() {
 		if m.ContextWindow == 0 || m.Price == nil || m.Price.InputPerM <= 0 || m.Price.OutputPerM <= 0 {
 			t.Errorf("%s: incomplete figures %+v", m.Name, m)
