@@ -264,3 +264,19 @@ func TestToolCallMatchesItsInputEvents(t *testing.T) {
 		t.Fatalf("result %+v, assistant %+v", res, a)
 	}
 }
+
+func TestEmptyReplyIsNotSentBack(t *testing.T) {
+	t.Parallel()
+	m := newModel(sc(finish(llm.FinishStop, 1, 0)), sc(text("ok"), finish(llm.FinishStop, 1, 1)))
+	s := NewSession(testConfig(m, &recSink{}))
+	if res, err := s.Run(t.Context()); err != nil || res.Status != event.StatusSuccess || res.FinalMessage != "" {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	if _, err := s.Continue(t.Context(), "check failed"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := m.reqs()[1].Messages
+	if len(msgs) != 3 || msgs[1].Role != llm.RoleUser || msgs[2].Role != llm.RoleUser {
+		t.Errorf("messages after an empty reply: %+v", msgs)
+	}
+}

@@ -88,7 +88,8 @@ func userMessage(text string) *Message {
 
 // wire converts a message to what the provider reads: user → one message;
 // assistant → the assistant message (text, reasoning, tool calls) followed
-// by one tool message per call, in call order. The conversion is
+// by one tool message per call, in call order; an empty assistant reply is
+// left out. The conversion is
 // deterministic, so the bytes of a committed message never change.
 func (m *Message) wire() []llm.Message {
 	if m.Role != llm.RoleAssistant {
@@ -111,6 +112,9 @@ func (m *Message) wire() []llm.Message {
 			ToolCallID: p.Tool.Call.ID,
 			Content:    p.Tool.modelText(),
 		})
+	}
+	if am.Content == "" && am.Reasoning == "" && len(am.ToolCalls) == 0 {
+		return nil // an empty reply: providers reject empty assistant messages
 	}
 	return append([]llm.Message{am}, results...)
 }
