@@ -33,7 +33,7 @@ type Context struct {
 	SHA           string // GITHUB_SHA (for pull_request: the merge commit)
 	Ref           string // GITHUB_REF
 	Actor         string // GITHUB_ACTOR, else the payload sender
-	ActorType     string // sender.type: User, Bot, Organization
+	ActorType     string // sender.type (User, Bot, Organization) when the sender is the actor
 	RunURL        string
 	Number        int
 	IsPR          bool
@@ -196,7 +196,9 @@ func (ev *Event) ApplyEnv(e *Env) {
 	}
 	c.SHA = firstNonEmpty(e.SHA, c.SHA)
 	c.Ref = firstNonEmpty(e.Ref, c.Ref)
-	c.Actor = firstNonEmpty(e.Actor, c.Actor)
+	if e.Actor != "" && !strings.EqualFold(e.Actor, c.Actor) {
+		c.Actor, c.ActorType = e.Actor, "" // the sender's type is not the actor's
+	}
 	c.RunURL = e.RunURL()
 	if c.HeadRef == "" && c.IsPR {
 		c.HeadRef, c.BaseRef = e.HeadRef, firstNonEmpty(c.BaseRef, e.BaseRef)
