@@ -1,12 +1,18 @@
 package batch
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/seed43ef5acb/runner/pipeline"
+)
 
 // Sentinel errors; check them with errors.Is.
 var (
 	// ErrInvalidSpec marks a batch spec that failed validation; the error
-	// is a SpecErrors listing every problem as file:line:col.
-	ErrInvalidSpec = errors.New("invalid batch spec")
+	// is a SpecErrors listing every problem as file:line:col. It is the
+	// task spec loader's sentinel (pipeline.ErrInvalidSpec), so the CLI maps
+	// both kinds of invalid spec to the same exit code.
+	ErrInvalidSpec = pipeline.ErrInvalidSpec
 	// ErrManifestMismatch means out/manifest.json exists but lists other
 	// repositories than the batch spec now does.
 	ErrManifestMismatch = errors.New("manifest does not match the batch spec")

@@ -75,13 +75,17 @@ func TestLoadSpecDefaultsAndInline(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "b.yaml")
-	write(t, path, "version: 1\nname: x\ntask:\n  version: 1\n  name: t\n  prompt: hi\nrepos: [a]\n")
+	write(t, path, "version: 1\nname: x\ntask:\n  version: 1\n  name: t\n  prompt: hi\n"+
+		"repos:\n  - {path: a, inputs: &common {level: 2}}\n  - {path: b, inputs: *common}\n")
 	s, err := LoadSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Concurrency != DefaultConcurrency || s.Clone.Depth != DefaultDepth || s.Retries != DefaultRetries {
 		t.Errorf("defaults: %+v", s)
+	}
+	if s.Repos[1].Inputs["level"] != "2" {
+		t.Errorf("inputs through an alias: %v", s.Repos[1].Inputs)
 	}
 	if s.Task.Path != "" || string(s.Task.Inline) != "version: 1\nname: t\nprompt: hi\n" {
 		t.Errorf("inline task = %q (path %q)", s.Task.Inline, s.Task.Path)

@@ -7,56 +7,17 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/seed43ef5acb/runner/pipeline"
 )
 
-// SpecError is one problem in a batch spec: where it is, what is wrong
-// and, when there is something to say, what to do. It has the shape of the
-// task spec loader's pipeline.SpecError, which was not committed yet when
-// this package was written; once it is, these become aliases of it.
-type SpecError struct {
-	File string
-	Line int // 1-based
-	Col  int // 1-based
-	Msg  string
-	Hint string
-}
-
-// Error formats the error as "file:line:col: msg (hint)".
-func (e *SpecError) Error() string {
-	s := fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-	if e.Hint != "" {
-		s += " (" + e.Hint + ")"
-	}
-	return s
-}
-
-// Is reports whether target is ErrInvalidSpec.
-func (e *SpecError) Is(target error) bool { return target == ErrInvalidSpec }
-
-// SpecErrors are all the problems found in a batch spec, in file order. It
-// matches ErrInvalidSpec with errors.Is.
-type SpecErrors []*SpecError
-
-// Error prints one error per line.
-func (es SpecErrors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Is reports whether target is ErrInvalidSpec.
-func (es SpecErrors) Is(target error) bool { return target == ErrInvalidSpec }
-
-// Unwrap returns the individual errors.
-func (es SpecErrors) Unwrap() []error {
-	out := make([]error, len(es))
-	for i, e := range es {
-		out[i] = e
-	}
-	return out
-}
+// SpecError and SpecErrors are the task spec loader's error types, reused
+// so that `runner validate`, error printing and exit codes treat batch and
+// task specs alike: SpecErrors matches ErrInvalidSpec with errors.Is.
+type (
+	SpecError  = pipeline.SpecError
+	SpecErrors = pipeline.SpecErrors
+)
 
 // decoder walks a yaml.Node tree, collecting positioned errors.
 type decoder struct {
@@ -85,6 +46,14 @@ func (d *decoder) err() error {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
 	})
 	return out
+}
+
+// deref follows an alias (*name) to the node it stands for.
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
 }
 
 // kindName names a node's kind for "expected X, got Y" messages.
@@ -123,7 +92,7 @@ func (d *decoder) fields(n *yaml.Node, what string, allowed ...string) map[strin
 			d.errorf(k, "%s: duplicate key %q", what, k.Value)
 			continue
 		}
-		out[k.Value] = v
+		out[k.Value] = deref(v)
 	}
 	return out
 }
@@ -194,7 +163,7 @@ func (d *decoder) stringMap(n *yaml.Node, what string) map[string]string {
 	}
 	out := make(map[string]string, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+		k, v := n.Content[i], deref(n.Content[i+1])
 		if _, dup := out[k.Value]; dup {
 			d.errorf(k, "%s: duplicate key %q", what, k.Value)
 			continue

@@ -25,7 +25,7 @@ func (d *decoder) repoSources(root *yaml.Node, f map[string]*yaml.Node, s *Spec)
 			d.errorf(n, "repos: expected a list, got %s", kindName(n))
 		} else {
 			for i, item := range n.Content {
-				s.Repos = append(s.Repos, d.repo(item, fmt.Sprintf("repos[%d]", i)))
+				s.Repos = append(s.Repos, d.repo(deref(item), fmt.Sprintf("repos[%d]", i)))
 			}
 		}
 	}
