@@ -23,17 +23,17 @@ func TestFileSetMatchesGit(t *testing.T) {
 			".gitignore": "[!a]*.bak\n[^x]y\n", "a.bak": "", "b.bak": "", "xy": "", "zy": "",
 		}},
 		{name: "no re-include inside excluded dir", files: map[string]string{
-			".gitignore": "build/\n!build/keep.txt\nout/*\n!out/keep.txt\n",
+			".gitignore":     "build/\n!build/keep.txt\nout/*\n!out/keep.txt\n",
 			"build/keep.txt": "", "build/x": "", "out/keep.txt": "", "out/x": "",
 		}},
 		{name: "anchors, double stars, dir-only", files: map[string]string{
 			".gitignore": "/anch\n**/cache/\ndocs/**/*.tmp\nmid/dle\nd*/\n",
-			"anch": "", "sub/anch": "", "cache/f": "", "x/cache/f": "", "y/cache": "",
+			"anch":       "", "sub/anch": "", "cache/f": "", "x/cache/f": "", "y/cache": "",
 			"docs/a.tmp": "", "docs/x/y/b.tmp": "", "mid/dle": "", "q/mid/dle": "", "dfile": "", "dir/f": "",
 		}},
 		{name: "escapes, trailing spaces, CRLF, BOM", files: map[string]string{
 			".gitignore": "\xef\xbb\xbf\\#hash\r\n\\!bang\r\nsp\\ \r\nts   \r\n# comment\r\n",
-			"#hash": "", "!bang": "", "sp ": "", "ts": "", "# comment": "", "keep": "",
+			"#hash":      "", "!bang": "", "sp ": "", "ts": "", "# comment": "", "keep": "",
 		}},
 		{name: "nested negation and precedence", files: map[string]string{
 			".gitignore": "*.log\n*.txt\n", "a.log": "", "sub/.gitignore": "!*.log\nx.log\n",

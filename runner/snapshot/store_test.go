@@ -1,0 +1,247 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func track(t *testing.T, s *Store) Tree {
+	t.Helper()
+	tree, err := s.Track(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+func TestNestedRepositoriesAreGitlinks(t *testing.T) {
+	isolateGit(t)
+	wt := t.TempDir()
+	git(t, wt, nil, "init", "-q")
+	writeFile(t, wt, "top.txt", "top\n", 0o644)
+	nested := filepath.Join(wt, "nested")
+	writeFile(t, nested, "inner.txt", "inner\n", 0o644)
+	git(t, nested, nil, "init", "-q")
+	git(t, nested, nil, "add", "-A")
+	git(t, nested, nil, "commit", "-q", "-m", "inner")
+	head := strings.TrimSpace(git(t, nested, nil, "rev-parse", "HEAD"))
+	writeFile(t, wt, "empty-repo/f", "x\n", 0o644)
+	git(t, filepath.Join(wt, "empty-repo"), nil, "init", "-q")
+
+	s := openStore(t, wt)
+	got := treeFiles(t, s, track(t, s))
+	want := map[string]uint32{"top.txt": modeFile, "nested": modeGitlink}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("files (-want +got):\n%s", d)
+	}
+	es, err := s.readTree(mustHash(t, track(t, s)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if e.name == "nested" && e.hash.String() != head {
+			t.Errorf("gitlink = %s, want HEAD %s", e.hash, head)
+		}
+	}
+}
+
+func mustHash(t *testing.T, tree Tree) [20]byte {
+	t.Helper()
+	h, err := parseTree(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestPlainDirectoryAndSpecialFiles(t *testing.T) {
+	isolateGit(t)
+	wt := t.TempDir()
+	writeFile(t, wt, ".gitignore", "*.o\n", 0o644)
+	writeFile(t, wt, "main.c", "int main;\n", 0o644)
+	writeFile(t, wt, "main.o", "obj", 0o644)
+	writeFile(t, wt, "run", "#!/bin/sh\n", 0o755)
+	writeFile(t, wt, "out/result.json", "{}", 0o644)
+	writeFile(t, wt, "sub/.git", "gitdir: /nonexistent\n", 0o644) // broken gitfile: not a repo, skipped
+	if err := os.Symlink("main.c", filepath.Join(wt, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("missing", filepath.Join(wt, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(wt, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s := openStore(t, wt, "out")
+	got := treeFiles(t, s, track(t, s))
+	want := map[string]uint32{".gitignore": modeFile, "main.c": modeFile, "run": modeExec, "link": modeSymlink, "dangling": modeSymlink}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("files (-want +got):\n%s", d)
+	}
+}
+
+func TestEmptyTreeAndTrackPathsFallback(t *testing.T) {
+	isolateGit(t)
+	wt := t.TempDir()
+	s := openStore(t, wt)
+	// No previous state: TrackPaths walks.
+	tree, err := s.TrackPaths(context.Background(), []string{"nothing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree != EmptyTree {
+		t.Fatalf("empty dir tree = %s, want %s", tree, EmptyTree)
+	}
+	writeFile(t, wt, "a/b/c.txt", "c\n", 0o644)
+	tree, err = s.TrackPaths(context.Background(), []string{filepath.Join(wt, "a/b/c.txt"), "../outside", ".git/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full := track(t, s); full != tree {
+		t.Fatalf("TrackPaths = %s, Track = %s", tree, full)
+	}
+	os.RemoveAll(filepath.Join(wt, "a"))
+	if tree, err = s.TrackPaths(context.Background(), []string{"a/b/c.txt"}); err != nil || tree != EmptyTree {
+		t.Fatalf("after delete: %s, %v; want the empty tree", tree, err)
+	}
+	var buf bytes.Buffer
+	changes, err := s.Patch(context.Background(), EmptyTree, EmptyTree, &buf)
+	if err != nil || len(changes) != 0 || buf.Len() != 0 {
+		t.Fatalf("empty patch: %v %v %q", changes, err, buf.String())
+	}
+	if _, err := s.Diff(context.Background(), "nothex", EmptyTree); !errors.Is(err, ErrBadTree) {
+		t.Fatalf("bad tree error = %v, want ErrBadTree", err)
+	}
+}
+
+func TestStatCacheDetectsSameSizeRewrite(t *testing.T) {
+	isolateGit(t)
+	wt := t.TempDir()
+	writeFile(t, wt, "f.txt", "aaaa\n", 0o644)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(wt, "f.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, wt)
+	first := track(t, s)
+	// Same size, same mtime: only ctime (and content) differ.
+	if err := os.WriteFile(filepath.Join(wt, "f.txt"), []byte("bbbb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(wt, "f.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if second := track(t, s); second == first {
+		t.Fatal("a same-size rewrite with the old mtime was missed")
+	}
+	// A new Store reads the persisted cache and still sees the change.
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(context.Background(), Options{WorkTree: wt, StoreDir: s.storeDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if third := track(t, s2); third == first {
+		t.Fatal("reopened store returned the stale tree")
+	}
+}
+
+func TestOpenLocksTheStore(t *testing.T) {
+	isolateGit(t)
+	wt := t.TempDir()
+	s := openStore(t, wt)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := Open(ctx, Options{WorkTree: wt, StoreDir: s.storeDir}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second Open = %v, want a deadline error while locked", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(context.Background(), Options{WorkTree: wt, StoreDir: s.storeDir})
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	s2.Close()
+	if _, err := s.Track(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Track after Close = %v, want ErrClosed", err)
+	}
+	if _, err := Open(context.Background(), Options{WorkTree: wt, StoreDir: filepath.Join(wt, "store")}); !errors.Is(err, ErrStoreInWorkTree) {
+		t.Fatalf("store inside work tree = %v, want ErrStoreInWorkTree", err)
+	}
+}
+
+func TestSubdirectoryWorkTreeAndSeeding(t *testing.T) {
+	isolateGit(t)
+	repo := t.TempDir()
+	git(t, repo, nil, "init", "-q")
+	writeFile(t, repo, ".gitignore", "*.tmp\n", 0o644)
+	writeFile(t, repo, "pkg/a.go", "package a\n", 0o644)
+	writeFile(t, repo, "pkg/b.tmp", "tmp\n", 0o644)
+	writeFile(t, repo, "pkg/forced.tmp", "forced\n", 0o644)
+	writeFile(t, repo, "other/c.go", "package c\n", 0o644)
+	git(t, repo, nil, "add", "-A")
+	git(t, repo, nil, "add", "-f", "pkg/forced.tmp")
+	git(t, repo, nil, "commit", "-q", "-m", "x")
+	time.Sleep(10 * time.Millisecond)
+	git(t, repo, nil, "update-index", "--really-refresh") // index newer than the files: entries not racy
+	s := openStore(t, filepath.Join(repo, "pkg"))
+	before := track(t, s)
+	got := treeFiles(t, s, before)
+	want := map[string]uint32{"a.go": modeFile, "forced.tmp": modeFile}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("files (-want +got):\n%s", d)
+	}
+	// Seeded: the blobs came from the user's index, so none were copied.
+	loose, _ := filepath.Glob(filepath.Join(s.storeDir, "objects", "??", "*"))
+	if len(loose) != 1 { // the one tree
+		t.Errorf("store holds %d loose objects, want only the tree (seeded blobs stay in the user's store)", len(loose))
+	}
+	var buf bytes.Buffer
+	writeFile(t, repo, "pkg/a.go", "package a // changed\n", 0o644)
+	after, err := s.TrackPaths(context.Background(), []string{"a.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := s.Patch(context.Background(), before, after, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges := []FileChange{{Path: "a.go", Status: StatusModified, OldMode: modeFile, NewMode: modeFile, Additions: 1, Deletions: 1}}
+	if d := cmp.Diff(wantChanges, changes); d != "" {
+		t.Fatalf("changes (-want +got):\n%s", d)
+	}
+	if !strings.Contains(buf.String(), "-package a\n+package a // changed\n") {
+		t.Fatalf("patch:\n%s", buf.String())
+	}
+}
+
+func TestQuotePath(t *testing.T) {
+	tests := map[string]string{
+		"plain/name.go": "plain/name.go",
+		"with space":    "with space",
+		"tab\tname":     `"tab\tname"`,
+		`quo"te`:        `"quo\"te"`,
+		`back\slash`:    `"back\\slash"`,
+		"ünï":           `"\303\274n\303\257"`,
+		"bell\a\x7f":    `"bell\a\177"`,
+	}
+	for in, want := range tests {
+		if got := quotePath(in); got != want {
+			t.Errorf("quotePath(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
