@@ -180,7 +180,7 @@ func LoadCassette(r io.Reader) (*Cassette, error) {
 
 // RoundTripper answers requests from the cassette, in order, with no
 // network. A request beyond the last exchange fails with
-// ErrCassetteExhausted; a request whose method, path, model or message
+// ErrCassetteExhausted; a request whose method, endpoint, model or message
 // roles differ from the recorded one fails with ErrCassetteMismatch. Each
 // call returns a fresh replay from the first exchange.
 func (c *Cassette) RoundTripper() http.RoundTripper {
@@ -252,12 +252,15 @@ func keyOf(body []byte) replayKey {
 	return k
 }
 
-// matchRequest compares what matters: method, path, model and the roles of
-// the messages (contents may carry paths or times that differ per run). A
+// matchRequest compares what matters: method, endpoint, model and the roles
+// of the messages (contents may carry paths or times that differ per run).
+// The endpoint is the path's last two segments ("chat/completions"), so a
+// session recorded against one base URL (OpenRouter's /api/v1, an Azure
+// deployment) replays under another. A
 // hand-written exchange that leaves out the model or the messages does not
 // constrain them.
 func matchRequest(rec RecordedRequest, req *http.Request, body []byte) error {
-	if rec.Method != req.Method || rec.Path != req.URL.Path {
+	if rec.Method != req.Method || endpoint(rec.Path) != endpoint(req.URL.Path) {
 		return fmt.Errorf("recorded %s %s, got %s %s", rec.Method, rec.Path, req.Method, req.URL.Path)
 	}
 	want, got := keyOf(rec.Body), keyOf(body)
@@ -268,6 +271,19 @@ func matchRequest(rec RecordedRequest, req *http.Request, body []byte) error {
 		return fmt.Errorf("recorded %d messages %v, got %d %v", len(want.Roles), want.Roles, len(got.Roles), got.Roles)
 	}
 	return nil
+}
+
+// endpoint returns the last two segments of a URL path.
+func endpoint(p string) string {
+	p = strings.TrimRight(p, "/")
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return p
+	}
+	if j := strings.LastIndexByte(p[:i], '/'); j >= 0 {
+		return p[j+1:]
+	}
+	return p
 }
 
 // WriteCassette writes exchanges as a cassette (one JSON line each), for

@@ -113,10 +113,12 @@ func TestCassetteMismatch(t *testing.T) {
 		name string
 		req  llm.Request
 		want string
+		base string // "" : http://replay.invalid/v1
 	}{
-		{"model", llm.Request{Model: "gpt-4.1", Messages: []llm.Message{{Role: llm.RoleUser}}}, `recorded model "gpt-4o", got "gpt-4.1"`},
-		{"messages", llm.Request{Model: "gpt-4o", Messages: []llm.Message{{Role: llm.RoleSystem}, {Role: llm.RoleUser}}}, "recorded 1 messages [user], got 2 [system user]"},
-		{"match", llm.Request{Model: "gpt-4o", Messages: []llm.Message{{Role: llm.RoleUser, Content: "other text"}}}, ""},
+		{"model", llm.Request{Model: "gpt-4.1", Messages: []llm.Message{{Role: llm.RoleUser}}}, `recorded model "gpt-4o", got "gpt-4.1"`, ""},
+		{"messages", llm.Request{Model: "gpt-4o", Messages: []llm.Message{{Role: llm.RoleSystem}, {Role: llm.RoleUser}}}, "recorded 1 messages [user], got 2 [system user]", ""},
+		{"other base path", llm.Request{Model: "gpt-4o", Messages: []llm.Message{{Role: llm.RoleUser}}}, "", "http://replay.invalid/api/v1"},
+		{"match", llm.Request{Model: "gpt-4o", Messages: []llm.Message{{Role: llm.RoleUser, Content: "other text"}}}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,7 +127,11 @@ func TestCassetteMismatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := llm.New(llm.Config{BaseURL: "http://replay.invalid/v1", HTTPClient: &http.Client{Transport: cas.RoundTripper()}})
+			base := tt.base
+			if base == "" {
+				base = "http://replay.invalid/v1"
+			}
+			p, err := llm.New(llm.Config{BaseURL: base, HTTPClient: &http.Client{Transport: cas.RoundTripper()}})
 			if err != nil {
 				t.Fatal(err)
 			}
