@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -336,5 +337,19 @@ func TestNewConfigErrors(t *testing.T) {
 	}
 	if e := lastError(t, collect(t, p, llm.Request{})); !errors.Is(e, llm.ErrBadRequest) || e.Class != llm.ClassFatal {
 		t.Errorf("no model: %v", e)
+	}
+}
+
+func TestReasoningDetailsMerged(t *testing.T) {
+	t.Parallel()
+	body, err := os.ReadFile("testdata/cases/21-openrouter-reasoning-details.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := streamAll(t, llmtest.NewServer(t, llmtest.Reply{Body: body}), llm.Request{Model: "m"})
+	last := events[len(events)-1]
+	want := `[{"format":"google-gemini-v1","index":0,"text":"**Planning** I will list the files first.","type":"reasoning.text"}]`
+	if last.Type != llm.EventFinishStep || string(last.ReasoningDetails) != want {
+		t.Errorf("reasoning details %s, want %s", last.ReasoningDetails, want)
 	}
 }
