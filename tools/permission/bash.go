@@ -197,8 +197,9 @@ func (a *analyzer) decl(dc *syntax.DeclClause) {
 }
 
 // forbiddenReason explains why a builtin that runs code which cannot be
-// judged statically is denied; "" for any other program.
-func forbiddenReason(prog string) string {
+// judged statically, or that renames what runs, is denied; "" for any
+// other command.
+func forbiddenReason(prog string, args []word) string {
 	switch prog {
 	case "eval":
 		return "eval runs a string as code, which cannot be judged statically"
@@ -206,6 +207,18 @@ func forbiddenReason(prog string) string {
 		return prog + " runs a script file, which cannot be judged statically"
 	case "trap":
 		return "trap runs a string as code later, which cannot be judged statically"
+	case "enable":
+		return "enable can load builtins from a shared library or hide builtins, which cannot be judged"
+	case "alias":
+		if len(args) > 1 {
+			return "alias definitions are not allowed: a later command could run under another name"
+		}
+	case "hash", "mapfile", "readarray":
+		for _, a := range args[1:] {
+			if l := a.lit(); strings.HasPrefix(l, "-") && strings.ContainsAny(l, "pC") {
+				return prog + " " + l + " makes a name run another program or runs a callback, which cannot be judged"
+			}
+		}
 	}
 	return ""
 }
@@ -224,7 +237,7 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		return
 	}
 	prog := name.lit()
-	if why := forbiddenReason(prog); why != "" {
+	if why := forbiddenReason(prog, args); why != "" {
 		a.unjudgeable(text, why)
 		return
 	}

@@ -40,6 +40,11 @@ func (a *analyzer) assignments(ws []word, depth int) {
 		if !ok {
 			continue
 		}
+		if value.static() && (strings.Contains(value.lit(), "$(") || strings.Contains(value.lit(), "`")) {
+			a.unjudgeable(w.text, name+" would hold shell code, which a later expansion "+
+				"(arithmetic, a prompt, indirection) could run; it cannot be judged")
+			continue
+		}
 		switch classifyVar(name) {
 		case varHook:
 			a.unjudgeable(w.text, name+" makes programs load or run code, which cannot be judged")

@@ -299,42 +299,43 @@ func unwrapFind(args []word) wrapped {
 }
 
 // unwrapShell finds the script of `sh -c SCRIPT` (options may be clustered,
-// as in -lc or -ec).
+// as in -lc or -ec). A shell that reads its commands from standard input
+// (no operand, or -s) cannot be judged.
 func unwrapShell(args []word) wrapped {
 	w := wrapped{isWrapper: true}
-	script := false
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if !a.static() {
-			if script {
-				w.scripts = append(w.scripts, a)
-				return w
-			}
-			w.problem = "a shell option is only known at run time"
-			return w
+	script, stdin := false, false
+	i := 1
+options:
+	for ; i < len(args); i++ {
+		if !args[i].static() {
+			break
 		}
-		s := a.lit()
+		s := args[i].lit()
 		switch {
 		case s == "--" || s == "-":
-			continue
+			i++
+			break options
 		case s == "--rcfile" || s == "--init-file":
 			i++
-			continue
 		case strings.HasPrefix(s, "--"):
-			continue
 		case len(s) > 1 && (s[0] == '-' || s[0] == '+'):
-			if strings.ContainsRune(s, 'c') {
-				script = true
-			}
+			script = script || (s[0] == '-' && strings.ContainsRune(s, 'c'))
+			stdin = stdin || (s[0] == '-' && strings.ContainsRune(s, 's'))
 			if strings.ContainsAny(s, "oO") {
 				i++
 			}
-			continue
+		default:
+			break options
 		}
-		if script {
-			w.scripts = append(w.scripts, a)
-		}
-		return w
+	}
+	switch {
+	case script && i < len(args):
+		w.scripts = append(w.scripts, args[i])
+	case script:
+		// sh -c without a script: an error, nothing runs
+	case stdin || i >= len(args):
+		w.problem = "the shell reads its commands from standard input, which cannot be judged; " +
+			"run the commands directly or pass them with sh -c"
 	}
 	return w
 }
