@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -101,7 +102,13 @@ func (s *Spec) RenderTemplate(path, text string, data TemplateData) (string, err
 	}
 	var b strings.Builder
 	if err := t.Execute(&b, data); err != nil {
+		if m := unsetInput.FindStringSubmatch(err.Error()); m != nil {
+			return "", fmt.Errorf("%s: %w: input %q is not set and has no default (set it with --set %s=VALUE)", where, ErrInputs, m[1], m[1])
+		}
 		return "", fmt.Errorf("%s: %w: %w", where, ErrInputs, err)
 	}
 	return b.String(), nil
 }
+
+// unsetInput matches text/template's error for an absent input.
+var unsetInput = regexp.MustCompile(`at <\$?\.Inputs\.(\w+)>: map has no entry for key`)

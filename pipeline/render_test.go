@@ -70,7 +70,7 @@ func TestRenderMissingKey(t *testing.T) {
 	}
 	// An input declared without default and not given is absent: using it fails.
 	s.Prompt = "{{ .Inputs.opt }}"
-	if _, err := s.Render(map[string]string{"pkg": "x"}, TemplateData{}); !errors.Is(err, ErrInputs) || !strings.Contains(err.Error(), `map has no entry for key "opt"`) {
+	if _, err := s.Render(map[string]string{"pkg": "x"}, TemplateData{}); !errors.Is(err, ErrInputs) || !strings.Contains(err.Error(), `r.yaml:3:9: prompt: invalid task inputs: input "opt" is not set and has no default (set it with --set opt=VALUE)`) {
 		t.Errorf("Render(absent input) = %v", err)
 	}
 	pr := s.GitHub.PullRequest

@@ -202,7 +202,7 @@ func TestPosition(t *testing.T) {
 		{"limits.timeout", Pos{22, 12}, true},
 		{"checks[0].run", Pos{27, 10}, true},
 		{"inputs.package", Pos{10, 3}, true},
-		{"github.pull_request.title", Pos{40, 12}, true},
+		{"github.pull_request.title", Pos{41, 12}, true},
 		{"nope", Pos{}, false},
 	}
 	for _, tt := range tests {

@@ -37,7 +37,7 @@ func (e Environ) Get(key string) string {
 // CLI is the root command.
 type CLI struct {
 	Exec     ExecCmd     `cmd:"" help:"Run a task spec against a work tree."`
-	Validate ValidateCmd `cmd:"" help:"Check task specs and report every problem."`
+	Validate ValidateCmd `cmd:"" help:"Check task specs (and batch specs) and report every problem."`
 	Schema   SchemaCmd   `cmd:"" help:"Print the JSON Schema of the task spec."`
 	Version  VersionCmd  `cmd:"" help:"Print the runner's version."`
 }
