@@ -49,7 +49,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	if t.pathsErr != nil {
 		return Result{}, fmt.Errorf("bash: %w", t.pathsErr)
 	}
-	file, err := t.outputFile()
+	file, err := t.outputFile(call.ID)
 	if err != nil {
 		return Result{}, err
 	}
@@ -81,21 +81,22 @@ func (t *bashTool) timeout(ms int) time.Duration {
 	}
 	limit := t.env.MaxBashTimeout
 	if limit <= 0 {
-		limit = MaxBashTimeout
+		limit = max(MaxBashTimeout, t.env.BashTimeout)
 	}
 	return min(d, limit)
 }
 
-// outputFile creates the file that receives the full output, or returns
-// nil when no OutputDir is configured.
-func (t *bashTool) outputFile() (*os.File, error) {
+// outputFile creates the file that receives the full output
+// (OutputDir/bash-<call id>-<random>.log), or returns nil when no
+// OutputDir is configured.
+func (t *bashTool) outputFile(callID string) (*os.File, error) {
 	if t.env.OutputDir == "" {
 		return nil, nil
 	}
 	if err := os.MkdirAll(t.env.OutputDir, 0o755); err != nil {
 		return nil, fmt.Errorf("bash: output dir: %w", err)
 	}
-	f, err := os.CreateTemp(t.env.OutputDir, "bash-*.log")
+	f, err := os.CreateTemp(t.env.OutputDir, "bash-"+safeName(callID)+"*.log")
 	if err != nil {
 		return nil, fmt.Errorf("bash: output file: %w", err)
 	}
@@ -158,4 +159,22 @@ func bashResult(oc runOutcome, out *boundedOutput, fullPath string, timeout time
 	}
 	res.Output = text
 	return res
+}
+
+// safeName keeps the letters, digits, '-' and '_' of a call ID (at most 64)
+// for use in a file name, followed by '-' when anything is kept.
+func safeName(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if b.Len() >= 64 {
+			break
+		}
+		if r == '-' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return b.String() + "-"
 }

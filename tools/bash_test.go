@@ -17,6 +17,24 @@ func bashEnv(t *testing.T) Env {
 	return Env{WorkTree: t.TempDir(), OutputDir: t.TempDir(), Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent"}}
 }
 
+func TestBashTimeoutLimits(t *testing.T) {
+	t.Parallel()
+	b := &bashTool{base: base{env: Env{BashTimeout: 20 * time.Minute}}}
+	if got := b.timeout(0); got != 20*time.Minute {
+		t.Errorf("default above the built-in cap = %v", got)
+	}
+	if got := b.timeout(1000); got != time.Second {
+		t.Errorf("timeout_ms 1000 = %v", got)
+	}
+	b.env = Env{}
+	if got := b.timeout(3_600_000); got != MaxBashTimeout {
+		t.Errorf("an hour is capped at %v, got %v", MaxBashTimeout, got)
+	}
+	if got := b.timeout(0); got != DefaultBashTimeout {
+		t.Errorf("default = %v", got)
+	}
+}
+
 func TestBashBasics(t *testing.T) {
 	t.Parallel()
 	env := bashEnv(t)
@@ -112,6 +130,9 @@ func TestBashOutputBounded(t *testing.T) {
 		t.Errorf("bounded output (%d bytes): %q", len(res.Output), res.Output)
 	}
 	full, _ := res.Metadata["output_path"].(string)
+	if !strings.HasPrefix(filepath.Base(full), "bash-c1-") {
+		t.Errorf("output file name %q does not carry the call ID", full)
+	}
 	data, err := os.ReadFile(full)
 	if err != nil || !strings.Contains(string(data), "line 2500\n") || !strings.HasSuffix(string(data), "LAST\n") || !strings.Contains(res.Output, full) {
 		t.Errorf("full output file %q: %v", full, err)
