@@ -34,7 +34,10 @@ type objectStore struct {
 	mu      sync.Mutex
 	present map[plumbing.Hash]bool // objects known to exist in the store
 	fanout  map[string]bool        // objects/xx directories known to exist
-	packed  bool                   // the store has pack files (git gc ran on it)
+	bulkOK  bool                   // a Track is running: many writes go to a pack
+	written int                    // loose objects written since beginBulk
+	pack    *packWriter            // the open pack, if any
+	packMu  sync.Mutex             // serialises pack appends
 	readMu  sync.Mutex             // go-git storages are not safe for concurrent reads
 	zpool   sync.Pool              // *zlib.Writer, whose state is large to allocate
 }
@@ -46,8 +49,15 @@ func newObjectStore(storeDir string, userCommonDir string) *objectStore {
 		present: map[plumbing.Hash]bool{},
 		fanout:  map[string]bool{},
 	}
-	if packs, _ := filepath.Glob(filepath.Join(s.dir, "pack", "*.idx")); len(packs) > 0 {
-		s.packed = true
+	idxs, _ := filepath.Glob(filepath.Join(s.dir, "pack", "pack-*.idx"))
+	for _, idx := range idxs {
+		hs, err := readIdxHashes(idx)
+		if err != nil {
+			continue // an index git itself wrote in another version: objects are re-stored if needed
+		}
+		for _, h := range hs {
+			s.present[h] = true
+		}
 	}
 	if userCommonDir != "" {
 		s.user = filesystem.NewStorage(osfs.New(userCommonDir), cache.NewObjectLRU(objectCacheSize))
@@ -77,15 +87,7 @@ func (s *objectStore) has(h plumbing.Hash) bool {
 		return true
 	}
 	if _, err := os.Stat(s.loosePath(h)); err != nil {
-		if !s.packed {
-			return false
-		}
-		s.readMu.Lock()
-		err = s.own.HasEncodedObject(h)
-		s.readMu.Unlock()
-		if err != nil {
-			return false
-		}
+		return false
 	}
 	s.markPresent(h)
 	return true
@@ -116,6 +118,9 @@ func (s *objectStore) writeBytes(typ plumbing.ObjectType, data []byte) (plumbing
 	h := hashObject(typ, data)
 	if s.has(h) {
 		return h, nil
+	}
+	if p := s.bulkWriter(); p != nil {
+		return h, s.addToPack(p, h, typ, data)
 	}
 	err := s.writeLoose(h, func(w io.Writer) (plumbing.Hash, error) {
 		if _, err := w.Write(objectHeader(typ, int64(len(data)))); err != nil {
@@ -164,6 +169,64 @@ func (s *objectStore) writeLoose(h plumbing.Hash, fill func(io.Writer) (plumbing
 	if err != nil {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("write object %s: %w", h, err)
+	}
+	s.mu.Lock()
+	s.present[h] = true
+	s.written++
+	s.mu.Unlock()
+	return nil
+}
+
+// beginBulk lets the following writes switch to a pack file once more
+// than bulkThreshold loose objects were written.
+func (s *objectStore) beginBulk() {
+	s.mu.Lock()
+	s.bulkOK, s.written = true, 0
+	s.mu.Unlock()
+}
+
+// endBulk completes the pack, if one was started, and makes it readable.
+func (s *objectStore) endBulk() error {
+	s.mu.Lock()
+	p := s.pack
+	s.pack, s.bulkOK = nil, false
+	s.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	err := p.finish()
+	s.readMu.Lock()
+	s.own.Reindex()
+	s.readMu.Unlock()
+	return err
+}
+
+func (s *objectStore) bulkWriter() *packWriter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.bulkOK || (s.pack == nil && s.written < bulkThreshold) {
+		return nil
+	}
+	if s.pack == nil {
+		p, err := newPackWriter(s.dir)
+		if err != nil {
+			s.bulkOK = false // keep writing loose objects
+			return nil
+		}
+		s.pack = p
+	}
+	return s.pack
+}
+
+func (s *objectStore) addToPack(p *packWriter, h plumbing.Hash, typ plumbing.ObjectType, data []byte) error {
+	z := s.compress(data)
+	s.packMu.Lock()
+	defer s.packMu.Unlock()
+	if s.has(h) {
+		return nil
+	}
+	if err := p.add(h, typ, int64(len(data)), z); err != nil {
+		return err
 	}
 	s.markPresent(h)
 	return nil

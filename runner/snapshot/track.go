@@ -46,7 +46,11 @@ func (s *Store) track(ctx context.Context) (Tree, error) {
 		scanStart: time.Now().UnixNano(),
 		sem:       make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 	}
+	s.objects.beginBulk()
 	root, _, err := w.walkDir(ctx, "", prev, s.base, false)
+	if berr := s.objects.endBulk(); err == nil {
+		err = berr
+	}
 	if err != nil {
 		return "", fmt.Errorf("track %s: %w", s.root, err)
 	}
