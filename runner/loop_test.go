@@ -369,12 +369,16 @@ func TestFinishReasons(t *testing.T) {
 		{name: "length twice", scripts: []script{
 			sc(text("a"), finish(llm.FinishLength, 10, 1)), sc(text("b"), finish(llm.FinishLength, 10, 1)),
 		}, status: event.StatusFailed, final: "b"},
+		{name: "length, tools, length", scripts: []script{
+			sc(text("a"), finish(llm.FinishLength, 10, 1)), sc(call("c1", "read", `{}`), finish(llm.FinishToolCalls, 10, 1)),
+			sc(text("b"), finish(llm.FinishLength, 10, 1)), sc(text("c"), finish(llm.FinishStop, 10, 1)),
+		}, status: event.StatusSuccess, final: "c"},
 		{name: "content filter", scripts: []script{sc(finish(llm.FinishContentFilter, 10, 1))}, status: event.StatusFailed},
 		{name: "unknown reason with text", scripts: []script{sc(text("ok"), finish("", 10, 1))}, status: event.StatusSuccess, final: "ok"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := runTest(t, testConfig(newModel(tc.scripts...), &recSink{}))
+			res := runTest(t, testConfig(newModel(tc.scripts...), &recSink{}, &fakeTool{name: "read"}))
 			if res.Status != tc.status || res.FinalMessage != tc.final {
 				t.Fatalf("result %+v", res)
 			}

@@ -57,10 +57,10 @@ func (s *Session) decide(t *turn) stepResult {
 	if t.structured != nil {
 		return stop(outcome{status: event.StatusSuccess, structured: t.structured})
 	}
-	if !t.hasTools() {
-		if r, done := s.judgeFinish(t); done {
-			return r
-		}
+	if t.hasTools() {
+		s.lengthTries = 0
+	} else if r, done := s.judgeFinish(t); done {
+		return r
 	}
 	for _, rule := range stopRules() {
 		if out, done := rule(s); done {
