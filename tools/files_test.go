@@ -195,6 +195,10 @@ func TestWalkTools(t *testing.T) {
 	if want := "src/\n  .gitignore\n  c.go\n  deep/\n    d_test.go"; res.Output != want {
 		t.Errorf("list src =\n%s\nwant\n%s", res.Output, want)
 	}
+	res = run(t, tool(t, env, "grep"), GrepParams{Pattern: "ignored", Path: "build"})
+	if res.Output != "build/keep.log:1: inside an excluded dir: stays ignored\nbuild/out.go:1: TODO ignored dir" {
+		t.Errorf("grep in an ignored directory asked for explicitly = %q", res.Output)
+	}
 	if res := run(t, tool(t, env, "list"), ListParams{Path: "nope"}); !res.IsError {
 		t.Errorf("list missing dir: %+v", res)
 	}

@@ -26,11 +26,17 @@ type walkEntry struct {
 // start, in lexical order, depth first. It never follows symlinks, skips
 // every .git, skips what .gitignore files (the root's, the start
 // directory's ancestors', and nested ones) and .git/info/exclude ignore,
-// and skips entries the context's PathFilter refuses. fn may return
+// and skips entries the context's PathFilter refuses. A start directory
+// that is itself ignored is walked anyway (it was asked for), applying only
+// the .gitignore files inside it. fn may return
 // fs.SkipDir for a directory, or errStopWalk to end the walk.
 func walkTree(ctx context.Context, root, start string, fn func(walkEntry) error) error {
 	w := &walker{root: root, filter: pathFilter(ctx), fn: fn}
 	ps := w.initialPatterns(start)
+	if insideIgnored(ps, start) {
+		// asked for explicitly: show it, with only its own .gitignore files
+		ps = nil
+	}
 	err := w.dir(ctx, start, 0, ps)
 	if errors.Is(err, errStopWalk) {
 		return nil
@@ -100,6 +106,18 @@ func (w *walker) dir(ctx context.Context, rel string, depth int, ps []gitignore.
 		}
 	}
 	return nil
+}
+
+// insideIgnored reports whether start or one of its parents is ignored.
+func insideIgnored(ps []gitignore.Pattern, start string) bool {
+	parts := splitRel(start)
+	m := gitignore.NewMatcher(ps)
+	for i := 1; i <= len(parts); i++ {
+		if m.Match(parts[:i], true) {
+			return true
+		}
+	}
+	return false
 }
 
 func splitRel(rel string) []string {
