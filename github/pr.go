@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cenkalti/backoff/v5"
 	gh "github.com/google/go-github/v60/github"
 )
 
@@ -19,6 +20,9 @@ type PROptions struct {
 	Draft       bool   // for a new pull request (an existing one keeps its state)
 	Labels      []string
 	Provenance  Provenance
+	// BackOff paces the retries of transient API failures (nil:
+	// exponential from 1s, 3 tries in all).
+	BackOff backoff.BackOff
 }
 
 // Provenance says where a pull request came from.
@@ -84,6 +88,21 @@ func EnsurePullRequest(ctx context.Context, client *gh.Client, o PROptions) (url
 	if err := ValidateBranch(o.Branch); err != nil {
 		return "", 0, false, err
 	}
+	type result struct {
+		url     string
+		number  int
+		created bool
+	}
+	var wasCreated bool // a try that created it, then failed, still created it
+	r, err := retryAPI(ctx, o.BackOff, func() (result, error) {
+		u, n, c, err := ensureOnce(ctx, client, o)
+		wasCreated = wasCreated || c
+		return result{u, n, wasCreated}, err
+	})
+	return r.url, r.number, r.created, err
+}
+
+func ensureOnce(ctx context.Context, client *gh.Client, o PROptions) (url string, number int, created bool, err error) {
 	body := PRBody(o)
 	pr, err := findPullRequest(ctx, client, o)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cenkalti/backoff/v5"
 	gh "github.com/google/go-github/v60/github"
 )
 
@@ -25,6 +26,9 @@ type Sticky struct {
 	Self string
 	// PerPage is the page size when listing comments (0: 100, the maximum).
 	PerPage int
+	// BackOff paces the retries of transient API failures (nil:
+	// exponential from 1s, 3 tries in all).
+	BackOff backoff.BackOff
 }
 
 // NewSticky returns the sticky comment of task on the event's issue or pull
@@ -99,7 +103,14 @@ func (s *Sticky) Body(content string) string {
 	return FitComment(Marker(s.Task)+"\n"+content, CommentLimit)
 }
 
+// upsert edits the comment or posts it; it is retried as a whole on
+// transient failures, finding the comment again each time, so a post that
+// failed after all is not repeated once it shows in the list.
 func (s *Sticky) upsert(ctx context.Context, content string) (string, error) {
+	return retryAPI(ctx, s.BackOff, func() (string, error) { return s.upsertOnce(ctx, content) })
+}
+
+func (s *Sticky) upsertOnce(ctx context.Context, content string) (string, error) {
 	body := s.Body(content)
 	existing, err := s.Find(ctx)
 	if err != nil {
