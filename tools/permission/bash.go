@@ -131,7 +131,7 @@ func (a *analyzer) script(src string, depth int) {
 		case *syntax.CallExpr:
 			a.call(n, depth)
 		case *syntax.DeclClause:
-			a.decl(n)
+			a.decl(n, depth)
 		case *syntax.FuncDecl:
 			name := "function"
 			if n.Name != nil {
@@ -187,13 +187,13 @@ func (a *analyzer) call(ce *syntax.CallExpr, depth int) {
 }
 
 // decl judges declare/export/local/readonly/typeset/nameref as a command.
-func (a *analyzer) decl(dc *syntax.DeclClause) {
+func (a *analyzer) decl(dc *syntax.DeclClause, depth int) {
 	words := []word{litWord(dc.Variant.Value)}
 	for _, as := range dc.Args {
 		words = append(words, assignWord(as))
 	}
 	a.judge(nil, words, nil, false)
-	a.assignments(words[1:], 0)
+	a.assignments(words[1:], depth)
 }
 
 // forbiddenReason explains why a builtin that runs code which cannot be
