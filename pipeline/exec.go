@@ -1,32 +1,193 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
 
-// Exec runs a task: load and validate the spec, then the stages of the exec
-// pipeline. Errors map to exit codes with ExitCode.
+// Deadlines of the final stages, which run on a context that survives a
+// cancel: finalTimeout normally, finalGrace once the run was cancelled (the
+// process must be gone within 5 s of a signal; GitHub Actions kills 7.5 s
+// after its SIGINT).
+const (
+	finalTimeout = 2 * time.Minute
+	finalGrace   = 3500 * time.Millisecond
+)
+
+// execRun is the state the stages of one `runner exec` share. Each stage
+// fills in what the later ones read.
+type execRun struct {
+	opts  ExecOptions
+	log   *slog.Logger
+	start time.Time
+
+	// spec stage
+	spec     *Spec
+	specSHA  string
+	inputs   map[string]string
+	prompt   string
+	tmplData TemplateData
+
+	// model stage
+	modelName string
+	baseURL   string
+	model     runner.Model
+	catalog   llm.Catalog
+	record    io.Closer // the --record file; nil when not recording
+
+	// workspace stage
+	repo     string // the user's work tree (absolute)
+	workTree string // where the agent works: repo, or its copy with --isolate
+	tempDir  string // the --isolate directory, removed at the end
+
+	// out stage
+	runID      string
+	outDir     string
+	eventsPath string // "" when events go to stdout
+	patchPath  string
+	writer     *event.Writer
+	console    *event.Console
+	sink       event.Sink
+	redactor   *event.Redactor
+	eventsCopy *bytes.Buffer // a copy of the log when it goes to stdout
+
+	// snapshot stage
+	store   *snapshot.Store
+	base    snapshot.Tree
+	started bool // run.started was emitted
+
+	// agent and checks stages
+	session   *runner.Session
+	result    runner.Result
+	ranAgent  bool
+	checksErr error // non-nil when checks still fail at the end
+
+	// patch stage
+	files []snapshot.FileChange
+}
+
+// Exec runs a task: the stages of the exec pipeline in order, then the
+// final stages (patch, outputs, publish), which run on every path — after
+// an error, a panic, a timeout or a cancel — so that the log always ends
+// with run.finished and the patch, result.json and summary.md are written.
+// Errors map to exit codes with ExitCode; a run that ended with a status
+// other than success returns an *ExitError carrying its exit code.
 //
-// For now only the first stage exists: it loads and validates the spec and
-// renders the prompt, then returns an error wrapping ErrNotImplemented.
+// Errors found before the out dir exists (bad usage, an invalid spec, a
+// missing API key) are returned at once and write nothing.
 func Exec(ctx context.Context, opts ExecOptions) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("exec: %w: %w", ErrCancelled, err)
+	r := &execRun{opts: opts, start: time.Now(), log: slog.New(slog.DiscardHandler)}
+	if r.opts.Stdout == nil {
+		r.opts.Stdout = io.Discard
 	}
-	if err := opts.Validate(); err != nil {
+	if r.opts.Stderr == nil {
+		r.opts.Stderr = io.Discard
+	}
+	if err := runStages(ctx, r.log, r.setupStages()); err != nil {
+		r.closeRecord()
+		r.removeTemp()
 		return err
 	}
-	spec, err := Load(opts.Task)
-	if err != nil {
-		return err
+	mainErr := runStages(ctx, r.log, r.mainStages())
+	fctx, cancel := finalContext(ctx)
+	defer cancel()
+	return r.finish(fctx, ctx, mainErr)
+}
+
+// setupStages check everything that can be checked before anything is
+// written; their errors end the run with no outputs.
+func (r *execRun) setupStages() []Stage {
+	return []Stage{
+		// First: nothing else makes sense with an invalid spec or inputs.
+		stageFunc{"spec", r.loadSpec},
+		// Before touching the disk: fail fast on a missing key or cassette.
+		stageFunc{"model", r.setupModel},
+		// Before the out dir: a missing repo is a usage error, not a run.
+		stageFunc{"workspace", r.prepareWorkspace},
+		// Last of the setup: from here on every path ends in run.finished.
+		stageFunc{"out", r.openOutputs},
 	}
-	inputs, err := ParseInputs(opts.Set)
-	if err != nil {
-		return err
+}
+
+// mainStages do the work; the first failure skips the rest.
+func (r *execRun) mainStages() []Stage {
+	return []Stage{
+		// Before the agent: the base tree is what the patch is taken against.
+		stageFunc{"snapshot", r.baseSnapshot},
+		// run.started names the base tree, so it follows the snapshot.
+		stageFunc{"started", r.emitStarted},
+		// The agent loop, until the model finishes or a stop rule fires.
+		stageFunc{"agent", r.runAgent},
+		// After the agent: failures go back to the same session.
+		stageFunc{"checks", r.runChecks},
 	}
-	if _, err := spec.Render(inputs, TemplateData{}); err != nil {
-		return err
+}
+
+// finalStages run on every path, on a context that survives a cancel.
+func (r *execRun) finalStages(status *runStatus) []Stage {
+	return []Stage{
+		// After the work tree stopped changing: the patch of the whole run.
+		stageFunc{"patch", r.finalPatch},
+		// run.finished must be the log's last line, after the patch event.
+		stageFunc{"outputs", func(ctx context.Context) error { return r.writeOutputs(ctx, status) }},
+		// Last: publishing reads the finished outputs.
+		stageFunc{"publish", r.publish},
 	}
-	return fmt.Errorf("exec %s: the agent run is %w", spec.Name, ErrNotImplemented)
+}
+
+// finish runs the final stages and turns the run's status into Exec's error.
+func (r *execRun) finish(fctx, ctx context.Context, mainErr error) error {
+	defer r.removeTemp()
+	status := &runStatus{}
+	var finalErrs []error
+	for _, s := range r.finalStages(status) {
+		if s.Name() == "outputs" {
+			// The status is decided once the patch is known.
+			*status = r.decideStatus(ctx, mainErr)
+		}
+		if err := runStage(fctx, r.log, s); err != nil {
+			finalErrs = append(finalErrs, err)
+			r.log.Warn("final stage failed", "stage", s.Name(), "error", err)
+			fmt.Fprintf(r.opts.Stderr, "runner: %v\n", err)
+		}
+	}
+	r.closeAll()
+	if status.Code == ExitOK {
+		if len(finalErrs) > 0 {
+			return fmt.Errorf("%w: %w", ErrInfra, finalErrs[0])
+		}
+		return nil
+	}
+	return &ExitError{Code: status.Code, Err: fmt.Errorf("run %s: %s", status.Status, status.Message)}
+}
+
+// finalContext is the context of the final stages: not cancelled with ctx,
+// bounded by finalTimeout, and by finalGrace once ctx is cancelled.
+func finalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
+	// A timer left behind after the final stages only cancels a context
+	// nobody uses any more.
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(finalGrace, cancel) })
+	return fctx, func() {
+		stop()
+		cancel()
+	}
+}
+
+// removeTemp removes the --isolate copy.
+func (r *execRun) removeTemp() {
+	if r.tempDir != "" {
+		_ = os.RemoveAll(r.tempDir)
+		r.tempDir = ""
+	}
 }

@@ -1,0 +1,5 @@
+// Package e2e holds the end-to-end tests of `runner exec`: they build the
+// runner binary and run it as a user would, against the llm/llmtest fake
+// model server (or a recorded cassette), on the bundled example and on a
+// real Go module copied from the module cache. It has no non-test code.
+package e2e

@@ -1,0 +1,137 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools"
+)
+
+// Check defaults.
+const (
+	// DefaultCheckTimeout bounds a check whose spec gives no timeout.
+	DefaultCheckTimeout = 10 * time.Minute
+	// checkOutputBytes bounds the output kept of one check (head and tail)
+	// for the event and the feedback message.
+	checkOutputBytes = 16_000
+)
+
+// checkResult is one check's outcome.
+type checkResult struct {
+	check  Check
+	passed bool
+	exit   int
+	output string
+}
+
+// runChecks runs the spec's checks after the agent finished. When one
+// fails and retries are left, the failing output goes back to the same
+// session as a user message and the checks run again once it finishes.
+// Checks still failing at the end set checksErr (status failed).
+func (r *execRun) runChecks(ctx context.Context) error {
+	switch {
+	case len(r.spec.Checks) == 0:
+		return skip("the task has no checks")
+	case r.result.Status != event.StatusSuccess:
+		return skip("the agent ended with status %s", r.result.Status)
+	}
+	for attempt := 1; ; attempt++ {
+		failed, err := r.checkOnce(ctx, attempt)
+		if err != nil {
+			return err
+		}
+		if len(failed) == 0 {
+			r.checksErr = nil
+			return nil
+		}
+		r.checksErr = fmt.Errorf("check %s failed (attempt %d of %d)", failed[0].check.Name, attempt, r.spec.Retries+1)
+		if attempt > r.spec.Retries {
+			return nil
+		}
+		res, err := r.session.Continue(ctx, r.redactor.Redact(feedback(failed)))
+		if err != nil {
+			return fmt.Errorf("%w: continue after checks: %w", ErrInfra, err)
+		}
+		r.result = res
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%w: %w", ErrCancelled, err)
+		}
+		if res.Status != event.StatusSuccess {
+			return nil // the agent's status is the run's
+		}
+	}
+}
+
+// checkOnce runs every check once and returns the failed ones.
+func (r *execRun) checkOnce(ctx context.Context, attempt int) ([]checkResult, error) {
+	var failed []checkResult
+	for _, c := range r.spec.Checks {
+		if err := r.emit(event.CheckStarted{Name: c.Name, Command: c.Run, Attempt: attempt}); err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		res, err := r.runCheck(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.emit(event.CheckFinished{
+			Name: c.Name, Command: c.Run, Attempt: attempt, ExitCode: res.exit,
+			Passed: res.passed, Output: res.output, DurationMS: time.Since(start).Milliseconds(),
+		}); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCancelled, err)
+		}
+		if !res.passed {
+			failed = append(failed, res)
+		}
+	}
+	return failed, nil
+}
+
+// runCheck runs one check with `bash -c` in the work tree. It reuses the
+// bash tool without its permission guard (checks come from the spec, not
+// from the model, and are trusted), so it gets the same scrubbed
+// environment, process-group kill on timeout and bounded output.
+func (r *execRun) runCheck(ctx context.Context, c Check) (checkResult, error) {
+	env := r.toolEnv()
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultCheckTimeout
+	}
+	env.BashTimeout, env.MaxBashTimeout, env.MaxOutputBytes = timeout, timeout, checkOutputBytes
+	bash, ok := tools.NewRegistry(tools.Builtins(env)...).Get("bash")
+	if !ok {
+		return checkResult{}, fmt.Errorf("%w: no bash tool", ErrInfra)
+	}
+	input, err := json.Marshal(tools.BashParams{Command: c.Run})
+	if err != nil {
+		return checkResult{}, fmt.Errorf("%w: check %s: %w", ErrInfra, c.Name, err)
+	}
+	res, err := bash.Run(ctx, tools.Call{ID: "check-" + c.Name, Input: input})
+	if err != nil && ctx.Err() == nil {
+		return checkResult{}, fmt.Errorf("%w: check %s: %w", ErrInfra, c.Name, err)
+	}
+	exit, _ := res.Metadata["exit_code"].(int)
+	if res.IsError && exit == 0 {
+		exit = -1 // killed: timed out or cancelled
+	}
+	return checkResult{check: c, passed: !res.IsError, exit: exit, output: res.Output}, nil
+}
+
+// feedback is the user message that hands failing checks back to the agent.
+func feedback(failed []checkResult) string {
+	var b strings.Builder
+	b.WriteString("The task's checks ran after you finished, and some failed. ")
+	b.WriteString("Fix the cause (do not weaken the checks), then finish with a short answer.\n")
+	for _, f := range failed {
+		fmt.Fprintf(&b, "\nCheck %q (`%s`) failed with exit code %d. Its output:\n\n```\n%s\n```\n",
+			f.check.Name, f.check.Run, f.exit, strings.TrimRight(f.output, "\n"))
+	}
+	return b.String()
+}

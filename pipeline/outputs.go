@@ -1,0 +1,265 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/report"
+)
+
+// newRunID returns a run id that sorts by start time and does not collide:
+// UTC time to the second and 4 random bytes, e.g. 20261130T022300Z-9f3a01bc.
+func newRunID(now time.Time) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
+}
+
+// openOutputs creates the out dir and the event sinks: the JSONL log (a
+// file, or stdout with --events -), the console view on stderr (unless
+// --quiet; GitHub Actions mode under Actions), all behind the redactor.
+func (r *execRun) openOutputs(_ context.Context) error {
+	r.runID = newRunID(r.start)
+	r.outDir = r.opts.Out
+	if r.outDir == "" {
+		r.outDir = filepath.Join(".runner", "runs", r.runID)
+	}
+	if err := os.MkdirAll(r.outDir, 0o755); err != nil {
+		return fmt.Errorf("%w: out dir: %w", ErrInfra, err)
+	}
+	r.patchPath = firstNonEmpty(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
+	r.redactor = event.NewRedactor(r.opts.Environ, r.opts.APIKey)
+	if r.opts.Events == "-" {
+		r.eventsCopy = &bytes.Buffer{}
+		r.writer = event.NewWriter(io.MultiWriter(r.opts.Stdout, r.eventsCopy), r.runID)
+	} else {
+		r.eventsPath = firstNonEmpty(r.opts.Events, filepath.Join(r.outDir, report.EventsFile))
+		if err := os.MkdirAll(filepath.Dir(r.eventsPath), 0o755); err != nil {
+			return fmt.Errorf("%w: events: %w", ErrInfra, err)
+		}
+		w, err := event.Create(r.eventsPath, r.runID)
+		if err != nil {
+			return fmt.Errorf("%w: events: %w", ErrInfra, err)
+		}
+		r.writer = w
+	}
+	sinks := []event.Sink{r.writer}
+	if !r.opts.Quiet {
+		tty := isTerminal(r.opts.Stderr)
+		r.console = event.NewConsole(r.opts.Stderr, event.ConsoleOptions{
+			TTY: tty, Color: tty && r.getenv("NO_COLOR") == "",
+			GitHubActions: r.getenv("GITHUB_ACTIONS") == "true",
+		})
+		sinks = append(sinks, r.console)
+	}
+	r.sink = event.Redacting(event.Multi(sinks...), r.redactor)
+	return nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// emitStarted writes run.started.
+func (r *execRun) emitStarted(_ context.Context) error {
+	r.started = true
+	l := r.limits()
+	return r.emit(event.RunStarted{
+		Task: r.spec.Name, SpecPath: r.spec.Path, SpecSHA256: r.specSHA,
+		Repo: r.repo, BaseTree: string(r.base), Model: r.modelName, BaseURL: r.baseURL,
+		RunnerVersion: Version(), Inputs: r.inputs,
+		Limits: event.Limits{
+			MaxSteps: l.MaxSteps, MaxCostUSD: l.MaxCostUSD, MaxTokens: l.MaxTokens,
+			Timeout: durationString(l.Timeout), ToolTimeout: durationString(l.ToolTimeout),
+			MaxDenials: l.MaxDenials,
+		},
+	})
+}
+
+// emit writes one event; a log that cannot be written is an infrastructure
+// failure.
+func (r *execRun) emit(p event.Payload) error {
+	if err := r.sink.Emit(p); err != nil {
+		return fmt.Errorf("%w: event %s: %w", ErrInfra, p.EventType(), err)
+	}
+	return nil
+}
+
+func durationString(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// runStatus is how the run ended.
+type runStatus struct {
+	Status  string
+	Code    int
+	Class   string
+	Message string
+}
+
+// Error classes of run.finished for failures the pipeline itself decides.
+const (
+	classInfra    = "infra"
+	classProvider = "provider"
+	classChecks   = "checks"
+)
+
+// decideStatus turns the outcome of the main stages into the run's status:
+// a signal wins, then a failed stage, then the agent's own status, then the
+// checks.
+func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
+	switch {
+	case ctx.Err() != nil:
+		return runStatus{event.StatusCancelled, ExitCancelled, runner.ClassCancelled,
+			fmt.Sprintf("cancelled: %v", context.Cause(ctx))}
+	case mainErr != nil:
+		code := ExitCode(mainErr)
+		if code == ExitCancelled {
+			return runStatus{event.StatusCancelled, code, runner.ClassCancelled, mainErr.Error()}
+		}
+		class := classInfra
+		if errors.Is(mainErr, ErrProvider) {
+			class = classProvider
+		}
+		return runStatus{event.StatusError, ExitInfra, class, mainErr.Error()}
+	case r.ranAgent && r.result.Status != event.StatusSuccess:
+		st := runStatus{Status: r.result.Status, Code: statusCode(r.result.Status)}
+		if e := r.result.RunError(); e != nil {
+			st.Class, st.Message = e.Class, e.Message
+		}
+		return st
+	case r.checksErr != nil:
+		return runStatus{event.StatusFailed, ExitTaskFailed, classChecks, r.checksErr.Error()}
+	}
+	return runStatus{Status: event.StatusSuccess, Code: ExitOK}
+}
+
+// statusCode maps a run status to the exit code.
+func statusCode(status string) int {
+	switch status {
+	case event.StatusSuccess:
+		return ExitOK
+	case event.StatusCancelled:
+		return ExitCancelled
+	case event.StatusError:
+		return ExitInfra
+	default: // failed, max_steps, budget_exceeded, timeout, blocked
+		return ExitTaskFailed
+	}
+}
+
+// writeOutputs writes run.finished (the log's last line), closes the log,
+// then result.json and summary.md, and prints the final message on stdout
+// unless the log goes there.
+func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
+	if !r.started {
+		_ = r.emitStarted(ctx) // a run that failed before the base snapshot
+	}
+	fin := event.RunFinished{
+		Status: st.Status, ExitCode: st.Code, FinalMessage: r.result.FinalMessage,
+		StructuredOutput: r.result.StructuredOutput, Steps: r.result.Steps,
+		Tokens: r.result.Tokens, CostUSD: r.result.CostUSD,
+		DurationMS: time.Since(r.start).Milliseconds(), PatchPath: r.patchPath,
+		FilesChanged: len(r.files),
+	}
+	if st.Status != event.StatusSuccess {
+		fin.Error = &event.RunError{Class: firstNonEmpty(st.Class, st.Status), Message: firstNonEmpty(st.Message, st.Status)}
+	}
+	emitErr := r.emit(fin)
+	closeErr := r.closeSinks()
+	if err := r.writeReport(ctx); err != nil {
+		return errors.Join(emitErr, closeErr, err)
+	}
+	if r.opts.Events != "-" && strings.TrimSpace(r.result.FinalMessage) != "" {
+		fmt.Fprintln(r.opts.Stdout, r.redactor.Redact(r.result.FinalMessage))
+	}
+	return errors.Join(emitErr, closeErr)
+}
+
+// closeSinks closes the log and the console.
+func (r *execRun) closeSinks() error {
+	var errs []error
+	if r.console != nil {
+		errs = append(errs, r.console.Close())
+		r.console = nil
+	}
+	if r.writer != nil {
+		errs = append(errs, r.writer.Close())
+		r.writer = nil
+	}
+	return errors.Join(errs...)
+}
+
+// writeReport writes result.json and summary.md into the out dir from the
+// log, wherever it went.
+func (r *execRun) writeReport(ctx context.Context) error {
+	opts := report.MarkdownOptions{Redactor: r.redactor}
+	defaultLog := filepath.Join(r.outDir, report.EventsFile)
+	if r.eventsPath != "" && sameFile(r.eventsPath, defaultLog) && sameFile(r.patchPath, filepath.Join(r.outDir, report.PatchFile)) {
+		_, err := report.WriteOut(ctx, r.outDir, opts)
+		return err
+	}
+	var log io.Reader = r.eventsCopy
+	if r.eventsPath != "" {
+		f, err := os.Open(r.eventsPath)
+		if err != nil {
+			return fmt.Errorf("%w: read events: %w", ErrInfra, err)
+		}
+		defer f.Close()
+		log = f
+	}
+	recs, err := event.ReadLog(log)
+	if err != nil {
+		return fmt.Errorf("%w: read events: %w", ErrInfra, err)
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("%w: %w", ErrInfra, report.ErrNoEvents)
+	}
+	if patch, err := os.ReadFile(r.patchPath); err == nil {
+		opts.Patch = string(patch)
+	}
+	rep, err := report.Build(recs)
+	if err != nil {
+		return fmt.Errorf("%w: report: %w", ErrInfra, err)
+	}
+	if err := report.WriteResult(ctx, r.outDir, recs[len(recs)-1]); err != nil {
+		return fmt.Errorf("%w: %w", ErrInfra, err)
+	}
+	return report.WriteSummary(ctx, r.outDir, rep, opts)
+}
+
+// sameFile reports whether two paths name the same file, by their absolute
+// forms.
+func sameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// closeAll releases what the run holds, once the outputs are written.
+func (r *execRun) closeAll() {
+	_ = r.closeSinks()
+	if r.store != nil {
+		_ = r.store.Close()
+		r.store = nil
+	}
+	r.closeRecord()
+}

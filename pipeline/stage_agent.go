@@ -1,0 +1,84 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/tools"
+)
+
+// limits are the spec's limits with the command line's overrides.
+func (r *execRun) limits() runner.Limits {
+	l := r.spec.Limits
+	out := runner.Limits{
+		MaxSteps: l.MaxSteps, MaxCostUSD: l.MaxCostUSD, MaxTokens: l.MaxTokens,
+		Timeout: l.Timeout, ToolTimeout: l.ToolTimeout, MaxDenials: l.MaxDenials,
+	}
+	if r.opts.MaxSteps > 0 {
+		out.MaxSteps = r.opts.MaxSteps
+	}
+	if r.opts.Timeout > 0 {
+		out.Timeout = r.opts.Timeout
+	}
+	return out
+}
+
+// toolEnv is what the built-in tools and the checks run with: the work
+// tree, the process environment (scrubbed by the bash tool) and the
+// variables the spec passes on purpose.
+func (r *execRun) toolEnv() tools.Env {
+	return tools.Env{
+		WorkTree:    r.workTree,
+		OutputDir:   filepath.Join(r.outDir, "tool-output"),
+		Environ:     r.opts.Environ,
+		PassEnv:     r.spec.Env,
+		BashTimeout: r.limits().ToolTimeout,
+	}
+}
+
+// runAgent runs the agent session: the built-in tools behind the spec's
+// permissions, the model, per-step snapshots and the event sink.
+func (r *execRun) runAgent(ctx context.Context) error {
+	rules, err := r.spec.Ruleset()
+	if err != nil {
+		return err
+	}
+	var schema json.RawMessage
+	if r.spec.Output.Schema != nil {
+		if schema, err = json.Marshal(r.spec.Output.Schema); err != nil {
+			return fmt.Errorf("%w: output schema: %w", ErrInvalidSpec, err)
+		}
+	}
+	r.session = runner.NewSession(runner.Config{
+		Model: r.model, ModelName: r.modelName,
+		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: r.prompt,
+		Tools:  tools.GuardAll(tools.Builtins(r.toolEnv()), rules, r.workTree),
+		Policy: rules, Sink: r.sink,
+		Snapshotter: stepSnapshots{store: r.store, base: r.base},
+		Pricer:      r.catalog, Windows: windows{r.catalog},
+		Limits: r.limits(), OutputSchema: schema,
+		Logger: r.log,
+	})
+	res, err := r.session.Run(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: agent: %w", ErrInfra, err)
+	}
+	r.result, r.ranAgent = res, true
+	return r.agentError(ctx)
+}
+
+// agentError ends the main stages when the session did not succeed: a
+// cancel is reported as such, any other status is the run's status (the
+// checks are not run).
+func (r *execRun) agentError(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrCancelled, err)
+	}
+	if r.result.Status == "success" {
+		return nil
+	}
+	return nil // the status is the run's; the checks stage skips
+}

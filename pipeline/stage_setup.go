@@ -1,0 +1,221 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/seed43ef5acb/runner/llm"
+)
+
+// DefaultBaseURL is the endpoint used when neither --base-url nor
+// OPENAI_BASE_URL is given.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// loadSpec loads and validates the spec and renders the prompt.
+func (r *execRun) loadSpec(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrCancelled, err)
+	}
+	if err := r.opts.Validate(); err != nil {
+		return err
+	}
+	spec, err := Load(r.opts.Task)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(r.opts.Task)
+	if err != nil {
+		return fmt.Errorf("%w: read %s: %w", ErrUsage, r.opts.Task, err)
+	}
+	sum := sha256.Sum256(data)
+	given, err := ParseInputs(r.opts.Set)
+	if err != nil {
+		return err
+	}
+	inputs, err := spec.ResolveInputs(given)
+	if err != nil {
+		return err
+	}
+	tmpl := actionsTemplateData(r.getenv)
+	prompt, err := spec.Render(given, tmpl)
+	if err != nil {
+		return err
+	}
+	r.spec, r.specSHA, r.inputs, r.prompt, r.tmplData = spec, hex.EncodeToString(sum[:]), inputs, prompt, tmpl
+	return nil
+}
+
+// getenv looks a variable up in the environment cmd passed down.
+func (r *execRun) getenv(key string) string {
+	for _, kv := range r.opts.Environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// actionsTemplateData is .Event and .GitHub for the prompt under GitHub
+// Actions (GITHUB_ACTIONS=true): the event payload from GITHUB_EVENT_PATH
+// and the run's context from the GITHUB_* variables. Elsewhere both are
+// empty, so a template that uses them fails with a clear error.
+func actionsTemplateData(getenv func(string) string) TemplateData {
+	if getenv("GITHUB_ACTIONS") != "true" {
+		return TemplateData{}
+	}
+	gh := map[string]any{}
+	for key, env := range map[string]string{
+		"repository": "GITHUB_REPOSITORY", "sha": "GITHUB_SHA", "ref": "GITHUB_REF",
+		"actor": "GITHUB_ACTOR", "event_name": "GITHUB_EVENT_NAME", "run_id": "GITHUB_RUN_ID",
+		"server_url": "GITHUB_SERVER_URL", "workflow": "GITHUB_WORKFLOW",
+	} {
+		if v := getenv(env); v != "" {
+			gh[key] = v
+		}
+	}
+	if gh["server_url"] != nil && gh["repository"] != nil && gh["run_id"] != nil {
+		gh["run_url"] = fmt.Sprintf("%s/%s/actions/runs/%s", gh["server_url"], gh["repository"], gh["run_id"])
+	}
+	var ev map[string]any
+	if p := getenv("GITHUB_EVENT_PATH"); p != "" {
+		if data, err := os.ReadFile(p); err == nil {
+			_ = json.Unmarshal(data, &ev)
+		}
+	}
+	return TemplateData{Event: ev, GitHub: gh}
+}
+
+// setupModel resolves the model, the endpoint and the HTTP transport
+// (live, recording or replaying) and builds the provider.
+func (r *execRun) setupModel(ctx context.Context) error {
+	r.modelName = firstNonEmpty(r.opts.Model, r.spec.Model)
+	if r.modelName == "" {
+		return fmt.Errorf("%w: no model: set model in the task spec, --model or RUNNER_MODEL", ErrUsage)
+	}
+	r.baseURL = firstNonEmpty(r.opts.BaseURL, DefaultBaseURL)
+	key := r.opts.APIKey
+	if key == "" && r.opts.Replay == "" {
+		return fmt.Errorf("%w: OPENAI_API_KEY is not set: set it to talk to %s "+
+			"(any non-empty value for an endpoint that needs none), or replay a recorded session with --replay FILE",
+			ErrUsage, r.baseURL)
+	}
+	transport, err := r.transport(ctx)
+	if err != nil {
+		return err
+	}
+	if key == "" {
+		key = "replay" // never sent anywhere: the cassette answers
+	}
+	p, err := llm.New(llm.Config{BaseURL: r.baseURL, APIKey: key, HTTPClient: &http.Client{Transport: transport}})
+	if err != nil {
+		r.closeRecord()
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	r.model = p
+	r.catalog = catalogFor(r.spec)
+	return nil
+}
+
+// transport is the HTTP transport of model calls: the cassette with
+// --replay, a recorder in front of the network with --record, else the
+// network.
+func (r *execRun) transport(_ context.Context) (http.RoundTripper, error) {
+	switch {
+	case r.opts.Replay != "":
+		f, err := os.Open(r.opts.Replay)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --replay: %w", ErrUsage, err)
+		}
+		defer f.Close()
+		c, err := llm.LoadCassette(f)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --replay %s: %w", ErrUsage, r.opts.Replay, err)
+		}
+		return c.RoundTripper(), nil
+	case r.opts.Record != "":
+		f, err := os.Create(r.opts.Record)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --record: %w", ErrUsage, err)
+		}
+		r.record = f
+		return llm.NewRecorder(f, http.DefaultTransport), nil
+	default:
+		return http.DefaultTransport, nil
+	}
+}
+
+// closeRecord closes the --record file.
+func (r *execRun) closeRecord() {
+	if r.record != nil {
+		_ = r.record.Close()
+		r.record = nil
+	}
+}
+
+// catalogFor is the default model catalog with the spec's overrides.
+func catalogFor(spec *Spec) llm.Catalog {
+	cat := llm.DefaultCatalog()
+	for name, o := range spec.Models {
+		info, ok := cat.Lookup(name)
+		if !ok {
+			info = llm.ModelInfo{}
+		}
+		info.Name, info.Aliases = name, nil
+		if o.ContextWindow > 0 {
+			info.ContextWindow = o.ContextWindow
+		}
+		if o.MaxOutput > 0 {
+			info.MaxOutput = o.MaxOutput
+		}
+		info.Price = overridePrice(info.Price, o)
+		cat = cat.With(info)
+	}
+	return cat
+}
+
+// overridePrice applies the spec's price fields to a catalog price.
+func overridePrice(p *llm.Price, o ModelOverride) *llm.Price {
+	if o.InputPrice == nil && o.OutputPrice == nil && o.CachedInputPrice == nil {
+		return p
+	}
+	out := llm.Price{}
+	if p != nil {
+		out = *p
+	}
+	if o.InputPrice != nil {
+		out.InputPerM = *o.InputPrice
+	}
+	if o.OutputPrice != nil {
+		out.OutputPerM = *o.OutputPrice
+	}
+	if o.CachedInputPrice != nil {
+		out.CachedInputPerM = *o.CachedInputPrice
+	}
+	return &out
+}
+
+// windows adapts the catalog to runner.ContextWindower.
+type windows struct{ cat llm.Catalog }
+
+// ContextWindow is the model's context window in tokens, 0 when unknown.
+func (w windows) ContextWindow(model string) int {
+	if info, ok := w.cat.Lookup(model); ok {
+		return info.ContextWindow
+	}
+	return 0
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

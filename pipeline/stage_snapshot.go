@@ -1,0 +1,140 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/snapshot"
+)
+
+// baseSnapshot opens the snapshot store (beside the --isolate copy, else
+// in the user cache) and records the base tree. The out dir, the log, the
+// patch and the cassette are excluded when they lie in the work tree.
+func (r *execRun) baseSnapshot(ctx context.Context) error {
+	opts := snapshot.Options{WorkTree: r.workTree, Exclude: r.excludes(), Env: r.getenv}
+	if r.tempDir != "" {
+		opts.StoreDir = filepath.Join(r.tempDir, "snapshots")
+	}
+	store, err := snapshot.Open(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("%w: snapshot: %w", ErrInfra, err)
+	}
+	r.store = store
+	base, err := store.Track(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: base snapshot: %w", ErrInfra, err)
+	}
+	r.base = base
+	return nil
+}
+
+// excludes lists the run's own files that lie inside the work tree, as
+// work-tree-relative slash paths.
+func (r *execRun) excludes() []string {
+	var out []string
+	for _, p := range []string{r.outDir, r.eventsPath, r.patchPath, r.opts.Record} {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+			abs = filepath.Join(real, filepath.Base(abs))
+		}
+		rel, err := filepath.Rel(r.workTree, abs)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(os.PathSeparator)) {
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+// finalPatch records the work tree once more and writes the patch from
+// the base tree (changes.patch or --patch) and the final patch event (step
+// null). Without a base snapshot there is nothing to diff: it writes an
+// empty patch file so the out dir is complete.
+func (r *execRun) finalPatch(ctx context.Context) error {
+	if r.writer == nil {
+		return skip("no outputs")
+	}
+	if err := os.MkdirAll(filepath.Dir(r.patchPath), 0o755); err != nil {
+		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
+	}
+	f, err := os.Create(r.patchPath)
+	if err != nil {
+		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
+	}
+	defer f.Close()
+	if r.store == nil || r.base == "" {
+		return skip("no base snapshot")
+	}
+	tree, err := r.store.Track(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: final snapshot: %w", ErrInfra, err)
+	}
+	files, err := r.store.Patch(ctx, r.base, tree, f)
+	if err != nil {
+		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
+	}
+	r.files = files
+	return r.emit(patchEvent(nil, tree, files))
+}
+
+// patchEvent is a patch event for files changed up to tree.
+func patchEvent(step *int, tree snapshot.Tree, files []snapshot.FileChange) event.Patch {
+	p := event.Patch{Step: step, Tree: string(tree), Files: eventFiles(files)}
+	for _, f := range files {
+		p.Additions += f.Additions
+		p.Deletions += f.Deletions
+	}
+	return p
+}
+
+// eventFiles converts snapshot changes to the event schema's.
+func eventFiles(files []snapshot.FileChange) []event.FileChange {
+	out := make([]event.FileChange, 0, len(files))
+	for _, f := range files {
+		out = append(out, event.FileChange{
+			Path: f.Path, OldPath: f.OldPath, Status: f.Status,
+			Additions: f.Additions, Deletions: f.Deletions, Binary: f.Binary,
+		})
+	}
+	return out
+}
+
+// stepSnapshots is the runner's Snapshotter over the run's store: after a
+// step that changed files it records the tree (only the touched paths when
+// they are known) and diffs it against the base tree.
+type stepSnapshots struct {
+	store *snapshot.Store
+	base  snapshot.Tree
+}
+
+// Track implements runner.Snapshotter.
+func (s stepSnapshots) Track(ctx context.Context, touched []string, all bool) (string, []event.FileChange, error) {
+	var tree snapshot.Tree
+	var err error
+	if all {
+		tree, err = s.store.Track(ctx)
+	} else {
+		tree, err = s.store.TrackPaths(ctx, touched)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("snapshot: %w", err)
+	}
+	files, err := s.store.Diff(ctx, s.base, tree)
+	if err != nil {
+		return "", nil, fmt.Errorf("snapshot diff: %w", err)
+	}
+	return string(tree), eventFiles(files), nil
+}
