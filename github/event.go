@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 
 	gh "github.com/google/go-github/v60/github"
@@ -246,4 +247,16 @@ func Load(ctx context.Context, e *Env, client *gh.Client) (*Event, error) {
 		}
 	}
 	return ev, nil
+}
+
+// Map returns the context as a map keyed by field name ("Number",
+// "HeadSHA", …) for template data that holds maps (pipeline.TemplateData):
+// {{ .GitHub.Number }} reads the same either way.
+func (c Context) Map() map[string]any {
+	v := reflect.ValueOf(c)
+	m := make(map[string]any, v.NumField())
+	for i := range v.NumField() {
+		m[v.Type().Field(i).Name] = v.Field(i).Interface()
+	}
+	return m
 }

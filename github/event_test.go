@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"text/template"
@@ -204,3 +205,22 @@ func FuzzLoadEvent(f *testing.F) {
 }
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+func TestContextMap(t *testing.T) {
+	ev, err := LoadEvent("issue_comment", readEvent(t, "issue_comment.created.pull_request.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ev.GitHub.Map()
+	if m["Number"] != 3 || m["IsPR"] != true || m["CommentAuthor"] != "sample-commenter" || m["HeadSHA"] != "" {
+		t.Errorf("map = %v", m)
+	}
+	if n := reflect.TypeOf(Context{}).NumField(); len(m) != n {
+		t.Errorf("%d keys, want %d", len(m), n)
+	}
+	tpl := template.Must(template.New("p").Option("missingkey=error").Parse(`{{ .GitHub.Number }} {{ .GitHub.Repository }}`))
+	var b strings.Builder
+	if err := tpl.Execute(&b, map[string]any{"GitHub": m}); err != nil || b.String() != "3 sample-commenter/github-workflow-event-json" {
+		t.Errorf("got %q, %v", b.String(), err)
+	}
+}
