@@ -208,7 +208,7 @@ func (rs Ruleset) checkProtected(permission, rel, what string) Decision {
 	deny := func(r Rule) bool { return matchPath(r.Pattern, rel) }
 	d := rs.decide(permission, rel, allow, deny)
 	if d.Rule == nil {
-		d.Reason = fmt.Sprintf("%s is protected (%s): only a %s rule that names %s explicitly can allow it",
+		d.Reason = fmt.Sprintf("%s is protected (%s): only a rule for %s that names %s explicitly can allow it",
 			rel, protectedWhy(what), permission, what)
 	}
 	return d
