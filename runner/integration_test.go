@@ -30,8 +30,10 @@ func providerFor(t *testing.T, srv *llmtest.Server) *llm.Provider {
 
 func TestIntegrationToolUseRetryAndCaseInsensitiveName(t *testing.T) {
 	t.Parallel()
+	cut := llmtest.Turn{Text: "I will read the file now, then fix it"}.SSE()
 	srv := llmtest.NewServer(t,
 		llmtest.HTTPError(http.StatusTooManyRequests, `{"error":{"message":"slow down","type":"rate_limit"}}`, "Retry-After", "0"),
+		llmtest.Reply{Body: cut, Cut: true, CutAfter: len(cut) / 2},
 		llmtest.ToolCalls(llmtest.Call("READ", `{"path":"a.go"}`)),
 		llmtest.ToolCalls(llmtest.Call("nosuch", `{}`)),
 		llmtest.Text("The bug is fixed."),
@@ -46,8 +48,13 @@ func TestIntegrationToolUseRetryAndCaseInsensitiveName(t *testing.T) {
 	if read.count() != 1 || string(read.calls[0].Input) != `{"path":"a.go"}` {
 		t.Fatalf("read calls %+v", read.calls)
 	}
-	if r := sink.of("retry"); len(r) != 1 || r[0].(event.Retry).ErrorClass != "retryable" {
+	if r := sink.of("retry"); len(r) != 2 || r[1].(event.Retry).ErrorClass != "retryable" || r[1].(event.Retry).Attempt != 2 {
 		t.Errorf("retry events %+v", r)
+	}
+	for _, p := range sink.of("text") {
+		if strings.Contains(p.(event.Text).Text, "I will read") && res.FinalMessage == p.(event.Text).Text {
+			t.Errorf("the cut attempt's text became the final message")
+		}
 	}
 	started := sink.of("tool.started")[0].(event.ToolStarted)
 	if started.Tool != "read" || started.ToolAsSent != "READ" {
@@ -58,7 +65,10 @@ func TestIntegrationToolUseRetryAndCaseInsensitiveName(t *testing.T) {
 	if got := last[len(last)-1]["content"].(string); !strings.HasPrefix(got, `Error: unknown tool "nosuch"`) {
 		t.Errorf("unknown tool result = %q", got)
 	}
-	assertWirePrefix(t, reqs[1:])
+	assertWirePrefix(t, reqs[2:])
+	if string(reqs[1].Raw) != string(reqs[2].Raw) {
+		t.Errorf("the retried request differs from the cut one")
+	}
 }
 
 // assertWirePrefix checks that each request's messages, as sent on the
