@@ -9,14 +9,14 @@ import (
 func DefaultFailOn() []Status { return []Status{StatusTaskFailed, StatusInfraFailed} }
 
 // ParseStatuses parses --fail-on values; each may itself be a
-// comma-separated list ("task_failed,timeout"). Unknown names are
-// ErrBadStatus.
+// comma-separated list ("task_failed,timeout"). "none" alone means no
+// status fails the batch. Unknown names are ErrBadStatus.
 func ParseStatuses(values []string) ([]Status, error) {
 	out := []Status{}
 	for _, v := range values {
 		for _, name := range strings.Split(v, ",") {
 			name = strings.TrimSpace(name)
-			if name == "" {
+			if name == "" || name == "none" {
 				continue
 			}
 			st := Status(name)

@@ -98,6 +98,9 @@ func TestParseStatusesAndShouldFail(t *testing.T) {
 	if diff := cmp.Diff([]Status{StatusTaskFailed, StatusTimeout, StatusSkipped}, got); diff != "" {
 		t.Error(diff)
 	}
+	if none, err := ParseStatuses([]string{"none"}); err != nil || none == nil || len(none) != 0 {
+		t.Errorf("none: %v %v", none, err)
+	}
 	if _, err := ParseStatuses([]string{"failed"}); !errors.Is(err, ErrBadStatus) {
 		t.Errorf("unknown status: %v", err)
 	}
