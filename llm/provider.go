@@ -200,6 +200,9 @@ func transportError(ctx, parent context.Context, err error) *Error {
 		return &Error{Class: ClassFatal, Message: "cancelled: " + cause.Error(), Err: cause}
 	case errors.Is(context.Cause(ctx), ErrIdleTimeout):
 		return &Error{Class: ClassRetryable, Message: "the stream stalled: no data within the idle timeout", Err: ErrIdleTimeout}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &Error{Class: ClassRetryable, Message: "incomplete stream: the connection was cut mid-response",
+			Err: fmt.Errorf("%w: %w", ErrIncompleteStream, err)}
 	case errors.Is(err, ErrCassetteExhausted), errors.Is(err, ErrCassetteMismatch):
 		return &Error{Class: ClassFatal, Message: err.Error(), Err: err}
 	default:

@@ -148,12 +148,12 @@ func TestFailureModes(t *testing.T) {
 		idle  time.Duration
 		class llm.ErrorClass
 		is    error
-		text  string
 	}{
-		{"stall mid-stream", llmtest.Reply{Body: []byte(body), Stall: true, StallAfter: 400}, 200 * time.Millisecond, llm.ClassRetryable, llm.ErrIdleTimeout, ""},
-		{"no first byte", llmtest.Reply{Body: []byte(body), Delay: 5 * time.Second}, 200 * time.Millisecond, llm.ClassRetryable, llm.ErrIdleTimeout, ""},
-		{"cut connection", llmtest.Reply{Body: []byte(body), Cut: true, CutAfter: 400}, 0, llm.ClassRetryable, nil, ""},
-		{"cut before finish", llmtest.Reply{Body: []byte(body), Cut: true, CutAfter: strings.Index(body, `"finish_reason":"stop"`) - 100}, 0, llm.ClassRetryable, nil, ""},
+		{"stall mid-stream", llmtest.Reply{Body: []byte(body), Stall: true, StallAfter: 400}, 200 * time.Millisecond, llm.ClassRetryable, llm.ErrIdleTimeout},
+		{"no first byte", llmtest.Reply{Body: []byte(body), Delay: 5 * time.Second}, 200 * time.Millisecond, llm.ClassRetryable, llm.ErrIdleTimeout},
+		{"cut connection", llmtest.Reply{Body: []byte(body), Cut: true, CutAfter: 400}, 0, llm.ClassRetryable, llm.ErrIncompleteStream},
+		{"cut before finish", llmtest.Reply{Body: []byte(body), Cut: true, CutAfter: strings.Index(body, `"finish_reason":"stop"`) - 100}, 0, llm.ClassRetryable, llm.ErrIncompleteStream},
+		{"cut before headers end", llmtest.Reply{Body: []byte(body), Cut: true, CutAfter: 0}, 0, llm.ClassRetryable, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
