@@ -227,15 +227,26 @@ func (s *Session) appendMessage(m *Message) {
 	s.wire = append(s.wire, m.wire()...)
 }
 
-// emit sends an event; a sink error is logged once and the run goes on.
+// emit sends an event; a sink error (or panic) is logged once and the run
+// goes on.
 func (s *Session) emit(p event.Payload) {
 	if s.cfg.Sink == nil {
 		return
 	}
-	if err := s.cfg.Sink.Emit(p); err != nil && !s.emitErr {
+	if err := safeEmit(s.cfg.Sink, p); err != nil && !s.emitErr {
 		s.emitErr = true
 		s.cfg.Logger.Warn("event sink failed; continuing", "type", p.EventType(), "err", err)
 	}
+}
+
+// safeEmit calls the sink, turning a panic into an error.
+func safeEmit(sink event.Sink, p event.Payload) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("event sink panicked: %v", r)
+		}
+	}()
+	return sink.Emit(p)
 }
 
 // sinceMS is the time since t in milliseconds, on the session clock.
