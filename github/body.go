@@ -41,19 +41,27 @@ func FitComment(body string, limit int) string {
 	if i := strings.Index(body, "<details"); i >= 0 {
 		summary, details = body[:i], body[i:]
 	}
-	room := limit - utf8.RuneCountInString(commentCutNotice)
-	for ; room > 0; room -= 64 {
-		var out string
+	build := func(room int) string {
 		if n := utf8.RuneCountInString(summary); n < room && details != "" {
-			out = summary + closeBlocks(cutRunes(details, room-n)) + commentCutNotice
-		} else {
-			out = closeBlocks(cutRunes(body, room)) + commentCutNotice
+			return summary + closeBlocks(cutRunes(details, room-n)) + commentCutNotice
 		}
-		if utf8.RuneCountInString(out) <= limit {
-			return out
+		return closeBlocks(cutRunes(body, room)) + commentCutNotice
+	}
+	room := limit - utf8.RuneCountInString(commentCutNotice)
+	if out := build(room); utf8.RuneCountInString(out) <= limit {
+		return out // the usual case: the closers fit in the slack
+	}
+	// Closers did not fit (many open blocks): the largest room that fits.
+	best := cutRunes(body, limit)
+	for lo, hi := 0, room; lo <= hi; {
+		mid := (lo + hi) / 2
+		if out := build(mid); utf8.RuneCountInString(out) <= limit {
+			best, lo = out, mid+1
+		} else {
+			hi = mid - 1
 		}
 	}
-	return cutRunes(body, limit)
+	return best
 }
 
 // cutRunes returns the start of s of at most n runes, on a line boundary

@@ -72,3 +72,22 @@ func FuzzFitComment(f *testing.F) {
 		}
 	})
 }
+
+func TestFitCommentManyOpenBlocks(t *testing.T) {
+	body := Marker("t") + "\n" + strings.Repeat("<details>\n", 20000)
+	got := FitComment(body, CommentLimit)
+	if n := utf8.RuneCountInString(got); n > CommentLimit || !strings.HasPrefix(got, Marker("t")) {
+		t.Errorf("%d runes", n)
+	}
+	if strings.Count(got, "<details>") != strings.Count(got, "</details>") {
+		t.Error("unbalanced")
+	}
+}
+
+func BenchmarkFitComment(b *testing.B) {
+	body := Marker("t") + "\n## summary\n\n<details><summary>Patch</summary>\n\n```diff\n" + strings.Repeat("+ some added line of code\n", 200000) + "```\n</details>\n"
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		FitComment(body, CommentLimit)
+	}
+}
