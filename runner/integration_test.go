@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -118,17 +119,20 @@ func TestIntegrationCancelMidStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	sink := &recSink{}
+	var log bytes.Buffer
+	w := event.NewWriter(&log, "run-1")
 	m := &textWatcher{inner: providerFor(t, srv), onDelta: cancel}
-	res, err := Run(ctx, testConfig(m, sink))
+	res, err := Run(ctx, testConfig(m, event.Multi(sink, w)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != event.StatusCancelled || res.FinalMessage != "" {
+	if res.Status != event.StatusCancelled || res.FinalMessage != "" || res.RunError().Class != ClassCancelled {
 		t.Fatalf("result %+v", res)
 	}
 	if got := sink.types(); got[len(got)-1] != "step.finished" {
 		t.Errorf("events %v", got)
 	}
+	finishLog(t, w, &log, res) // the final record the pipeline writes
 }
 
 // textWatcher cancels the run once the first text delta arrives.
