@@ -45,7 +45,7 @@ func TestScenariosThroughLLMTest(t *testing.T) {
 		{name: "max steps", replies: []llmtest.Reply{read("pkg00/file0000.go"), read("pkg01/file0001.go")},
 			setup: func(c *Config) { c.Limits.MaxSteps = 2 }, status: event.StatusMaxSteps},
 		{name: "budget", replies: []llmtest.Reply{read("pkg00/file0000.go"), read("pkg01/file0001.go")},
-			setup: func(c *Config) { c.Pricer, c.Limits.MaxCostUSD = fixedPricer{perCall: ptr(0.6)}, 1 },
+			setup:  func(c *Config) { c.Pricer, c.Limits.MaxCostUSD = fixedPricer{perCall: ptr(0.6)}, 1 },
 			status: event.StatusBudgetExceeded},
 		{name: "max denials", replies: []llmtest.Reply{
 			llmtest.ToolCalls(llmtest.Call("bash", `{"command":"rm -rf a"}`)),
