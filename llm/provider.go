@@ -122,15 +122,22 @@ func (p *Provider) Stream(ctx context.Context, req Request) iter.Seq[Event] {
 		if !yield(Event{Type: EventStart}) {
 			return
 		}
-		p.stream(ctx, req, newAssembler(req.Tools, yield))
+		p.stream(ctx, req, yield)
 	}
 }
 
-func (p *Provider) stream(parent context.Context, req Request, a *assembler) {
+func (p *Provider) stream(parent context.Context, req Request, yield func(Event) bool) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	timer := time.AfterFunc(p.idle, func() { cancel(ErrIdleTimeout) })
 	defer timer.Stop()
+	// Time spent in the consumer (which may run a tool per event) is not
+	// idle time.
+	a := newAssembler(req.Tools, func(ev Event) bool {
+		timer.Stop()
+		defer timer.Reset(p.idle)
+		return yield(ev)
+	})
 
 	oreq, patch, err := buildRequest(req, p.sendReasoning)
 	if err != nil {
@@ -145,7 +152,6 @@ func (p *Provider) stream(parent context.Context, req Request, a *assembler) {
 	}
 	defer stream.Close()
 	for {
-		timer.Reset(p.idle) // time spent in the consumer does not count
 		raw, err := stream.RecvRaw()
 		switch {
 		case err == nil:

@@ -1,6 +1,7 @@
 package llm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -176,6 +177,24 @@ func TestDelayWithinIdleTimeout(t *testing.T) {
 	srv := llmtest.NewServer(t, r)
 	events := collect(t, newProvider(t, srv, 2*time.Second), llm.Request{Model: "m"})
 	if s := summarize(events); s["text"] != "late but fine" || s["finish_reason"] != "stop" {
+		t.Errorf("got %v", s)
+	}
+}
+
+func TestSlowConsumerIsNotIdle(t *testing.T) {
+	t.Parallel()
+	body := llmtest.Turn{Text: "one two three"}.SSE()
+	first := bytes.Index(body, []byte("one ")) + 200 // just after the first text chunk
+	srv := llmtest.NewServer(t, llmtest.Reply{Body: body, Pause: 50 * time.Millisecond, PauseAfter: first})
+	p := newProvider(t, srv, 100*time.Millisecond)
+	var events []llm.Event
+	for ev := range p.Stream(t.Context(), llm.Request{Model: "m"}) {
+		events = append(events, ev)
+		if ev.Type == llm.EventTextDelta {
+			time.Sleep(150 * time.Millisecond) // longer than the idle timeout
+		}
+	}
+	if s := summarize(events); s["finish_reason"] != "stop" || s["text"] != "one two three" {
 		t.Errorf("got %v", s)
 	}
 }

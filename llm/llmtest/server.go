@@ -37,6 +37,10 @@ type Reply struct {
 	// connection without ending the response.
 	Cut      bool
 	CutAfter int
+	// Pause, when set, waits that long after PauseAfter bytes of Body and
+	// then sends the rest (a slow provider that does not stall).
+	Pause      time.Duration
+	PauseAfter int
 }
 
 // SSE is a 200 reply with a raw Server-Sent Events body.
@@ -187,10 +191,14 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, reply Reply) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	w.WriteHeader(status)
-	_, _ = io.Copy(w, bytes.NewReader(body))
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
+	if reply.Pause > 0 && reply.PauseAfter < len(body) {
+		writeFlush(w, body[:reply.PauseAfter])
+		if !s.wait(r, reply.Pause) {
+			return
+		}
+		body = body[reply.PauseAfter:]
 	}
+	writeFlush(w, body)
 	switch {
 	case reply.Stall:
 		s.wait(r, time.Hour)
@@ -198,6 +206,13 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, reply Reply) {
 		// The response is chunked and unfinished: aborting the handler drops
 		// the connection, and the client sees an unexpected EOF.
 		panic(http.ErrAbortHandler)
+	}
+}
+
+func writeFlush(w http.ResponseWriter, b []byte) {
+	_, _ = io.Copy(w, bytes.NewReader(b))
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
 	}
 }
 
