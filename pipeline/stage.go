@@ -48,7 +48,8 @@ func (s stageFunc) Run(ctx context.Context) error { return s.run(ctx) }
 
 // runStage is the policy wrapped around every stage: it logs the start and
 // the outcome, turns a panic into an error wrapping ErrInfra, treats a
-// *SkipError as success and names the stage in any other error.
+// *SkipError as success and names the stage in any error that is not
+// already user-facing.
 func runStage(ctx context.Context, log *slog.Logger, s Stage) (err error) {
 	start := time.Now()
 	log.Debug("stage started", "stage", s.Name())
@@ -68,12 +69,18 @@ func runStage(ctx context.Context, log *slog.Logger, s Stage) (err error) {
 		}
 	}()
 	if err := s.Run(ctx); err != nil {
-		if IsSkip(err) {
+		if IsSkip(err) || userFacing(err) {
 			return err
 		}
 		return fmt.Errorf("%s: %w", s.Name(), err)
 	}
 	return nil
+}
+
+// userFacing reports errors that already say what is wrong and where
+// (file:line:col for specs) and are printed as they are.
+func userFacing(err error) bool {
+	return errors.Is(err, ErrUsage) || errors.Is(err, ErrInvalidSpec) || errors.Is(err, ErrInputs)
 }
 
 // runStages runs stages in order and stops at the first failure.
