@@ -41,11 +41,26 @@ func (a *assembler) emit(ev Event) bool {
 // payload handles one data payload. A payload that is not JSON is skipped:
 // one odd chunk must not end the stream.
 func (a *assembler) payload(raw []byte) bool {
+	if len(raw) > 0 && raw[0] == '[' {
+		return a.errorList(raw)
+	}
 	c, err := decodeChunk(raw)
 	if err != nil {
 		return a.alive
 	}
 	return a.chunk(&c)
+}
+
+// errorList handles an array payload: Gemini wraps errors as
+// [{"error": {...}}]. Any other array is skipped.
+func (a *assembler) errorList(raw []byte) bool {
+	var list []struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &list) != nil || len(list) == 0 || len(list[0].Error) == 0 || string(list[0].Error) == "null" {
+		return a.alive
+	}
+	return a.fail(inStreamError(list[0].Error))
 }
 
 func (a *assembler) chunk(c *chunk) bool {

@@ -185,10 +185,12 @@ func (p *Provider) openError(ctx, parent context.Context, st *callState, err err
 		if b.Message == "" {
 			b.Message = http.StatusText(st.status)
 		}
-		return classify(errorFacts{
+		e := classify(errorFacts{
 			Status: st.status, Code: b.Code, Type: b.Type, Message: b.Message,
 			Header: st.header, Now: p.now(), InStream: false,
 		})
+		e.Err = err // go-openai's *APIError or *RequestError
+		return e
 	}
 	if errors.Is(err, ErrBadRequest) {
 		return &Error{Class: ClassFatal, Message: err.Error(), Err: err}
