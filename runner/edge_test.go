@@ -15,6 +15,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -43,13 +44,17 @@ func TestUnfinishedToolCallIsAborted(t *testing.T) {
 
 func TestRetryAfterToolsRanKeepsThem(t *testing.T) {
 	t.Parallel()
-	edit := &fakeTool{name: "edit"}
+	edit := &fakeTool{name: "edit", run: func(context.Context, tools.Call) (tools.Result, error) {
+		return tools.Result{Output: "edited", Touched: []string{"a.go"}}, nil
+	}}
 	m := newModel(
 		sc(call("c1", "edit", `{}`), text("and now"), fail(llm.ClassRetryable, 0)),
 		sc(text("done"), finish(llm.FinishStop, 10, 1)),
 	)
 	sink := &recSink{}
-	res := runTest(t, testConfig(m, sink, edit))
+	cfg := testConfig(m, sink, edit)
+	cfg.Snapshotter = &fakeSnap{}
+	res := runTest(t, cfg)
 	if res.Status != event.StatusSuccess || edit.count() != 1 || res.Steps != 2 {
 		t.Fatalf("edit %d, result %+v", edit.count(), res)
 	}
@@ -57,7 +62,7 @@ func TestRetryAfterToolsRanKeepsThem(t *testing.T) {
 	if a := msgs[len(msgs)-2]; a.Content != "" || len(a.ToolCalls) != 1 {
 		t.Errorf("kept assistant message = %+v", a)
 	}
-	want := []string{"step.started", "tool.started", "tool.completed", "text", "step.finished", "retry",
+	want := []string{"step.started", "tool.started", "tool.completed", "text", "step.finished", "patch", "retry",
 		"step.started", "text", "step.finished"}
 	if diff := cmp.Diff(want, sink.types()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)

@@ -144,23 +144,23 @@ func (s *Session) request(last bool) llm.Request {
 // request now".
 func (s *Session) handleFailure(ctx context.Context, t *turn) (stepResult, bool) {
 	if ctx.Err() != nil {
-		s.closeFailedStep(t)
+		s.closeFailedStep(ctx, t)
 		return stop(ctxOutcome(ctx)), true
 	}
 	le := classify(t.err)
 	switch le.Class {
 	case llm.ClassContextOverflow:
 		if t.ran > 0 { // tools changed the work tree: keep what they did
-			s.closeFailedStep(t)
+			s.closeFailedStep(ctx, t)
 		}
 		return stepResult{sig: sigCompact}, true
 	case llm.ClassRetryable:
 		kept := t.ran > 0
 		if kept { // tools changed the work tree: keep them, go on with a new step
-			s.closeFailedStep(t)
+			s.closeFailedStep(ctx, t)
 		}
 		if err := s.waitRetry(ctx, le); err != nil {
-			s.closeFailedStep(t)
+			s.closeFailedStep(ctx, t)
 			return stop(s.retryOutcome(ctx, le, err)), true
 		}
 		if kept {
@@ -168,7 +168,7 @@ func (s *Session) handleFailure(ctx context.Context, t *turn) (stepResult, bool)
 		}
 		return stepResult{}, false
 	default:
-		s.closeFailedStep(t)
+		s.closeFailedStep(ctx, t)
 		return stop(failure(event.StatusError, string(le.Class), le.Error(), le)), true
 	}
 }
@@ -185,14 +185,18 @@ func (s *Session) retryOutcome(ctx context.Context, le *llm.Error, err error) ou
 // closeFailedStep keeps, of a failed attempt, only the tool calls that ran
 // (their effects are in the work tree; the model must see their results),
 // and closes the step with finish reason error.
-func (s *Session) closeFailedStep(t *turn) {
+func (s *Session) closeFailedStep(ctx context.Context, t *turn) {
 	if !s.stepOpen() {
 		return
 	}
-	if m := t.ranOnly(); m != nil {
+	m := t.ranOnly()
+	if m != nil {
 		s.appendMessage(m)
 	}
 	s.closeOpenStep()
+	if m != nil {
+		s.emitPatch(ctx, t)
+	}
 }
 
 // closeOpenStep emits step.finished (reason error) for a step left open,
