@@ -23,6 +23,8 @@ type Actions struct {
 // Setup reads the Actions environment from environ and loads the event
 // (resolving the pull request an issue comment is on). Outside Actions
 // (GITHUB_ACTIONS not "true") it returns nil, nil. httpClient may be nil.
+// RUNNER_GITHUB_LOGIN, when set, is the token's login (needed for a GitHub
+// App installation token, "<app-slug>[bot]", which cannot read its own user).
 func Setup(ctx context.Context, environ map[string]string, httpClient *http.Client) (*Actions, error) {
 	env, err := LoadEnv(environ)
 	if err != nil {
@@ -39,7 +41,7 @@ func Setup(ctx context.Context, environ map[string]string, httpClient *http.Clie
 	if err != nil {
 		return nil, err
 	}
-	return &Actions{Env: env, Client: client, Event: ev}, nil
+	return &Actions{Env: env, Client: client, Event: ev, Self: environ["RUNNER_GITHUB_LOGIN"]}, nil
 }
 
 // SelfLogin returns (and remembers) the token identity's login.

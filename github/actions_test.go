@@ -77,6 +77,18 @@ func TestActionsCommentToPullRequest(t *testing.T) {
 	}
 }
 
+func TestSetupSelfLoginOverride(t *testing.T) {
+	environ := eventEnv(t, "schedule", "schedule.json", "")
+	environ["GITHUB_ACTIONS"], environ["RUNNER_GITHUB_LOGIN"] = "true", "my-app[bot]"
+	a, err := Setup(t.Context(), environ, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if self, err := a.SelfLogin(t.Context()); err != nil || self != "my-app[bot]" { // no API call
+		t.Errorf("self = %q, %v", self, err)
+	}
+}
+
 func TestSplitList(t *testing.T) {
 	if got := SplitList(" a, b\nc,,\r\n"); !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Errorf("got %q", got)
