@@ -108,18 +108,18 @@ func isJSON(contentType string) bool {
 }
 
 // jsonAsEvent turns a plain JSON body (a server that ignored stream: true,
-// or a 200 carrying an error) into one SSE data event.
+// or a 200 carrying an error) into one SSE data event. A body that is not
+// one JSON value (SSE sent with a JSON content type) passes unchanged.
 func jsonAsEvent(body io.ReadCloser) io.ReadCloser {
 	raw, err := io.ReadAll(body)
 	_ = body.Close()
 	var buf bytes.Buffer
 	buf.WriteString("data: ")
-	if json.Compact(&buf, bytes.TrimSpace(raw)) != nil {
-		buf.Truncate(len("data: "))
-		buf.Write(bytes.ReplaceAll(bytes.TrimSpace(raw), []byte("\n"), []byte(" ")))
+	if json.Compact(&buf, bytes.TrimSpace(raw)) == nil {
+		buf.WriteString("\n\n")
+		raw = buf.Bytes()
 	}
-	buf.WriteString("\n\n")
-	return &errAfterReader{r: bytes.NewReader(buf.Bytes()), err: err}
+	return &errAfterReader{r: bytes.NewReader(raw), err: err}
 }
 
 // errAfterReader returns err (when set) instead of io.EOF at the end.
