@@ -67,6 +67,7 @@ func (p Paths) CheckBash(rs Ruleset, command string) Verdict {
 func checkBash(rs Ruleset, p Paths, pathsErr error, command string) Verdict {
 	a := &analyzer{rs: rs, paths: p, pathsErr: pathsErr}
 	a.script(command, 0)
+	a.placeEdits()
 	v := Verdict{Command: command, Checks: a.checks, Allowed: true}
 	if len(a.checks) == 0 {
 		v.Checks = []Check{{Kind: KindSyntax, Subject: command,
@@ -88,6 +89,16 @@ type analyzer struct {
 	pathsErr   error
 	cwdChanged bool // a cd/pushd/popd somewhere: relative redirections are unplaceable
 	checks     []Check
+	// edits are the checks of files the command writes, decided only at
+	// the end (placeEdits): a cd anywhere, even after them in a loop or
+	// behind a wrapper, changes where a relative path lands.
+	edits []pendingEdit
+}
+
+// pendingEdit is a file write whose check waits for placeEdits.
+type pendingEdit struct {
+	check  int // index in checks
+	target string
 }
 
 func (a *analyzer) add(kind, subject string, d Decision) {
@@ -109,9 +120,6 @@ func (a *analyzer) script(src string, depth int) {
 	if err != nil {
 		a.unjudgeable(src, fmt.Sprintf("the command does not parse: %v", err))
 		return
-	}
-	if changesDir(f) {
-		a.cwdChanged = true
 	}
 	var visit func(syntax.Node) bool
 	visit = func(n syntax.Node) bool {
@@ -156,21 +164,6 @@ func (a *analyzer) noProgram(st *syntax.Stmt, before int) {
 	text := nodeText(st)
 	a.add(KindSyntax, text, Decision{Allowed: true, Permission: Bash, Pattern: text,
 		Reason: "runs no program and writes no file"})
-}
-
-// changesDir reports a cd, pushd or popd anywhere in f.
-func changesDir(f *syntax.File) bool {
-	found := false
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
-			switch convertWord(ce.Args[0]).lit() {
-			case "cd", "pushd", "popd":
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
 }
 
 func (a *analyzer) call(ce *syntax.CallExpr, depth int) {
@@ -237,6 +230,10 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		return
 	}
 	prog := name.lit()
+	switch path.Base(prog) {
+	case "cd", "pushd", "popd":
+		a.cwdChanged = true
+	}
 	if why := forbiddenReason(prog, args); why != "" {
 		a.unjudgeable(text, why)
 		return
@@ -337,36 +334,53 @@ func withoutGitOptions(args []word) []word {
 	return append([]word{litWord("git")}, args[i:]...)
 }
 
-// redirect checks an output redirection as an edit of its target.
+// redirect checks an output redirection as an edit of its target. `>&WORD`
+// and `n>&WORD` duplicate a descriptor only when WORD is a descriptor
+// number or '-'; any other word, quoted or expanded, names a file.
 func (a *analyzer) redirect(r *syntax.Redirect) {
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob,
-		syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
-	case syntax.DplOut:
-		if isFD(r.Word.Lit()) {
-			return
-		}
+		syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut, syntax.DplOut:
 	default:
 		return
 	}
 	w := convertWord(r.Word)
+	if r.Op == syntax.DplOut && w.static() && isFD(w.lit()) {
+		return
+	}
+	a.edit(w)
+}
+
+// edit records a write of the file named by w (a redirection target, a tee
+// operand), decided by placeEdits.
+func (a *analyzer) edit(w word) {
 	if !w.static() {
-		a.add(KindRedirect, w.text, defaultDeny(Edit, w.text, "the redirection target is not static (it is only known at run time)"))
+		a.add(KindRedirect, w.text, defaultDeny(Edit, w.text, "the file written is not static (it is only known at run time)"))
 		return
 	}
 	target := w.lit()
 	if safeSink(target) {
 		return
 	}
-	switch {
-	case a.pathsErr != nil:
-		a.add(KindRedirect, target, defaultDeny(Edit, target, a.pathsErr.Error()))
-	case a.cwdChanged && !filepath.IsAbs(target):
-		a.add(KindRedirect, target, defaultDeny(Edit, target,
-			"the command changes directory (cd/pushd/popd), so a relative redirection target cannot be placed; use an absolute path"))
-	default:
-		d, _ := a.paths.Check(a.rs, Edit, target)
-		a.add(KindRedirect, target, d)
+	a.edits = append(a.edits, pendingEdit{check: len(a.checks), target: target})
+	a.add(KindRedirect, target, defaultDeny(Edit, target, "not decided yet"))
+}
+
+// placeEdits decides the recorded file writes once the whole command is
+// known.
+func (a *analyzer) placeEdits() {
+	for _, e := range a.edits {
+		var d Decision
+		switch {
+		case a.pathsErr != nil:
+			d = defaultDeny(Edit, e.target, a.pathsErr.Error())
+		case a.cwdChanged && !filepath.IsAbs(e.target):
+			d = defaultDeny(Edit, e.target,
+				"the command changes directory (cd/pushd/popd), so a relative file name cannot be placed; use an absolute path")
+		default:
+			d, _ = a.paths.Check(a.rs, Edit, e.target)
+		}
+		a.checks[e.check].Decision = d
 	}
 }
 
