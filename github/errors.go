@@ -17,6 +17,9 @@ var (
 	ErrLease = errors.New("github: remote branch changed (lease broken)")
 	// ErrPush means the branch could not be built or pushed.
 	ErrPush = errors.New("github: push failed")
+	// ErrNoChanges means the patched tree equals the base tree: there is
+	// nothing to push.
+	ErrNoChanges = errors.New("github: no changes to push")
 	// ErrBranchName means a branch name is not a valid git ref name.
 	ErrBranchName = errors.New("github: invalid branch name")
 )

@@ -51,7 +51,8 @@ const pushRemoteName = "runner-push"
 // current value on the remote, then pushes a forced update that the remote
 // accepts only while the branch still has that value (absent stays a plain
 // create). A branch that moved meanwhile fails with ErrLease; nothing of
-// ours is overwritten silently. It returns the new commit's hash.
+// ours is overwritten silently. A tree equal to the base is ErrNoChanges.
+// It returns the new commit's hash.
 //
 // go-git's PushOptions.ForceWithLease (v5.19.3) resolves the local
 // remote-tracking ref even when a hash is given, failing when there is none,
@@ -127,6 +128,9 @@ func commitPatch(repo *git.Repository, o PushOptions) (plumbing.Hash, error) {
 		}
 	default:
 		return plumbing.ZeroHash, fmt.Errorf("%w: neither Tree nor WorkTree given", ErrPush)
+	}
+	if tree == base.TreeHash {
+		return plumbing.ZeroHash, fmt.Errorf("%w: the tree equals the base commit's", ErrNoChanges)
 	}
 	when := o.Time
 	if when.IsZero() {

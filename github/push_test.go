@@ -239,6 +239,7 @@ func TestPushBranchErrors(t *testing.T) {
 		{"escaping path", func(o *PushOptions) { o.Paths = []string{"../x"} }, ErrPush},
 		{"git dir path", func(o *PushOptions) { o.Paths = []string{".git/config"} }, ErrPush},
 		{"unknown base", func(o *PushOptions) { o.BaseCommit = strings.Repeat("1", 40) }, ErrPush},
+		{"nothing changed", func(o *PushOptions) { o.Paths = []string{"a.txt", "not-there.txt"} }, ErrNoChanges},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
