@@ -336,8 +336,20 @@ options:
 	case stdin || i >= len(args):
 		w.problem = "the shell reads its commands from standard input, which cannot be judged; " +
 			"run the commands directly or pass them with sh -c"
+	case !args[i].static():
+		w.problem = "the shell's script file is only known at run time, so its commands cannot be judged"
+	case streamFile(args[i].lit()):
+		w.problem = "the shell reads its script from " + args[i].lit() +
+			" (standard input, a descriptor or a device), which cannot be judged; pass the commands with sh -c"
 	}
 	return w
+}
+
+// streamFile reports script operands that are not files in the work tree
+// but a stream: /dev/stdin, /dev/fd/N, /proc/self/fd/N, /dev/tcp/…
+func streamFile(name string) bool {
+	c := path.Clean(name)
+	return strings.HasPrefix(c, "/dev/") || strings.HasPrefix(c, "/proc/")
 }
 
 func isAssignment(s string) bool {
