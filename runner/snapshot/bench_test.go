@@ -30,6 +30,11 @@ import (
 // memory during one operation: the process high-water mark (reset through
 // /proc/self/clear_refs) for go-git, the largest child's ru_maxrss for git.
 func BenchmarkSnapshot(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	modCache := strings.TrimSpace(string(out))
 	isolateGit(b)
 	b.Run("generated", func(b *testing.B) {
 		wt := b.TempDir()
@@ -41,12 +46,8 @@ func BenchmarkSnapshot(b *testing.B) {
 		if mod == "" {
 			mod = "github.com/go-git/go-git/v5@v5.19.3"
 		}
-		out, err := exec.Command("go", "env", "GOMODCACHE").Output()
-		if err != nil {
-			b.Fatal(err)
-		}
 		wt := b.TempDir()
-		copyTree(b, filepath.Join(strings.TrimSpace(string(out)), mod), wt)
+		copyTree(b, filepath.Join(modCache, mod), wt)
 		benchTree(b, wt)
 	})
 }

@@ -11,12 +11,26 @@ import (
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"golang.org/x/sys/unix"
 )
 
-// statEntry lstats abs and returns an entry with mode and stat filled in.
-// ok is false for paths that vanished or are not files or symlinks.
-func (s *Store) statEntry(abs, name string, scanStart int64) (entry, bool, error) {
-	fi, err := os.Lstat(abs)
+// statEntry lstats name in the directory open as dirfd (or abs when
+// dirfd is -1; fstatat spares the kernel a full path lookup per file)
+// and returns an entry with mode and stat filled in. ok is false for
+// paths that vanished or are not files or symlinks.
+func (s *Store) statEntry(dirfd int, abs, name string, scanStart int64) (entry, bool, error) {
+	var st unix.Stat_t
+	var err error
+	for {
+		if dirfd >= 0 {
+			err = unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		} else {
+			err = unix.Lstat(abs, &st)
+		}
+		if err != unix.EINTR {
+			break
+		}
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return entry{}, false, nil
@@ -24,22 +38,18 @@ func (s *Store) statEntry(abs, name string, scanStart int64) (entry, bool, error
 		return entry{}, false, fmt.Errorf("stat %s: %w", abs, err)
 	}
 	e := entry{name: name}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
 		e.mode = modeSymlink
-	case fi.Mode().IsRegular():
+	case unix.S_IFREG:
 		e.mode = modeFile
-		if fi.Mode().Perm()&0o100 != 0 {
+		if st.Mode&0o100 != 0 {
 			e.mode = modeExec
 		}
 	default:
 		return entry{}, false, nil
 	}
-	e.st = statInfo{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		e.st.ctime = st.Ctim.Nano()
-		e.st.ino = uint32(st.Ino)
-	}
+	e.st = statInfo{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: uint32(st.Ino)}
 	e.st.racy = e.st.mtime >= scanStart-racyWindow || e.st.ctime >= scanStart-racyWindow
 	return e, true, nil
 }

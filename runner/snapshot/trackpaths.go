@@ -92,7 +92,7 @@ func (s *Store) updatePath(root *dirNode, rel string, scanStart int64) (*dirNode
 		return root, true, nil
 	}
 	name := rel[strings.LastIndexByte(rel, '/')+1:]
-	e, exists, err := s.statEntry(abs, name, scanStart)
+	e, exists, err := s.statEntry(-1, abs, name, scanStart)
 	if err != nil {
 		return root, false, err
 	}

@@ -46,13 +46,14 @@ func (w *walker) walkDir(ctx context.Context, rel string, prev *dirNode, stack *
 		return nil, false, err
 	}
 	abs := filepath.Join(w.s.root, rel)
-	des, err := readDir(abs)
+	dir, des, err := readDir(abs)
 	if err != nil || des == nil {
 		return &dirNode{}, false, err
 	}
 	if rel != "" {
 		for _, de := range des {
 			if de.Name() == ".git" {
+				dir.Close()
 				return nil, true, nil
 			}
 		}
@@ -60,12 +61,26 @@ func (w *walker) walkDir(ctx context.Context, rel string, prev *dirNode, stack *
 	if !trackedOnly {
 		stack = stack.push(w.s.readIgnore(rel, des))
 	}
+	entries, jobs, err := w.visitAll(int(dir.Fd()), rel, des, prev, stack, trackedOnly)
+	dir.Close()
+	if err != nil {
+		return nil, false, err
+	}
+	if err := w.runJobs(ctx, entries, jobs, stack); err != nil {
+		return nil, false, err
+	}
+	node, err = w.finishDir(entries, prev)
+	return node, false, err
+}
+
+// visitAll visits the entries of one directory, open as dirfd.
+func (w *walker) visitAll(dirfd int, rel string, des []fs.DirEntry, prev *dirNode, stack *ignoreStack, trackedOnly bool) ([]entry, []walkJob, error) {
 	entries := make([]entry, 0, len(des))
 	var jobs []walkJob
 	for _, de := range des {
-		e, job, keep, err := w.visit(ctx, rel, de, prev, stack, trackedOnly)
+		e, job, keep, err := w.visit(dirfd, rel, de, prev, stack, trackedOnly)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		if !keep {
 			continue
@@ -76,34 +91,30 @@ func (w *walker) walkDir(ctx context.Context, rel string, prev *dirNode, stack *
 		}
 		entries = append(entries, e)
 	}
-	if err := w.runJobs(ctx, entries, jobs, stack); err != nil {
-		return nil, false, err
-	}
-	node, err = w.finishDir(entries, prev)
-	return node, false, err
+	return entries, jobs, nil
 }
 
-// readDir lists a directory; a directory that vanished or cannot be read
-// gives nil, as git skips it.
-func readDir(abs string) ([]fs.DirEntry, error) {
+// readDir opens and lists a directory; the caller closes it. A directory
+// that vanished or cannot be read gives nil entries, as git skips it.
+func readDir(abs string) (*os.File, []fs.DirEntry, error) {
 	f, err := os.Open(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR) {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
 	des, err := f.ReadDir(-1)
 	if err != nil && len(des) == 0 {
-		return nil, nil
+		f.Close()
+		return nil, nil, nil
 	}
-	return des, nil
+	return f, des, nil
 }
 
 // visit decides what one directory entry becomes. keep is false for
 // skipped entries; job is set for a subdirectory to walk.
-func (w *walker) visit(ctx context.Context, rel string, de fs.DirEntry, prev *dirNode, stack *ignoreStack, trackedOnly bool) (e entry, job *walkJob, keep bool, err error) {
+func (w *walker) visit(dirfd int, rel string, de fs.DirEntry, prev *dirNode, stack *ignoreStack, trackedOnly bool) (e entry, job *walkJob, keep bool, err error) {
 	name := de.Name()
 	if name == ".git" {
 		return e, nil, false, nil
@@ -133,7 +144,7 @@ func (w *walker) visit(ctx context.Context, rel string, de fs.DirEntry, prev *di
 		if !isTracked && (trackedOnly || stack.excluded(w.s.prefix+path, false)) {
 			return e, nil, false, nil
 		}
-		e, keep, err = w.fileEntry(filepath.Join(w.s.root, path), name, prev)
+		e, keep, err = w.fileEntry(dirfd, filepath.Join(w.s.root, path), name, prev)
 		return e, nil, keep, err
 	}
 	return e, nil, false, nil // sockets, FIFOs, devices
@@ -141,8 +152,8 @@ func (w *walker) visit(ctx context.Context, rel string, de fs.DirEntry, prev *di
 
 // fileEntry stats a file or symlink and reuses the previous hash when the
 // stat is unchanged, else hashes and stores its content.
-func (w *walker) fileEntry(abs, name string, prev *dirNode) (entry, bool, error) {
-	e, ok, err := w.s.statEntry(abs, name, w.scanStart)
+func (w *walker) fileEntry(dirfd int, abs, name string, prev *dirNode) (entry, bool, error) {
+	e, ok, err := w.s.statEntry(dirfd, abs, name, w.scanStart)
 	if err != nil || !ok {
 		return e, ok, err
 	}
