@@ -148,6 +148,14 @@ func (a *analyzer) script(src string, depth int) {
 			a.unjudgeable(name, "function definitions are not allowed: a later command could call the function under any name")
 		case *syntax.TestDecl:
 			a.unjudgeable("@test", "bats test declarations are not allowed")
+		case *syntax.TestClause, *syntax.LetClause:
+			if why := exprProblem(n); why != "" {
+				a.unjudgeable(nodeText(n), why)
+			}
+		case *syntax.ParamExp:
+			if why := paramProblem(n); why != "" {
+				a.unjudgeable(nodeText(n), why)
+			}
 		}
 		return true
 	}
@@ -184,6 +192,10 @@ func (a *analyzer) decl(dc *syntax.DeclClause, depth int) {
 	words := []word{litWord(dc.Variant.Value)}
 	for _, as := range dc.Args {
 		words = append(words, assignWord(as))
+	}
+	if why := codeArgProblem(dc.Variant.Value, words); why != "" {
+		a.unjudgeable(nodeText(dc), why)
+		return
 	}
 	a.judge(nil, words, nil, false)
 	a.assignments(words[1:], depth)
@@ -235,6 +247,10 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		a.cwdChanged = true
 	}
 	if why := forbiddenReason(prog, args); why != "" {
+		a.unjudgeable(text, why)
+		return
+	}
+	if why := codeArgProblem(prog, args); why != "" {
 		a.unjudgeable(text, why)
 		return
 	}

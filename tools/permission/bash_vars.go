@@ -3,6 +3,8 @@ package permission
 import (
 	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Kinds of variables whose value is code.
@@ -136,4 +138,123 @@ func runsProgram(key string) bool {
 		}
 	}
 	return false
+}
+
+// holdsCode reports a static string that bash would expand again if it
+// used it as a variable name, an array subscript or an arithmetic
+// expression: `a[$(cmd)]` runs cmd.
+func holdsCode(s string) bool {
+	return strings.Contains(s, "$(") || strings.Contains(s, "${") || strings.Contains(s, "`")
+}
+
+// evaluatesArgs reports builtins that treat their operands as variable
+// names or arithmetic, whose subscripts bash expands: a quoted
+// 'a[$(cmd)]' given to them runs cmd.
+func evaluatesArgs(prog string) bool {
+	switch prog {
+	case "let", "read", "unset", "wait", "getopts", "mapfile", "readarray",
+		"declare", "typeset", "local", "export", "readonly":
+		return true
+	}
+	return false
+}
+
+// codeArgProblem explains why a builtin's static operand cannot be judged
+// because bash would evaluate it as code; "" when none would.
+func codeArgProblem(prog string, args []word) string {
+	check := func(w word) string {
+		if w.static() && holdsCode(w.lit()) {
+			return prog + " would evaluate " + w.text + " as a name or arithmetic and run the code in it, which cannot be judged"
+		}
+		return ""
+	}
+	switch {
+	case prog == "[" || prog == "test":
+		// only -v NAME and -R NAME evaluate their operand
+		for i := 1; i+1 < len(args); i++ {
+			if l := args[i].lit(); args[i].static() && (l == "-v" || l == "-R") {
+				if why := check(args[i+1]); why != "" {
+					return why
+				}
+			}
+		}
+	case evaluatesArgs(prog):
+		for _, w := range args[1:] {
+			if declares(prog) {
+				// the value of NAME=value is judged by assignments
+				w = assignedName(w)
+			}
+			if why := check(w); why != "" {
+				return why
+			}
+		}
+	case prog == "printf":
+		for i := 1; i+1 < len(args); i++ {
+			if args[i].static() && args[i].lit() == "-v" {
+				return check(args[i+1])
+			}
+		}
+	}
+	return ""
+}
+
+// exprProblem explains why an expression inside [[ ]] or let cannot be
+// judged: a static word with code in it, or a parameter expansion that
+// evaluates a value as code (${!name}, ${name@P}); "" otherwise.
+func exprProblem(n syntax.Node) string {
+	why := ""
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if why != "" {
+			return false
+		}
+		if w, ok := n.(*syntax.Word); ok {
+			if cw := convertWord(w); cw.static() && holdsCode(cw.lit()) {
+				why = "the expression " + cw.text + " would be evaluated and run the code in it, which cannot be judged"
+			}
+		}
+		return true
+	})
+	return why
+}
+
+// paramProblem explains why a parameter expansion cannot be judged: ${!name}
+// takes the value of name as a variable name (whose subscript bash
+// expands), and ${name@P} expands the value as a prompt, command
+// substitutions included.
+func paramProblem(pe *syntax.ParamExp) string {
+	if pe.Excl && pe.Names == 0 {
+		if pe.Index == nil || !isAllIndex(pe.Index) {
+			return "indirect expansion ${!name} uses a value only known at run time as a variable name, which can run code"
+		}
+	}
+	if pe.Exp != nil && pe.Exp.Op == syntax.OtherParamOps && pe.Exp.Word != nil && strings.ContainsAny(pe.Exp.Word.Lit(), "PE") {
+		return "${name@" + pe.Exp.Word.Lit() + "} expands a value only known at run time again, which can run code"
+	}
+	return ""
+}
+
+// isAllIndex reports the subscript [@] or [*] (${!a[@]} lists keys).
+func isAllIndex(e syntax.ArithmExpr) bool {
+	w, ok := e.(*syntax.Word)
+	return ok && (w.Lit() == "@" || w.Lit() == "*")
+}
+
+// declares reports the declaration builtins, whose operands are NAME=value.
+func declares(prog string) bool {
+	switch prog {
+	case "declare", "typeset", "local", "export", "readonly":
+		return true
+	}
+	return false
+}
+
+// assignedName is the NAME part of a NAME=value word (the whole word when
+// it has no '=').
+func assignedName(w word) word {
+	for i, r := range w.runes {
+		if r == '=' {
+			return word{runes: w.runes[:i], text: w.text}
+		}
+	}
+	return w
 }
