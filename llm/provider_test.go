@@ -185,13 +185,13 @@ func TestSlowConsumerIsNotIdle(t *testing.T) {
 	t.Parallel()
 	body := llmtest.Turn{Text: "one two three"}.SSE()
 	first := bytes.Index(body, []byte("one ")) + 200 // just after the first text chunk
-	srv := llmtest.NewServer(t, llmtest.Reply{Body: body, Pause: 50 * time.Millisecond, PauseAfter: first})
-	p := newProvider(t, srv, 100*time.Millisecond)
+	srv := llmtest.NewServer(t, llmtest.Reply{Body: body, Pause: 100 * time.Millisecond, PauseAfter: first})
+	p := newProvider(t, srv, 500*time.Millisecond)
 	var events []llm.Event
 	for ev := range p.Stream(t.Context(), llm.Request{Model: "m"}) {
 		events = append(events, ev)
 		if ev.Type == llm.EventTextDelta {
-			time.Sleep(150 * time.Millisecond) // longer than the idle timeout
+			time.Sleep(700 * time.Millisecond) // longer than the idle timeout
 		}
 	}
 	if s := summarize(events); s["finish_reason"] != "stop" || s["text"] != "one two three" {
