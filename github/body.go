@@ -80,8 +80,8 @@ func closeBlocks(s string) string {
 	if openFence(s) {
 		s += "\n```"
 	}
-	for n := strings.Count(s, "<details") - strings.Count(s, "</details>"); n > 0; n-- {
-		s += "\n</details>"
+	if n := strings.Count(s, "<details") - strings.Count(s, "</details>"); n > 0 {
+		s += strings.Repeat("\n</details>", n)
 	}
 	return s
 }
