@@ -264,6 +264,9 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		a.assignments(inner.assigns, depth)
 		a.command(append(append([]word(nil), assigns...), inner.assigns...), inner.args, depth)
 	}
+	for _, f := range w.writes {
+		a.edit(f)
+	}
 	for _, s := range w.scripts {
 		if !s.static() {
 			a.unjudgeable(s.text, "the shell script is not static (it is only known at run time)")

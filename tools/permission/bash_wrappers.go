@@ -12,6 +12,7 @@ type wrapped struct {
 	problem     string         // non-empty: cannot be judged, deny
 	inner       []innerCommand // commands it runs
 	scripts     []word         // shell scripts it runs (sh -c)
+	writes      []word         // files it writes (tee, find -fprint, git --output)
 	noop        bool           // runs nothing (command -v)
 }
 
@@ -93,6 +94,8 @@ func unwrap(prog string, args []word) wrapped {
 	switch {
 	case base == "find":
 		return unwrapFind(args)
+	case base == "git":
+		return unwrapGit(args)
 	case isShell(base):
 		return unwrapShell(args)
 	}

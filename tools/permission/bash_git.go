@@ -1,0 +1,265 @@
+package permission
+
+import (
+	"path"
+	"strings"
+)
+
+// gitScriptOptions returns, for a git subcommand, the long options (and
+// one-letter short options) whose value is a command line git runs with
+// the shell.
+func gitScriptOptions(sub string) (long []string, short string) {
+	switch sub {
+	case "rebase":
+		return []string{"exec"}, "x"
+	case "difftool":
+		return []string{"extcmd"}, "x"
+	case "clone":
+		return []string{"upload-pack"}, "u"
+	case "fetch", "pull", "ls-remote":
+		return []string{"upload-pack"}, ""
+	case "push", "send-pack":
+		return []string{"receive-pack", "exec"}, ""
+	case "archive":
+		return []string{"exec"}, ""
+	case "fetch-pack":
+		return []string{"upload-pack", "exec"}, ""
+	case "filter-branch":
+		return []string{"setup", "env-filter", "tree-filter", "index-filter", "parent-filter",
+			"msg-filter", "commit-filter", "tag-name-filter"}, ""
+	}
+	return nil, ""
+}
+
+// gitSubcommand returns the index of git's subcommand after its global
+// options, -1 when there is none (or args is not a git command).
+func gitSubcommand(args []word) int {
+	if len(args) < 2 || !args[0].static() || path.Base(args[0].lit()) != "git" {
+		return -1
+	}
+	i := 1
+	for i < len(args) && args[i].static() && strings.HasPrefix(args[i].lit(), "-") {
+		switch args[i].lit() {
+		case "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix", "--list-cmds":
+			i++
+		}
+		i++
+	}
+	if i >= len(args) || !args[i].static() {
+		return -1
+	}
+	return i
+}
+
+// unwrapGit finds what a git command runs besides git: the shell commands
+// of rebase --exec, difftool --extcmd, submodule foreach, bisect run,
+// filter-branch filters and --upload-pack/--receive-pack; the files of
+// --output; and the options that make git load configuration or hooks
+// from elsewhere (--git-dir, --template, program-valued config).
+func unwrapGit(args []word) wrapped {
+	var w wrapped
+	if why := gitDirProblem(args); why != "" {
+		w.problem = why
+		return w
+	}
+	sub := gitSubcommand(args)
+	if sub < 0 {
+		return w
+	}
+	name, rest := args[sub].lit(), args[sub+1:]
+	switch name {
+	case "submodule":
+		return gitForeach(w, rest)
+	case "bisect":
+		if len(rest) > 1 && rest[0].static() && rest[0].lit() == "run" {
+			w.inner = []innerCommand{{args: rest[1:]}}
+		}
+		return w
+	case "config":
+		w.problem = gitConfigWrite(rest)
+		return w
+	}
+	long, short := gitScriptOptions(name)
+	for i := 0; i < len(rest); i++ {
+		v, skip, kind := gitOption(rest, i, long, short, name)
+		i += skip
+		switch kind {
+		case gitOptScript:
+			w.scripts = append(w.scripts, v)
+		case gitOptOutput:
+			w.writes = append(w.writes, v)
+		case gitOptConfig:
+			if !v.static() {
+				w.problem = "git " + name + " sets configuration only known at run time"
+				return w
+			}
+			key, _, _ := strings.Cut(v.lit(), "=")
+			if runsProgram(strings.ToLower(key)) {
+				w.problem = "git " + name + " sets " + key + ", which configures a program for git to run; it cannot be judged"
+				return w
+			}
+		case gitOptTemplate:
+			w.problem = "git " + name + " --template copies hooks from a directory into the repository, which cannot be judged"
+			return w
+		}
+	}
+	return w
+}
+
+// Kinds of git option values.
+const (
+	gitOptNone = iota
+	gitOptScript
+	gitOptOutput
+	gitOptConfig
+	gitOptTemplate
+)
+
+// gitOption reads the option at rest[i]: its value, how many extra words
+// it took and what the value is.
+func gitOption(rest []word, i int, long []string, short, sub string) (word, int, int) {
+	a := rest[i]
+	if !a.static() {
+		return word{}, 0, gitOptNone
+	}
+	s := a.lit()
+	kindOf := func(name string) int {
+		switch {
+		case contains(long, name):
+			return gitOptScript
+		case name == "output" || (name == "output-directory" && sub == "format-patch"):
+			return gitOptOutput
+		case name == "config" && sub == "clone":
+			return gitOptConfig
+		case name == "template" && (sub == "clone" || sub == "init"):
+			return gitOptTemplate
+		case name == "open-files-in-pager" && sub == "grep":
+			return gitOptScript
+		}
+		return gitOptNone
+	}
+	next := func() (word, int) {
+		if i+1 < len(rest) {
+			return rest[i+1], 1
+		}
+		return litWord(""), 0
+	}
+	switch {
+	case strings.HasPrefix(s, "--"):
+		name, value, hasValue := strings.Cut(s[2:], "=")
+		k := kindOf(name)
+		if k == gitOptNone {
+			return word{}, 0, gitOptNone
+		}
+		if hasValue {
+			return litValue(a, len(s)-len(value)), 0, k
+		}
+		if name == "open-files-in-pager" { // its value is only ever attached
+			return word{}, 0, gitOptNone
+		}
+		v, n := next()
+		return v, n, k
+	case len(s) == 2 && s[0] == '-' && strings.ContainsRune(short, rune(s[1])):
+		v, n := next()
+		return v, n, gitOptScript
+	case len(s) > 2 && s[0] == '-' && strings.ContainsRune(short, rune(s[1])):
+		return litValue(a, 2), 0, gitOptScript
+	case s == "-c" && sub == "clone":
+		v, n := next()
+		return v, n, gitOptConfig
+	case s == "-o" && sub == "format-patch":
+		v, n := next()
+		return v, n, gitOptOutput
+	case strings.HasPrefix(s, "-O") && sub == "grep" && len(s) > 2:
+		return litValue(a, 2), 0, gitOptScript
+	}
+	return word{}, 0, gitOptNone
+}
+
+// litValue is the part of a static option word after its first n bytes.
+func litValue(w word, n int) word {
+	return litWord(w.lit()[n:])
+}
+
+// gitForeach finds the script of `git submodule [opts] foreach [--recursive] CMD…`:
+// the operands joined by spaces and run by the shell.
+func gitForeach(w wrapped, rest []word) wrapped {
+	for i, a := range rest {
+		if !a.static() {
+			return w
+		}
+		if a.lit() != "foreach" {
+			continue
+		}
+		j := i + 1
+		for j < len(rest) && rest[j].static() && strings.HasPrefix(rest[j].lit(), "-") {
+			j++
+		}
+		if j < len(rest) {
+			return joinedScript(w, rest[j:])
+		}
+		return w
+	}
+	return w
+}
+
+// gitDirProblem refuses --git-dir (and GIT_DIR's option form) naming
+// anything but the work tree's own .git: another directory's config can
+// name programs git runs (core.fsmonitor, core.pager, hooks).
+func gitDirProblem(args []word) string {
+	if len(args) < 2 || !args[0].static() || path.Base(args[0].lit()) != "git" {
+		return ""
+	}
+	for i := 1; i < len(args) && args[i].static() && strings.HasPrefix(args[i].lit(), "-"); i++ {
+		s := args[i].lit()
+		var dir word
+		switch {
+		case s == "--git-dir" && i+1 < len(args):
+			i++
+			dir = args[i]
+		case strings.HasPrefix(s, "--git-dir="):
+			dir = litWord(strings.TrimPrefix(s, "--git-dir="))
+		default:
+			continue
+		}
+		if !dir.static() || path.Clean(dir.lit()) != ".git" {
+			return "git --git-dir " + dir.text + ": another repository's configuration can name programs for git to run, which cannot be judged"
+		}
+	}
+	return ""
+}
+
+// gitConfigWrite explains why `git config …` cannot be judged when it sets
+// a key whose value git runs as a program; "" for reads and other keys.
+func gitConfigWrite(rest []word) string {
+	var operands []word
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if !a.static() {
+			return "git config with an operand only known at run time"
+		}
+		s := a.lit()
+		switch {
+		case s == "-f" || s == "--file" || s == "--blob" || s == "--type" || s == "--default" || s == "--comment" || s == "--value":
+			i++
+		case strings.HasPrefix(s, "-"):
+		default:
+			operands = append(operands, a)
+		}
+	}
+	if len(operands) > 0 && (operands[0].lit() == "set" || operands[0].lit() == "unset" || operands[0].lit() == "get" ||
+		operands[0].lit() == "list" || operands[0].lit() == "edit" || operands[0].lit() == "rename-section" || operands[0].lit() == "remove-section") {
+		if operands[0].lit() != "set" {
+			return ""
+		}
+		operands = operands[1:]
+	}
+	if len(operands) < 2 {
+		return ""
+	}
+	key := strings.ToLower(operands[0].lit())
+	if runsProgram(key) {
+		return "git config " + operands[0].lit() + " configures a program for git to run, which cannot be judged"
+	}
+	return ""
+}
