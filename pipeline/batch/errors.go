@@ -2,6 +2,7 @@ package batch
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/seed43ef5acb/runner/pipeline"
 )
@@ -28,6 +29,9 @@ var (
 	// ErrHourlyCap means publishing stopped at the per-hour PR cap
 	// (PublishOptions.StopAtHourlyCap); re-run later to go on.
 	ErrHourlyCap = errors.New("hourly pull request cap reached")
+	// ErrBatchFailed is Summary.Err: some repository ended in a --fail-on
+	// status. It wraps pipeline.ErrTaskFailed (exit code 1).
+	ErrBatchFailed = fmt.Errorf("batch failed: %w", pipeline.ErrTaskFailed)
 	// ErrNoExecutor means RunOptions.Executor was nil.
 	ErrNoExecutor = errors.New("no executor configured")
 	// ErrNoPublisher means PublishOptions.Publisher was nil.

@@ -49,3 +49,19 @@ func ShouldFail(results []RepoResult, failOn []Status) bool {
 	}
 	return false
 }
+
+// Err is the batch's exit decision as an error: nil unless Failed, else an
+// error matching ErrBatchFailed (and pipeline.ErrTaskFailed, so the CLI
+// exits 1) that counts the repositories by failing status.
+func (s Summary) Err() error {
+	if !s.Failed {
+		return nil
+	}
+	var parts []string
+	for _, st := range s.FailOn {
+		if n := s.Counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", st, n))
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrBatchFailed, strings.Join(parts, ", "))
+}

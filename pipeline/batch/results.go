@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -101,8 +100,10 @@ func openResultsLogAt(dir, path string) (*resultsLog, error) {
 	return &resultsLog{dir: dir, f: f}, nil
 }
 
-// dropTornTail truncates a final line without its newline (a write cut
-// short by a kill), so the next append starts on a line of its own.
+// dropTornTail repairs a final line without its newline (a write cut
+// short by a kill): a complete JSON object gets its newline, anything else
+// is truncated, so the next append starts on a line of its own and
+// ReadResults keeps reading what it read before.
 func dropTornTail(path string) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) || len(data) == 0 || data[len(data)-1] == '\n' {
@@ -111,7 +112,22 @@ func dropTornTail(path string) error {
 	if err != nil {
 		return fmt.Errorf("read results: %w", err)
 	}
-	if err := os.Truncate(path, int64(bytes.LastIndexByte(data, '\n')+1)); err != nil {
+	cut := bytes.LastIndexByte(data, '\n') + 1
+	if tail := bytes.TrimSpace(data[cut:]); len(tail) == 0 || parseLine(tail) == nil {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return fmt.Errorf("repair results: %w", err)
+		}
+		_, err = f.Write([]byte("\n"))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("repair results: %w", err)
+		}
+		return nil
+	}
+	if err := os.Truncate(path, int64(cut)); err != nil {
 		return fmt.Errorf("drop torn results line: %w", err)
 	}
 	return nil
@@ -144,8 +160,9 @@ func (l *resultsLog) Close() error {
 }
 
 // ReadResults reads dir/results.jsonl in order. A missing file is no
-// results. A last line cut short (the process was killed mid-write) is
-// ignored; a malformed line elsewhere is an error.
+// results. A final line without its newline that does not parse (the
+// process was killed mid-write) is ignored; any other malformed line is an
+// error.
 func ReadResults(dir string) ([]RepoResult, error) {
 	path := filepath.Join(dir, ResultsFile)
 	data, err := os.ReadFile(path)
@@ -155,31 +172,23 @@ func ReadResults(dir string) ([]RepoResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read results: %w", err)
 	}
-	var out []RepoResult
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
+	lines := bytes.Split(data, []byte("\n"))
+	out := make([]RepoResult, 0, len(lines))
+	for i, line := range lines {
+		b := bytes.TrimSpace(line)
 		if len(b) == 0 {
 			continue
 		}
 		var r RepoResult
 		if err := json.Unmarshal(b, &r); err != nil {
-			if !bytes.HasSuffix(data, []byte("\n")) && isLastLine(data, sc.Bytes()) {
-				break // torn final write
+			if i == len(lines)-1 {
+				break // a torn final write (see dropTornTail)
 			}
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
 		out = append(out, r)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("scan %s: %w", path, err)
-	}
 	return out, nil
-}
-
-func isLastLine(data, line []byte) bool {
-	return bytes.HasSuffix(bytes.TrimRight(data, "\r\n"), bytes.TrimRight(line, "\r\n"))
 }
 
 // Latest returns each repository's last result, by id.
@@ -189,4 +198,10 @@ func Latest(results []RepoResult) map[string]RepoResult {
 		out[r.ID] = r
 	}
 	return out
+}
+
+// parseLine reports whether b is a results line.
+func parseLine(b []byte) error {
+	var r RepoResult
+	return json.Unmarshal(b, &r)
 }

@@ -51,7 +51,8 @@ type Summary struct {
 	Counts   map[Status]int // latest status of every repository of the shard
 	CostUSD  float64        // spent by this invocation
 	Duration time.Duration
-	Failed   bool         // some repository ended in a --fail-on status
+	Failed   bool         // some repository ended in a --fail-on status (see Err)
+	FailOn   []Status     // the statuses that fail the batch
 	Results  []RepoResult // latest result per repository of the shard, manifest order
 	Pending  []string     // ids of the shard with no result (cancelled before they finished)
 }
@@ -184,6 +185,6 @@ func summarize(out, name string, shard Shard, repos []Repo, failOn []Status) (Su
 		s.Results = append(s.Results, res)
 		s.Counts[res.Status]++
 	}
-	s.Failed = ShouldFail(s.Results, failOn)
+	s.Failed, s.FailOn = ShouldFail(s.Results, failOn), failOn
 	return s, nil
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/seed43ef5acb/runner/pipeline"
 )
 
 // script20 is the behaviour of each of the 20 repositories of the
@@ -75,6 +77,10 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantCounts, sum.Counts); diff != "" {
 		t.Errorf("summary counts (-want +got):\n%s", diff)
+	}
+	if err := sum.Err(); !errors.Is(err, ErrBatchFailed) || !errors.Is(err, pipeline.ErrTaskFailed) ||
+		err.Error() != "batch failed: task failed: task_failed: 2, infra_failed: 2" {
+		t.Errorf("exit decision: %v", err)
 	}
 	if !sum.Failed || sum.Total != 20 || sum.Ran != 20 || len(sum.Pending) != 0 {
 		t.Errorf("summary: failed %v total %d ran %d pending %v", sum.Failed, sum.Total, sum.Ran, sum.Pending)

@@ -60,3 +60,36 @@ func ShardIndices(total int, s Shard) []int {
 	}
 	return out
 }
+
+// ResolveShard decides the shard from the command line and environment:
+// flag is --shard ("I/N" or ""), shards is --shards (0 when not given) and
+// completionIndex is $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's pod
+// index; "" when unset). --shard wins; --shards N alone takes its index
+// from completionIndex. Anything else is no sharding.
+func ResolveShard(flag string, shards int, completionIndex string) (Shard, error) {
+	if flag != "" {
+		s, err := ParseShard(flag)
+		if err != nil {
+			return Shard{}, err
+		}
+		if shards != 0 && shards != s.Count {
+			return Shard{}, fmt.Errorf("%w: --shard %s and --shards %d disagree", ErrBadShard, flag, shards)
+		}
+		return s, nil
+	}
+	if shards == 0 {
+		return Shard{}, nil
+	}
+	if completionIndex == "" {
+		return Shard{}, fmt.Errorf("%w: --shards %d needs --shard I/%d or $JOB_COMPLETION_INDEX", ErrBadShard, shards, shards)
+	}
+	i, err := strconv.Atoi(strings.TrimSpace(completionIndex))
+	if err != nil {
+		return Shard{}, fmt.Errorf("%w: JOB_COMPLETION_INDEX %q is not a number", ErrBadShard, completionIndex)
+	}
+	s := Shard{Index: i, Count: shards}
+	if err := s.Validate(); err != nil {
+		return Shard{}, err
+	}
+	return s, nil
+}

@@ -90,3 +90,53 @@ func TestParseShard(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveShard(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		flag    string
+		shards  int
+		index   string
+		want    Shard
+		wantErr bool
+	}{
+		{"", 0, "", Shard{}, false},
+		{"", 0, "3", Shard{}, false}, // an index without --shards is not sharding
+		{"1/4", 0, "", Shard{1, 4}, false},
+		{"1/4", 4, "3", Shard{1, 4}, false}, // --shard wins
+		{"", 4, "3", Shard{3, 4}, false},
+		{"1/4", 3, "", Shard{}, true},
+		{"", 4, "", Shard{}, true},
+		{"", 4, "4", Shard{}, true},
+		{"", 4, "x", Shard{}, true},
+	}
+	for _, tt := range tests {
+		got, err := ResolveShard(tt.flag, tt.shards, tt.index)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ResolveShard(%q, %d, %q) = %v, %v; want %v, error %v", tt.flag, tt.shards, tt.index, got, err, tt.want, tt.wantErr)
+		}
+		if err != nil && !errors.Is(err, ErrBadShard) {
+			t.Errorf("%v is not ErrBadShard", err)
+		}
+	}
+}
+
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"0/1", "3/4", "", "a/b", "-1/2", "9999999999999999999/1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sh, err := ParseShard(s)
+		if err != nil {
+			return
+		}
+		if sh.Validate() != nil {
+			t.Fatalf("ParseShard(%q) = %v without error but invalid", s, sh)
+		}
+		if s != "" {
+			if again, err := ParseShard(sh.String()); err != nil || again != sh {
+				t.Fatalf("round trip of %v: %v %v", sh, again, err)
+			}
+		}
+	})
+}
