@@ -96,6 +96,8 @@ func unwrap(prog string, args []word) wrapped {
 		return unwrapFind(args)
 	case base == "git":
 		return unwrapGit(args)
+	case base == "tee":
+		return wrapped{writes: teeFiles(args)}
 	case isShell(base):
 		return unwrapShell(args)
 	}
@@ -282,6 +284,12 @@ func unwrapFind(args []word) wrapped {
 		}
 		switch a.lit() {
 		case "-exec", "-execdir", "-ok", "-okdir":
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(args) {
+				i++
+				w.writes = append(w.writes, args[i])
+			}
+			continue
 		default:
 			continue
 		}
@@ -375,4 +383,24 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// teeFiles returns the files tee writes: its operands, options skipped.
+func teeFiles(args []word) []word {
+	var files []word
+	opts := true
+	for _, a := range args[1:] {
+		if opts && a.static() {
+			s := a.lit()
+			if s == "--" {
+				opts = false
+				continue
+			}
+			if len(s) > 1 && s[0] == '-' {
+				continue
+			}
+		}
+		files = append(files, a)
+	}
+	return files
 }
