@@ -188,6 +188,10 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 	if err := r.writeReport(ctx); err != nil {
 		return errors.Join(emitErr, closeErr, err)
 	}
+	_ = os.Remove(filepath.Join(r.outDir, toolOutputDir)) // only when empty
+	if !r.opts.Quiet {
+		fmt.Fprintf(r.opts.Stderr, "Outputs: %s\n", r.outDir)
+	}
 	if r.opts.Events != "-" && strings.TrimSpace(r.result.FinalMessage) != "" {
 		fmt.Fprintln(r.opts.Stdout, r.redactor.Redact(r.result.FinalMessage))
 	}

@@ -26,13 +26,17 @@ func (r *execRun) limits() runner.Limits {
 	return out
 }
 
+// toolOutputDir is the out dir's subdirectory for the full output of bash
+// commands whose output was cut.
+const toolOutputDir = "tool-output"
+
 // toolEnv is what the built-in tools and the checks run with: the work
 // tree, the process environment (scrubbed by the bash tool) and the
 // variables the spec passes on purpose.
 func (r *execRun) toolEnv() tools.Env {
 	return tools.Env{
 		WorkTree:    r.workTree,
-		OutputDir:   filepath.Join(r.outDir, "tool-output"),
+		OutputDir:   filepath.Join(r.outDir, toolOutputDir),
 		Environ:     r.opts.Environ,
 		PassEnv:     r.spec.Env,
 		BashTimeout: r.limits().ToolTimeout,

@@ -1,0 +1,171 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+func TestStatusCode(t *testing.T) {
+	for status, want := range map[string]int{
+		event.StatusSuccess: 0, event.StatusFailed: 1, event.StatusMaxSteps: 1,
+		event.StatusBudgetExceeded: 1, event.StatusTimeout: 1, event.StatusBlocked: 1,
+		event.StatusError: 3, event.StatusCancelled: 130,
+	} {
+		if got := statusCode(status); got != want {
+			t.Errorf("statusCode(%s) = %d, want %d", status, got, want)
+		}
+	}
+}
+
+func TestDecideStatus(t *testing.T) {
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	tests := map[string]struct {
+		ctx       context.Context
+		mainErr   error
+		result    *runner.Result
+		checksErr error
+		want      runStatus
+	}{
+		"success": {want: runStatus{Status: "success"}},
+		"signal wins": {ctx: cancelled, mainErr: ErrInfra, result: &runner.Result{Status: "success"},
+			want: runStatus{"cancelled", 130, "cancelled", "cancelled: context canceled"}},
+		"infra":    {mainErr: fmt.Errorf("snapshot: %w", ErrInfra), want: runStatus{"error", 3, "infra", "snapshot: infrastructure error"}},
+		"provider": {mainErr: ErrProvider, want: runStatus{"error", 3, "provider", "provider error"}},
+		"agent status": {result: &runner.Result{Status: "max_steps", Err: &runner.Error{Class: runner.ClassMaxSteps, Message: "12 steps"}},
+			want: runStatus{"max_steps", 1, "max_steps", "12 steps"}},
+		"checks": {result: &runner.Result{Status: "success"}, checksErr: errors.New("check tests failed"),
+			want: runStatus{"failed", 1, "checks", "check tests failed"}},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &execRun{checksErr: tt.checksErr}
+			if tt.result != nil {
+				r.result, r.ranAgent = *tt.result, true
+			}
+			ctx := tt.ctx
+			if ctx == nil {
+				ctx = t.Context()
+			}
+			if got := r.decideStatus(ctx, tt.mainErr); got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCopyTree(t *testing.T) {
+	src := t.TempDir()
+	files := map[string]string{"a.txt": "a", ".git/HEAD": "ref: refs/heads/main\n", "sub/deep/b.sh": "#!/bin/sh\n"}
+	for p, content := range files {
+		mustWrite(t, filepath.Join(src, p), content)
+	}
+	if err := os.Chmod(filepath.Join(src, "sub/deep/b.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.txt", filepath.Join(src, "link")); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(src, "a.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "copy")
+	if err := copyTree(t.Context(), src, dst); err != nil {
+		t.Fatal(err)
+	}
+	for p, content := range files {
+		if got, err := os.ReadFile(filepath.Join(dst, p)); err != nil || string(got) != content {
+			t.Errorf("%s: %q, %v; want %q", p, got, err, content)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dst, "sub/deep/b.sh")); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("mode not kept: %v %v", fi.Mode(), err)
+	}
+	if fi, err := os.Stat(filepath.Join(dst, "a.txt")); err != nil || !fi.ModTime().Equal(old) {
+		t.Errorf("mtime not kept: %v", err)
+	}
+	if link, err := os.Readlink(filepath.Join(dst, "link")); err != nil || link != "a.txt" {
+		t.Errorf("symlink: %q, %v", link, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := copyTree(ctx, src, filepath.Join(t.TempDir(), "c")); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled copy: %v", err)
+	}
+}
+
+func TestExcludes(t *testing.T) {
+	wt := t.TempDir()
+	if real, err := filepath.EvalSymlinks(wt); err == nil {
+		wt = real
+	}
+	outside := t.TempDir()
+	tests := map[string]struct {
+		r    execRun
+		want string
+	}{
+		"out dir inside": {execRun{outDir: filepath.Join(wt, ".runner/runs/x"), patchPath: filepath.Join(wt, ".runner/runs/x/changes.patch")},
+			".runner/runs/x,.runner/runs/x/changes.patch"},
+		"all outside":      {execRun{outDir: outside, patchPath: filepath.Join(outside, "p")}, ""},
+		"work tree is out": {execRun{outDir: wt}, ""},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			tt.r.workTree = wt
+			if got := strings.Join(tt.r.excludes(), ","); got != tt.want {
+				t.Errorf("excludes = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFeedback(t *testing.T) {
+	got := feedback([]checkResult{{check: Check{Name: "tests", Run: "go test ./..."}, exit: 1, output: "FAIL x\n"}})
+	for _, want := range []string{`Check "tests"`, "`go test ./...`", "exit code 1", "```\nFAIL x\n```"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("feedback lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestFinalContextSurvivesCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	fctx, done := finalContext(ctx)
+	defer done()
+	cancel()
+	if fctx.Err() != nil {
+		t.Fatal("the final context was cancelled with its parent")
+	}
+	if _, ok := fctx.Deadline(); !ok {
+		t.Fatal("the final context has no deadline")
+	}
+	<-fctx.Done() // ends after the grace period
+}
+
+func TestNewRunID(t *testing.T) {
+	a, b := newRunID(time.Date(2026, 11, 30, 2, 23, 0, 0, time.UTC)), newRunID(time.Now())
+	if !regexp.MustCompile(`^20261130T022300Z-[0-9a-f]{8}$`).MatchString(a) || a[17:] == b[17:] {
+		t.Fatalf("run ids %q %q", a, b)
+	}
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
