@@ -32,8 +32,10 @@ type wrapperSpec struct {
 	noCommand   string   // short options after which nothing runs (command -v)
 	refuse      string   // short option that cannot be judged (env -S)
 	refuseLong  string
-	trailing    bool // the command gets more arguments at run time (xargs)
-	joinScript  bool // the operands are joined with spaces and run by sh -c (watch)
+	trailing    bool   // the command gets more arguments at run time (xargs)
+	joinScript  bool   // the operands are joined with spaces and run by sh -c (watch)
+	scriptShort string // short option whose value is a shell script (su -c)
+	scriptLong  string // long option whose value is a shell script (su --command)
 }
 
 // wrapperFor returns the spec of a known wrapper, by basename.
@@ -73,6 +75,21 @@ func wrapperFor(base string) (wrapperSpec, bool) {
 	case "flock":
 		return wrapperSpec{shortArg: "wEn", longArg: []string{"timeout", "conflict-exit-code"}, positional: 1,
 			refuse: "c", refuseLong: "command"}, true
+	case "chrt":
+		return wrapperSpec{transparent: true, shortArg: "TPD", longArg: []string{"sched-runtime", "sched-period", "sched-deadline"},
+			positional: 1, noCommand: "p"}, true
+	case "taskset":
+		return wrapperSpec{transparent: true, positional: 1, noCommand: "p"}, true
+	case "unshare", "fakeroot", "setpriv", "prlimit", "numactl", "catchsegv", "faketime", "firejail":
+		return wrapperSpec{}, true
+	case "strace", "ltrace":
+		return wrapperSpec{shortArg: "abeEIoOpPsSuUX", longArg: []string{"output", "trace", "signal", "user", "env"}}, true
+	case "script":
+		return wrapperSpec{shortArg: "BEIOTm", longArg: []string{"log-io", "log-in", "log-out", "log-timing", "echo", "logging-format"},
+			scriptShort: "c", scriptLong: "command"}, true
+	case "su", "runuser":
+		return wrapperSpec{shortArg: "ugsw", longArg: []string{"user", "group", "supp-group", "shell", "whitelist-environment"},
+			scriptShort: "c", scriptLong: "command"}, true
 	case "watch":
 		return wrapperSpec{shortArg: "nq", longArg: []string{"interval", "equexit"}, joinScript: true}, true
 	}
@@ -129,6 +146,12 @@ func unwrapWith(spec wrapperSpec, args []word) wrapped {
 		switch {
 		case s == "--":
 			i++
+		case spec.scriptLong != "" && (s == "--"+spec.scriptLong || strings.HasPrefix(s, "--"+spec.scriptLong+"=")):
+			i += scriptOperand(&w, args, i, len("--"+spec.scriptLong))
+			continue
+		case spec.scriptShort != "" && len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.Contains(s, spec.scriptShort):
+			i += scriptOperand(&w, args, i, strings.Index(s, spec.scriptShort)+1)
+			continue
 		case strings.HasPrefix(s, "--") && positional == spec.positional:
 			skip, r, refuse := longOption(spec, s[2:])
 			if refuse != "" {
@@ -403,4 +426,21 @@ func teeFiles(args []word) []word {
 		files = append(files, a)
 	}
 	return files
+}
+
+// scriptOperand records the shell script given to an option at args[i]
+// whose value starts at byte at of the word (after "-c", "--command" or
+// "--command="), else in the next word; it returns the words consumed
+// after args[i].
+func scriptOperand(w *wrapped, args []word, i, at int) int {
+	s := args[i].lit()
+	if rest := strings.TrimPrefix(s[at:], "="); rest != "" {
+		w.scripts = append(w.scripts, litWord(rest))
+		return 0
+	}
+	if i+1 < len(args) {
+		w.scripts = append(w.scripts, args[i+1])
+		return 1
+	}
+	return 0
 }

