@@ -172,3 +172,32 @@ func lastError(t *testing.T, events []llm.Event) *llm.Error {
 	}
 	return e
 }
+
+func TestCheckSequence(t *testing.T) {
+	t.Parallel()
+	start, finish := llm.Event{Type: llm.EventStart}, llm.Event{Type: llm.EventFinishStep, FinishReason: llm.FinishStop}
+	call := llm.Event{Type: llm.EventToolCall, ToolCall: &llm.ToolCall{ID: "c"}}
+	tests := []struct {
+		name   string
+		events []llm.Event
+		ok     bool
+	}{
+		{"minimal", []llm.Event{start, finish}, true},
+		{"bare tool-call", []llm.Event{start, call, finish}, true},
+		{"no start", []llm.Event{finish}, false},
+		{"no end", []llm.Event{start}, false},
+		{"event after finish", []llm.Event{start, finish, finish}, false},
+		{"delta outside part", []llm.Event{start, {Type: llm.EventTextDelta, ID: "t"}, finish}, false},
+		{"unclosed text", []llm.Event{start, {Type: llm.EventTextStart, ID: "t"}, finish}, false},
+		{"call inside its input", []llm.Event{start, {Type: llm.EventToolInputStart, ID: "c"}, call, finish}, false},
+		{"open input before error", []llm.Event{start, {Type: llm.EventToolInputStart, ID: "c"},
+			{Type: llm.EventError, Err: &llm.Error{Class: llm.ClassRetryable}}}, true},
+		{"plain error", []llm.Event{start, {Type: llm.EventError, Err: errors.New("x")}}, false},
+	}
+	for _, tt := range tests {
+		err := llm.CheckSequence(tt.events)
+		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, llm.ErrBrokenSequence)) {
+			t.Errorf("%s: got %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+}

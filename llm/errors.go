@@ -18,6 +18,8 @@ var (
 	ErrCassetteMismatch = errors.New("cassette mismatch")
 	// ErrBadRequest: the Request cannot be sent (no model, bad tool schema).
 	ErrBadRequest = errors.New("bad request")
+	// ErrBrokenSequence: events break the stream contract (CheckSequence).
+	ErrBrokenSequence = errors.New("broken event sequence")
 	// ErrConfig: the provider Config is unusable.
 	ErrConfig = errors.New("bad provider config")
 )

@@ -93,7 +93,7 @@ func FuzzStream(f *testing.F) {
 		if alive {
 			a.end(facts.Done)
 		}
-		if err := sequenceError(events); err != nil {
+		if err := CheckSequence(events); err != nil {
 			t.Fatalf("%v\ninput %q", err, in)
 		}
 	})

@@ -55,13 +55,23 @@ func collect(t testing.TB, p *llm.Provider, req llm.Request) []llm.Event {
 	return events
 }
 
-// checkSequence asserts the stream contract: start first; exactly one
-// terminal event (finish-step or error), last; parts opened before their
-// deltas and closed once; tool-call only after its tool-input-end.
+// checkSequence asserts the stream contract (llm.CheckSequence) and, for
+// this provider, that every tool-call follows its own tool-input-end.
 func checkSequence(t testing.TB, events []llm.Event) {
 	t.Helper()
-	if err := llm.SequenceError(events); err != nil {
+	if err := llm.CheckSequence(events); err != nil {
 		t.Errorf("%v\nevents: %s", err, dump(events))
+	}
+	ended := map[string]bool{}
+	for _, ev := range events {
+		switch ev.Type {
+		case llm.EventToolInputEnd:
+			ended[ev.ID] = true
+		case llm.EventToolCall:
+			if !ended[ev.ToolCall.ID] {
+				t.Errorf("tool-call %q without its tool input\nevents: %s", ev.ToolCall.ID, dump(events))
+			}
+		}
 	}
 }
 
