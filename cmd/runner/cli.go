@@ -102,23 +102,28 @@ func usageCommand(err error) string {
 // positioned matches an error text that starts with file:line:col.
 var positioned = regexp.MustCompile(`^\S+:\d+:\d+: `)
 
-// report writes err to stderr: errors that start with file:line:col (spec
-// errors, one per line) as they are, each error of a join on its own,
-// anything else prefixed with "runner: ".
+// report writes err to stderr: spec errors one per line starting with
+// file:line:col (without the stage prefixes wrapped around them), each error
+// of a join on its own, anything else prefixed with "runner: ".
 func report(w io.Writer, err error) {
 	if err == nil {
 		return
 	}
-	msg := err.Error()
-	if positioned.MatchString(msg) {
-		fmt.Fprintln(w, msg)
-		return
-	}
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range joined.Unwrap() {
-			report(w, e)
+	var specErrs pipeline.SpecErrors
+	if _, isSpec := err.(pipeline.SpecErrors); !isSpec {
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range joined.Unwrap() {
+				report(w, e)
+			}
+			return
 		}
-		return
 	}
-	fmt.Fprintf(w, "runner: %s\n", msg)
+	switch msg := err.Error(); {
+	case errors.As(err, &specErrs):
+		fmt.Fprintln(w, specErrs)
+	case positioned.MatchString(msg):
+		fmt.Fprintln(w, msg)
+	default:
+		fmt.Fprintf(w, "runner: %s\n", msg)
+	}
 }
