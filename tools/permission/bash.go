@@ -299,6 +299,11 @@ func (a *analyzer) judge(assigns, args []word, w *wrapped, transparent bool) {
 	} else if !d.Allowed && d.Rule == nil && transparent && (len(w.inner) > 0 || w.noop) {
 		d.Allowed = true
 		d.Reason = fmt.Sprintf("%s only wraps another command, which is judged on its own", args[0].lit())
+	} else if !d.Allowed && d.Rule == nil && len(assigns) == 0 {
+		if dir, ok := a.cdInside(args); ok {
+			d.Allowed = true
+			d.Reason = fmt.Sprintf("%s only changes the directory, to %s inside the work tree", args[0].lit(), dir)
+		}
 	}
 	a.add(KindCommand, text, d)
 }
@@ -379,6 +384,11 @@ func (a *analyzer) edit(w word) {
 	}
 	target := w.lit()
 	if safeSink(target) {
+		return
+	}
+	if processFile(target) {
+		a.add(KindRedirect, target, defaultDeny(Edit, target,
+			target+" names a file of the running process, which the check cannot see; write to a path in the work tree"))
 		return
 	}
 	a.edits = append(a.edits, pendingEdit{check: len(a.checks), target: target})

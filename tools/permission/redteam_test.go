@@ -12,6 +12,11 @@ func gitAll() Ruleset {
 	}
 }
 
+// goOnly allows go test and tail, and edits nothing.
+func goOnly() Ruleset {
+	return Ruleset{{Bash, "go test *", Allow}, {Bash, "tail *", Allow}, {Read, "**", Allow}}
+}
+
 // TestCheckBashRedTeam holds the holes a second review found, each with
 // the kind of attack it stands for, and the ordinary commands that must
 // stay allowed next to them.
@@ -110,6 +115,23 @@ func TestCheckBashRedTeam(t *testing.T) {
 		{"wrapper", open(), "su -c 'rm x'", false},
 		{"wrapper", open(), "runuser -u nobody -- rm x", false},
 		{"wrapper", open(), "fakeroot rm x", false},
+		// cd runs nothing: allowed without a rule into the work tree
+		{"cd-implicit", goOnly(), "cd src && go test ./...", true},
+		{"cd-implicit", goOnly(), "(cd src/ && go test ./... 2>&1 | tail -20)", true},
+		{"cd-implicit", goOnly(), "pushd src && go test ./... && popd", true},
+		{"cd-implicit", goOnly(), "cd -P -- src && go test", true},
+		{"cd-implicit", goOnly(), "cd .. && go test ./...", false},
+		{"cd-implicit", goOnly(), "cd /tmp && go test ./...", false},
+		{"cd-implicit", goOnly(), "cd link-out && go test", false},
+		{"cd-implicit", goOnly(), "cd .git && go test", false},
+		{"cd-implicit", goOnly(), "cd && go test", false},
+		{"cd-implicit", goOnly(), "cd $D && go test", false},
+		{"cd-implicit", goOnly(), "CDPATH=/ cd etc && go test", false},
+		{"cd-implicit", append(goOnly(), Rule{Bash, "cd *", Deny}), "cd src && go test", false},
+		// files of the running process mean something else to bash
+		{"proc-self", gitAll(), "cd src && echo x > /proc/self/cwd/a.go", false},
+		{"proc-self", gitAll(), "echo x > /dev/fd/1", false},
+		{"proc-self", gitAll(), "echo x > /dev/stdout", true},
 		// ordinary commands a reasonable policy allows
 		{"ordinary", gitAll(), "go test ./... 2>&1 | tail -20", true},
 		{"ordinary", gitAll(), "cd src && go test ./...", true},

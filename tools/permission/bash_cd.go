@@ -1,0 +1,47 @@
+package permission
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// cdInside reports a cd or pushd (no path, no rule needed) to a static
+// directory inside the work tree and outside .git, resolved from the work
+// tree's root, and popd with no operand, which returns to a directory an
+// earlier pushd of the same command entered. Changing directory runs no
+// program; relative file writes after it are refused (placeEdits), and a
+// bare repository there is not discovered (the bash tool's
+// safe.bareRepository=explicit).
+func (a *analyzer) cdInside(args []word) (string, bool) {
+	if a.pathsErr != nil || !args[0].static() {
+		return "", false
+	}
+	prog := args[0].lit()
+	ops := args[1:]
+	for len(ops) > 0 && ops[0].static() && strings.HasPrefix(ops[0].lit(), "-") && ops[0].lit() != "-" {
+		done := ops[0].lit() == "--"
+		ops = ops[1:]
+		if done {
+			break
+		}
+	}
+	switch {
+	case prog == "popd" && len(args) == 1:
+		return "the directory before the matching pushd", true
+	case prog != "cd" && prog != "pushd", len(ops) != 1, !ops[0].static():
+		return "", false
+	}
+	t, err := a.paths.Resolve(ops[0].lit())
+	if err != nil || !t.Inside || protectedKind(t.Rel) == ".git" {
+		return "", false
+	}
+	return t.Rel, true
+}
+
+// processFile reports paths whose meaning depends on the process that
+// opens them (/proc/self/cwd, /dev/fd/3): bash, not the check, opens them.
+func processFile(target string) bool {
+	c := filepath.Clean(target)
+	return strings.HasPrefix(c, "/proc/") || strings.HasPrefix(c, "/dev/fd/")
+}
+
