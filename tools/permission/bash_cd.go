@@ -44,4 +44,3 @@ func processFile(target string) bool {
 	c := filepath.Clean(target)
 	return strings.HasPrefix(c, "/proc/") || strings.HasPrefix(c, "/dev/fd/")
 }
-
