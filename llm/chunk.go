@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 )
 
 // chunk is one streamed Chat Completions chunk, decoded leniently: every
@@ -148,6 +149,10 @@ func (s *lenientString) UnmarshalJSON(b []byte) error {
 	}
 	switch b[0] {
 	case '"':
+		if inner := b[1 : len(b)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			*s = lenientString(inner) // no escapes: the bytes are the value
+			return nil
+		}
 		var v string
 		if err := json.Unmarshal(b, &v); err != nil {
 			return err
