@@ -28,24 +28,18 @@ func (c *ValidateCmd) Run(streams Streams) error {
 }
 
 // loadSpec loads a task spec, or a batch spec when the file has "repos" or
-// "repos_file"; an invalid batch spec is a usage error (exit 2) like an
-// invalid task spec.
+// "repos_file"; both report pipeline.SpecErrors (exit 2).
 func loadSpec(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
 	}
-	if !batch.LooksLikeBatch(data) {
-		_, err := pipeline.LoadBytes(path, data)
-		return err
+	if batch.LooksLikeBatch(data) {
+		_, err = batch.LoadSpec(path)
+	} else {
+		_, err = pipeline.LoadBytes(path, data)
 	}
-	if _, err := batch.LoadSpec(path); err != nil {
-		if errors.Is(err, batch.ErrInvalidSpec) {
-			return &pipeline.ExitError{Code: pipeline.ExitUsage, Err: err}
-		}
-		return err
-	}
-	return nil
+	return err
 }
 
 // SchemaCmd is `runner schema`.
