@@ -68,11 +68,18 @@ func (c *cloner) cached(ctx context.Context, repo Repo, src string) (string, str
 	if err := os.WriteFile(filepath.Join(tmp, commitFile), []byte(commit+"\n"), 0o644); err != nil {
 		return "", "", fmt.Errorf("record base commit: %w", err)
 	}
-	if err := os.RemoveAll(path); err != nil {
-		return "", "", fmt.Errorf("clear stale cache: %w", err)
-	}
 	if err := os.Rename(tmp, path); err != nil {
-		return "", "", fmt.Errorf("move clone into cache: %w", err)
+		// Another process sharing the cache (a shard, a second batch)
+		// may have finished the same clone first: use theirs.
+		if data, rerr := os.ReadFile(filepath.Join(path, commitFile)); rerr == nil {
+			return path, strings.TrimSpace(string(data)), nil
+		}
+		if err := os.RemoveAll(path); err != nil { // an incomplete entry
+			return "", "", fmt.Errorf("clear stale cache: %w", err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return "", "", fmt.Errorf("move clone into cache: %w", err)
+		}
 	}
 	return path, commit, nil
 }

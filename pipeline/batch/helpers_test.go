@@ -101,6 +101,14 @@ func fixtureDir(tb testing.TB, n int) string {
 	return fixture.dir
 }
 
+// sharedCache is a clone cache shared by the tests that run the fixture
+// repositories (which also exercises concurrent use of one cache).
+func sharedCache(tb testing.TB) string {
+	tb.Helper()
+	fixtureDir(tb, 0)
+	return filepath.Join(fixture.dir, ".cache")
+}
+
 // makeBatch links dir/repos to the shared fixture repositories and writes
 // a task spec and a batch spec over the first n of them (extra is appended
 // to the batch spec); it returns the batch spec path.

@@ -26,7 +26,7 @@ func runShards(t *testing.T, spec, dir string, n int) []string {
 			}
 			return edit
 		})
-		sum, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Shard: i, Shards: n, Executor: fe, Concurrency: 2})
+		sum, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Shard: i, Shards: n, Executor: fe, Concurrency: 2, CacheDir: sharedCache(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestMergeShards(t *testing.T) {
 		// Shard 0 of 3 run again as shard 0 of 2 overlaps with shard 2 of 3 on r06.
 		again := filepath.Join(dir, "again")
 		fe := newFakeExec(func(string) behaviour { return noop })
-		if _, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: again, Shard: 0, Shards: 2, Executor: fe}); err != nil {
+		if _, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: again, Shard: 0, Shards: 2, Executor: fe, CacheDir: sharedCache(t)}); err != nil {
 			t.Fatal(err)
 		}
 		rep, err := Merge(t.Context(), append(slices.Clone(dirs), again), filepath.Join(dir, "merged-dup"))

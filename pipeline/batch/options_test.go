@@ -22,7 +22,7 @@ func TestRunRedoAndOnlyFailed(t *testing.T) {
 	run := func(opts RunOptions) map[string]int {
 		t.Helper()
 		fe := newFakeExec(func(id string) behaviour { return script[id] })
-		opts.SpecPath, opts.Out, opts.Executor, opts.RetryBackoff = spec, out, fe, time.Millisecond
+		opts.SpecPath, opts.Out, opts.Executor, opts.RetryBackoff, opts.CacheDir = spec, out, fe, time.Millisecond, sharedCache(t)
 		if _, err := Run(t.Context(), opts); err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestRunTotalBudgetSkips(t *testing.T) {
 	fe := newFakeExec(func(string) behaviour { return edit })
 	fe.cost = 0.1
 	var budgets []float64
-	sum, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Executor: budgetSpy{fe, &budgets}, Concurrency: 1})
+	sum, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Executor: budgetSpy{fe, &budgets}, Concurrency: 1, CacheDir: sharedCache(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestProgressTTY(t *testing.T) {
 	spec := makeBatch(t, dir, 3, "")
 	var buf safeBuffer
 	fe := newFakeExec(func(string) behaviour { return edit })
-	if _, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: filepath.Join(dir, "out"), Executor: fe, Progress: &buf, TTY: true}); err != nil {
+	if _, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: filepath.Join(dir, "out"), Executor: fe, Progress: &buf, TTY: true, CacheDir: sharedCache(t)}); err != nil {
 		t.Fatal(err)
 	}
 	s := buf.String()

@@ -154,7 +154,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 	first := newFakeExec(func(string) behaviour { return edit })
 	first.delay = 2 * time.Millisecond
 	_, err := Run(ctx, RunOptions{SpecPath: spec, Out: out, Concurrency: 2, Executor: first,
-		Progress: &cancelAfter{n: k, cancel: cancel}})
+		Progress: &cancelAfter{n: k, cancel: cancel}, CacheDir: sharedCache(t)})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("first run: err = %v, want context.Canceled", err)
 	}
@@ -169,7 +169,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 	appendRaw(t, filepath.Join(out, ResultsFile), `{"repo":"repos/r19","id":"repos-r1`)
 
 	second := newFakeExec(func(string) behaviour { return edit })
-	sum, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Concurrency: 2, Executor: second})
+	sum, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Concurrency: 2, Executor: second, CacheDir: sharedCache(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,78 @@
+package batch
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestClonerRefs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	makeRepo(t, src, map[string]string{"f.txt": "one\n"})
+	first := runGit(t, src, "rev-parse", "HEAD")
+	runGit(t, src, "tag", "-a", "v1", "-m", "v1")
+	runGit(t, src, "checkout", "-q", "-b", "feature")
+	write(t, filepath.Join(src, "f.txt"), "two\n")
+	runGit(t, src, "commit", "-q", "-am", "two")
+	runGit(t, src, "checkout", "-q", "main")
+	tests := []struct {
+		ref, url, want string
+	}{
+		{"", src, "one\n"},
+		{"feature", src, "two\n"},
+		{"v1", src, "one\n"}, // an annotated tag, peeled
+		{first, src, "one\n"},
+		{"", "file://" + src, "one\n"},
+	}
+	c := &cloner{dir: filepath.Join(dir, "cache"), depth: 1}
+	for i, tt := range tests {
+		repo := Repo{ID: "r" + string(rune('a'+i)), Ref: tt.ref}
+		work := filepath.Join(dir, "work", repo.ID)
+		commit, err := c.workTree(t.Context(), repo, tt.url, work)
+		if err != nil {
+			t.Fatalf("ref %q: %v", tt.ref, err)
+		}
+		if got := readFile(t, filepath.Join(work, "f.txt")); got != tt.want || len(commit) != 40 {
+			t.Errorf("ref %q: f.txt = %q, commit %q; want %q", tt.ref, got, commit, tt.want)
+		}
+		if st := runGit(t, work, "status", "--porcelain"); st != "" {
+			t.Errorf("ref %q: work tree not clean:\n%s", tt.ref, st)
+		}
+	}
+	if _, err := c.workTree(t.Context(), Repo{ID: "missing", Ref: "nope"}, src, filepath.Join(dir, "work", "x")); err == nil ||
+		!strings.Contains(err.Error(), `ref "nope"`) {
+		t.Errorf("unknown ref: %v", err)
+	}
+}
+
+func TestClonerSharedCache(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	makeRepo(t, src, map[string]string{"f.txt": "x\n"})
+	c := &cloner{dir: filepath.Join(dir, "cache"), depth: 1}
+	var wg sync.WaitGroup
+	commits := make([]string, 4)
+	errs := make([]error, 4)
+	for i := range commits {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			commits[i], errs[i] = c.workTree(t.Context(), Repo{ID: "same"}, src, filepath.Join(dir, "work", string(rune('a'+i))))
+		}()
+	}
+	wg.Wait()
+	for i := range commits {
+		if errs[i] != nil || commits[i] != commits[0] {
+			t.Errorf("worker %d: %q %v", i, commits[i], errs[i])
+		}
+	}
+	entries, _ := os.ReadDir(c.dir)
+	if len(entries) != 1 || entries[0].Name() != "same.git" {
+		t.Errorf("cache holds %v, want only same.git", entries)
+	}
+}
