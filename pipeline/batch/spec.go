@@ -64,7 +64,7 @@ type CloneSpec struct {
 type Limits struct {
 	Timeout         time.Duration // "timeout": per repository, e.g. "20m"
 	MaxCostUSD      float64       // "max_cost_usd": per repository
-	TotalMaxCostUSD float64       // "total_max_cost_usd": for the whole batch
+	TotalMaxCostUSD float64       // "total_max_cost_usd": for the whole batch; each of N shards gets 1/N
 }
 
 var topKeys = []string{"version", "name", "description", "task", "repos", "repos_file",
