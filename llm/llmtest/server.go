@@ -97,21 +97,19 @@ type Server struct {
 // and fails the test when more requests arrive than were scripted. It is
 // closed when the test ends.
 func NewServer(t testing.TB, replies ...Reply) *Server {
-	s := newServer(t)
-	s.replies = replies
-	return s
+	return newServer(t, replies, nil)
 }
 
 // NewServerFunc starts a server that answers every request with h(req).
 func NewServerFunc(t testing.TB, h Handler) *Server {
-	s := newServer(t)
-	s.handler = h
-	return s
+	return newServer(t, nil, h)
 }
 
-func newServer(t testing.TB) *Server {
+// newServer sets the script before the listener starts, so the serving
+// goroutines read it without a lock.
+func newServer(t testing.TB, replies []Reply, h Handler) *Server {
 	t.Helper()
-	s := &Server{t: t, done: make(chan struct{})}
+	s := &Server{t: t, done: make(chan struct{}), replies: replies, handler: h}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(func() {
 		close(s.done)
