@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/seed43ef5acb/runner/tools/permission"
@@ -47,14 +46,14 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 	if p.OldString == p.NewString {
 		return errorResult("edit: old_string and new_string are the same; there is nothing to change."), nil
 	}
-	target, err := t.resolve(p.Path)
+	target, err := t.resolve(ctx, p.Path)
 	if err != nil {
 		return errorResult("edit: %v", err), nil
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("edit: %w", context.Cause(ctx))
 	}
-	data, err := os.ReadFile(target.Abs)
+	data, err := t.readTarget(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && p.OldString == "":
 		return t.create(target, p.NewString)
@@ -75,7 +74,7 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 		return res, nil
 	}
 	updated := replaceSpans(content, m.spans, m.newText)
-	if _, err := writeFile(target.Abs, []byte(updated)); err != nil {
+	if _, err := t.writeTarget(target, []byte(updated)); err != nil {
 		return errorResult("edit: %v", err), nil
 	}
 	return Result{
@@ -87,7 +86,7 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 }
 
 func (t *editTool) create(target permission.Target, content string) (Result, error) {
-	if _, err := writeFile(target.Abs, []byte(content)); err != nil {
+	if _, err := t.writeTarget(target, []byte(content)); err != nil {
 		return errorResult("edit: %v", err), nil
 	}
 	return Result{

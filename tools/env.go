@@ -69,13 +69,5 @@ func newBase(env Env) base {
 	return base{env: env, paths: p, pathsErr: err}
 }
 
-// resolve turns a tool's path argument into the file to open.
-func (b base) resolve(name string) (permission.Target, error) {
-	if b.pathsErr != nil {
-		return permission.Target{}, b.pathsErr
-	}
-	return b.paths.Resolve(name)
-}
-
 // display is how a path appears in output: work-tree-relative when inside.
 func display(t permission.Target) string { return t.Pattern() }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -50,7 +49,7 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 	if !doublestar.ValidatePattern(p.Pattern) {
 		return errorResult("glob: invalid pattern %q. Use *, **, ?, [abc] and {a,b}.", p.Pattern), nil
 	}
-	start, res, ok := t.startDir("glob", p.Path)
+	start, res, ok := t.startDir(ctx, "glob", p.Path)
 	if !ok {
 		return res, nil
 	}
@@ -117,15 +116,15 @@ func relTo(start, rel string) string {
 }
 
 // startDir resolves a walk's start directory inside the work tree.
-func (b base) startDir(tool, dir string) (string, Result, bool) {
-	target, err := b.resolve(dirOrRoot(dir))
+func (b base) startDir(ctx context.Context, tool, dir string) (string, Result, bool) {
+	target, err := b.resolve(ctx, dirOrRoot(dir))
 	if err != nil {
 		return "", errorResult("%s: %v", tool, err), false
 	}
 	if !target.Inside {
 		return "", errorResult("%s: %s is outside the work tree; only the work tree can be searched.", tool, display(target)), false
 	}
-	fi, err := os.Stat(target.Abs)
+	fi, err := b.statTarget(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", errorResult("%s: directory not found: %s. Use list to see what exists.", tool, display(target)), false

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -51,6 +52,7 @@ func (t *grepTool) Permissions(input json.RawMessage) ([]Request, error) {
 
 // grepState collects matches across files.
 type grepState struct {
+	root    *os.Root // the work tree: no symlink leads out of it
 	re      *regexp.Regexp
 	lines   []string
 	matches int
@@ -69,16 +71,21 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if p.Include != "" && !doublestar.ValidatePattern(p.Include) {
 		return errorResult("grep: invalid include glob %q.", p.Include), nil
 	}
-	st := &grepState{re: re}
-	if target, err := t.resolve(dirOrRoot(p.Path)); err == nil && target.Inside {
-		if fi, err := os.Stat(target.Abs); err == nil && fi.Mode().IsRegular() {
-			if err := st.file(target.Abs, target.Rel); err != nil {
+	root, err := os.OpenRoot(t.paths.Root())
+	if err != nil {
+		return Result{}, fmt.Errorf("grep: open work tree: %w", err)
+	}
+	defer root.Close()
+	st := &grepState{re: re, root: root}
+	if target, err := t.resolve(ctx, dirOrRoot(p.Path)); err == nil && target.Inside {
+		if fi, err := t.statTarget(target); err == nil && fi.Mode().IsRegular() {
+			if err := st.file(target.Rel); err != nil {
 				return errorResult("grep: %v", err), nil
 			}
 			return st.result(), nil
 		}
 	}
-	start, res, ok := t.startDir("grep", p.Path)
+	start, res, ok := t.startDir(ctx, "grep", p.Path)
 	if !ok {
 		return res, nil
 	}
@@ -86,7 +93,7 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 		if e.Dir || !e.Entry.Type().IsRegular() || !includes(p.Include, start, e.Rel) {
 			return nil
 		}
-		if err := st.file(filepath.Join(t.paths.Root(), filepath.FromSlash(e.Rel)), e.Rel); err != nil {
+		if err := st.file(e.Rel); err != nil {
 			return nil // unreadable file: skip
 		}
 		if st.matches > maxGrepMatches {
@@ -114,9 +121,11 @@ func includes(include, start, rel string) bool {
 	return ok
 }
 
-// file searches one regular file, skipping binary and very large ones.
-func (st *grepState) file(abs, rel string) error {
-	f, err := os.Open(abs)
+// file searches one regular file, skipping binary and very large ones. It
+// was a regular file when found: a symlink put in its place since is not
+// followed.
+func (st *grepState) file(rel string) error {
+	f, err := st.root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", rel, err)
 	}

@@ -71,11 +71,17 @@ func (g *guarded) Run(ctx context.Context, call Call) (Result, error) {
 			return badArguments(name, err), nil
 		}
 	}
+	checked := map[string]permission.Target{}
 	for _, r := range reqs {
-		if d := g.check(r); d != nil {
+		d, t := g.check(r)
+		if d != nil {
 			return deniedResult(name, d), nil
 		}
+		if t != nil {
+			checked[r.Target] = *t
+		}
 	}
+	ctx = withChecked(ctx, checked)
 	ctx = context.WithValue(ctx, pathFilterKey{}, PathFilter(g.readable))
 	return g.tool.Run(ctx, call)
 }
@@ -89,29 +95,30 @@ func (g *guarded) readable(rel string) bool {
 	return d.Allowed
 }
 
-// check returns the denial of r, or nil when it is allowed.
-func (g *guarded) check(r Request) *Denial {
+// check returns the denial of r, or nil when it is allowed, with the
+// resolved file a read or edit was judged on (the tool acts on it).
+func (g *guarded) check(r Request) (*Denial, *permission.Target) {
 	if g.pathsErr != nil && (r.Permission == permission.Bash || r.Permission == permission.Read || r.Permission == permission.Edit) {
-		return &Denial{Permission: r.Permission, Pattern: r.Target, Reason: "the work tree cannot be resolved: " + g.pathsErr.Error()}
+		return &Denial{Permission: r.Permission, Pattern: r.Target, Reason: "the work tree cannot be resolved: " + g.pathsErr.Error()}, nil
 	}
 	switch r.Permission {
 	case permission.Bash:
 		v := g.paths.CheckBash(g.rules, r.Target)
 		if c, denied := v.Denied(); denied {
-			return denialOf(c.Decision, fmt.Sprintf("%s %s: %s", c.Kind, strconv.Quote(c.Subject), c.Decision.Reason))
+			return denialOf(c.Decision, fmt.Sprintf("%s %s: %s", c.Kind, strconv.Quote(c.Subject), c.Decision.Reason)), nil
 		}
-		return nil
+		return nil, nil
 	case permission.Read, permission.Edit:
-		d, _ := g.paths.Check(g.rules, r.Permission, r.Target)
+		d, t := g.paths.Check(g.rules, r.Permission, r.Target)
 		if !d.Allowed {
-			return denialOf(d, d.Reason)
+			return denialOf(d, d.Reason), nil
 		}
-		return nil
+		return nil, &t
 	}
 	if d := g.rules.Evaluate(r.Permission, r.Target); !d.Allowed {
-		return denialOf(d, d.Reason)
+		return denialOf(d, d.Reason), nil
 	}
-	return nil
+	return nil, nil
 }
 
 func denialOf(d permission.Decision, reason string) *Denial {

@@ -42,7 +42,7 @@ func (t *listTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return badArguments("list", err), nil
 	}
-	start, res, ok := t.startDir("list", p.Path)
+	start, res, ok := t.startDir(ctx, "list", p.Path)
 	if !ok {
 		return res, nil
 	}

@@ -56,11 +56,11 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 	if p.Offset < 0 || p.Limit < 0 {
 		return errorResult("read: offset and limit must not be negative"), nil
 	}
-	target, err := t.resolve(p.Path)
+	target, err := t.resolve(ctx, p.Path)
 	if err != nil {
 		return errorResult("read: %v", err), nil
 	}
-	f, res, ok := openRegular(target, "read")
+	f, res, ok := t.openRegular(target, "read")
 	if !ok {
 		return res, nil
 	}
@@ -74,8 +74,8 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 }
 
 // openRegular opens a regular file, or explains to the model why not.
-func openRegular(target permission.Target, tool string) (*os.File, Result, bool) {
-	fi, err := os.Stat(target.Abs)
+func (b base) openRegular(target permission.Target, tool string) (*os.File, Result, bool) {
+	fi, err := b.statTarget(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, errorResult("%s: file not found: %s. Use glob or list to find the right path.", tool, display(target)), false
@@ -86,7 +86,7 @@ func openRegular(target permission.Target, tool string) (*os.File, Result, bool)
 	case !fi.Mode().IsRegular():
 		return nil, errorResult("%s: %s is not a regular file.", tool, display(target)), false
 	}
-	f, err := os.Open(target.Abs)
+	f, err := b.openTarget(target, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, errorResult("%s: %v", tool, err), false
 	}

@@ -5,8 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/seed43ef5acb/runner/tools/permission"
 )
@@ -40,17 +38,17 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return badArguments("write", err), nil
 	}
-	target, err := t.resolve(p.Path)
+	target, err := t.resolve(ctx, p.Path)
 	if err != nil {
 		return errorResult("write: %v", err), nil
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("write: %w", context.Cause(ctx))
 	}
-	if fi, err := os.Stat(target.Abs); err == nil && fi.IsDir() {
+	if fi, err := t.statTarget(target); err == nil && fi.IsDir() {
 		return errorResult("write: %s is a directory.", display(target)), nil
 	}
-	created, err := writeFile(target.Abs, []byte(p.Content))
+	created, err := t.writeTarget(target, []byte(p.Content))
 	if err != nil {
 		return errorResult("write: %v", err), nil
 	}
@@ -63,23 +61,6 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 		Metadata: map[string]any{"path": display(target), "bytes": len(p.Content), "created": created},
 		Touched:  touched(target),
 	}, nil
-}
-
-// writeFile writes data to abs, creating parent directories and keeping
-// the mode of an existing file. It reports whether the file was created.
-func writeFile(abs string, data []byte) (bool, error) {
-	mode := os.FileMode(0o644)
-	created := true
-	if fi, err := os.Stat(abs); err == nil {
-		mode, created = fi.Mode().Perm(), false
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return false, fmt.Errorf("create parent directories: %w", err)
-	}
-	if err := os.WriteFile(abs, data, mode); err != nil {
-		return false, fmt.Errorf("write %s: %w", abs, err)
-	}
-	return created, nil
 }
 
 // touched is the Touched list for a write to target: work-tree-relative
