@@ -42,7 +42,7 @@ func helloTurns() []llmtest.Reply {
 func TestHelloCassette(t *testing.T) {
 	cassette := filepath.Join(repoRoot, "examples", "hello", "session.jsonl")
 	if *update {
-		srv := llmtest.NewServer(t, helloTurns()...)
+		srv := newModel(t, helloTurns()...)
 		args := append([]string{}, helloArgs[:len(helloArgs)-2]...)
 		args = append(args, "--record", cassette, "--base-url", srv.URL(), "--out", t.TempDir())
 		env := append(baseEnv(t), "OPENAI_API_KEY=sk-scripted-not-a-real-key")
@@ -69,6 +69,7 @@ func TestHelloCassette(t *testing.T) {
 // no API key and no network, and finds exit 0, the fix in the patch, the
 // original project untouched and every file of the out dir.
 func TestHelloReplay(t *testing.T) {
+	t.Parallel()
 	cwd := t.TempDir()
 	for _, p := range []string{"examples/hello/task.yaml", "examples/hello/session.jsonl"} {
 		copyFileT(t, filepath.Join(repoRoot, p), filepath.Join(cwd, p))

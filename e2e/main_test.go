@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
@@ -194,4 +195,15 @@ func git(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// newModel starts the fake model server with scripted replies. llmtest
+// sets its replies after the server started listening; taking the server's
+// lock once here (Requests) orders that write before every request the
+// runner process makes, as the race detector sees it.
+func newModel(t *testing.T, replies ...llmtest.Reply) *llmtest.Server {
+	t.Helper()
+	srv := llmtest.NewServer(t, replies...)
+	_ = srv.Requests()
+	return srv
 }

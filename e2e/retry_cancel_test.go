@@ -56,8 +56,9 @@ func smallRepo(t *testing.T) (spec, repo string) {
 // fails, its output goes back to the model, the agent fixes the file and
 // the check passes on its second attempt.
 func TestCheckFailsThenPassesAfterRetry(t *testing.T) {
+	t.Parallel()
 	spec, repo := smallRepo(t)
-	srv := llmtest.NewServer(t,
+	srv := newModel(t,
 		llmtest.Turn{Text: "Nothing to do."}.Reply(),
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"status.txt","content":"fixed\n"}`)}}.Reply(),
 		llmtest.Turn{Text: "status.txt now says fixed."}.Reply(),
@@ -98,8 +99,9 @@ func TestCheckFailsThenPassesAfterRetry(t *testing.T) {
 // TestChecksStillFailing: the check fails after the retry too: status
 // failed, exit 1.
 func TestChecksStillFailing(t *testing.T) {
+	t.Parallel()
 	spec, repo := smallRepo(t)
-	srv := llmtest.NewServer(t, llmtest.Turn{Text: "Done."}.Reply(), llmtest.Turn{Text: "Still done."}.Reply())
+	srv := newModel(t, llmtest.Turn{Text: "Done."}.Reply(), llmtest.Turn{Text: "Still done."}.Reply())
 	out := t.TempDir()
 	env := append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
 	res := runRunner(t, repo, env, "exec", spec, "--out", out, "--base-url", srv.URL())
@@ -116,6 +118,7 @@ func TestChecksStillFailing(t *testing.T) {
 // TestNoKeyFailsFast: without a key and without --replay, exec exits 2
 // with a clear message before writing anything.
 func TestNoKeyFailsFast(t *testing.T) {
+	t.Parallel()
 	spec, repo := smallRepo(t)
 	out := filepath.Join(t.TempDir(), "out")
 	res := runRunner(t, repo, baseEnv(t), "exec", spec, "--out", out)
@@ -131,10 +134,11 @@ func TestNoKeyFailsFast(t *testing.T) {
 // process exits 130, the log ends with run.finished cancelled and the
 // patch holds the change made before the signal.
 func TestSIGTERMCancels(t *testing.T) {
+	t.Parallel()
 	spec, repo := smallRepo(t)
 	stall := llmtest.Turn{Text: "Let me think about this for a very long time."}.Reply()
 	stall.Stall, stall.StallAfter = true, 200
-	srv := llmtest.NewServer(t,
+	srv := newModel(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"status.txt","content":"half\n"}`)}}.Reply(),
 		stall,
 	)

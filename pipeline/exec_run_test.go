@@ -64,7 +64,7 @@ func validLog(t *testing.T, data []byte) []event.Record {
 // was; result.json and summary.md still land in the out dir.
 func TestExecEventsToStdoutIsolated(t *testing.T) {
 	spec, repo := execFixture(t)
-	srv := llmtest.NewServer(t, writeTurn(), llmtest.Turn{Text: "Wrote hello.txt."}.Reply())
+	srv := newModel(t, writeTurn(), llmtest.Turn{Text: "Wrote hello.txt."}.Reply())
 	out, patch := t.TempDir(), filepath.Join(t.TempDir(), "p", "x.patch")
 	var stdout, stderr bytes.Buffer
 	err := Exec(t.Context(), ExecOptions{
@@ -100,7 +100,7 @@ func TestExecEventsToStdoutIsolated(t *testing.T) {
 // the patch.
 func TestExecOutDirInWorkTree(t *testing.T) {
 	spec, repo := execFixture(t)
-	srv := llmtest.NewServer(t, writeTurn(), llmtest.Turn{Text: "Done."}.Reply())
+	srv := newModel(t, writeTurn(), llmtest.Turn{Text: "Done."}.Reply())
 	out := filepath.Join(repo, ".runner", "runs", "x")
 	var stdout bytes.Buffer
 	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
@@ -131,7 +131,7 @@ func TestExecStatuses(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			spec, repo := execFixture(t)
-			srv := llmtest.NewServer(t, tt.replies...)
+			srv := newModel(t, tt.replies...)
 			out := t.TempDir()
 			err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
 				APIKey: "sk-unit-0123456789abcdef"})
@@ -174,4 +174,14 @@ func TestExecSetupErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newModel starts the fake model server; taking its lock once (Requests)
+// orders llmtest's write of the replies, made after the server started,
+// before the runner's requests, as the race detector sees it.
+func newModel(t *testing.T, replies ...llmtest.Reply) *llmtest.Server {
+	t.Helper()
+	srv := llmtest.NewServer(t, replies...)
+	_ = srv.Requests()
+	return srv
 }
