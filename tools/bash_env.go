@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -32,18 +34,44 @@ func scrubEnv(environ, pass []string) []string {
 			out = append(out, kv)
 		}
 	}
-	return out
+	return withGitConfig(out, "safe.bareRepository", "explicit")
+}
+
+// withGitConfig adds one git configuration entry through GIT_CONFIG_COUNT,
+// after any the environment already has. safe.bareRepository=explicit
+// keeps git from taking a directory the model wrote (config, HEAD,
+// objects/, refs/) for a bare repository when a command runs in it
+// (cd dir && git status, git -C dir …): that config could name programs
+// git runs, such as core.fsmonitor.
+func withGitConfig(env []string, key, value string) []string {
+	n := 0
+	out := make([]string, 0, len(env)+3)
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
+			if c, err := strconv.Atoi(v); err == nil && c > 0 {
+				n = c
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, key), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, value),
+		fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+1))
 }
 
 // secretName reports environment variable names that look like they hold
 // a secret: provider keys, GitHub tokens, passwords, credentials.
 func secretName(name string) bool {
 	up := strings.ToUpper(name)
+	if strings.HasPrefix(up, "GIT_CONFIG_KEY_") {
+		return false // a configuration key's name, paired with GIT_CONFIG_VALUE_n
+	}
 	switch up {
 	case "OPENAI_API_KEY", "GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN":
 		return true
 	}
-	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "APIKEY", "API_KEY", "PRIVATE", "COOKIE", "SESSION_KEY"} {
+	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "APIKEY", "API_KEY", "PRIVATE", "COOKIE", "SESSION_KEY",
+		"JWT", "CREDS", "WEBHOOK", "CONNECTION_STRING", "CONNSTR", "BEARER"} {
 		if strings.Contains(up, s) {
 			return true
 		}
@@ -52,6 +80,7 @@ func secretName(name string) bool {
 		switch {
 		case part == "KEY" || part == "KEYS" || strings.HasSuffix(part, "KEY"),
 			part == "PASS" || part == "PAT" || part == "PW" || part == "DSN",
+			part == "PWD" && up != "PWD" && up != "OLDPWD",
 			strings.HasPrefix(part, "AUTH") && part != "AUTHOR",
 			strings.Contains(part, "OAUTH"):
 			return true
@@ -61,17 +90,42 @@ func secretName(name string) bool {
 }
 
 // secretValue reports values shaped like well-known tokens, whatever the
-// variable is called.
+// variable is called: provider and forge tokens, private keys, JWTs, and
+// URLs that carry a password.
 func secretValue(v string) bool {
-	for _, p := range []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "xoxb-", "xoxp-", "AKIA", "glpat-"} {
+	for _, p := range []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "xoxb-", "xoxp-", "xoxa-", "xapp-",
+		"AKIA", "ASIA", "glpat-", "AIza", "hf_", "npm_", "pypi-", "eyJ"} {
 		if strings.HasPrefix(v, p) && len(v) >= len(p)+16 {
 			return true
 		}
 	}
-	return false
+	if strings.Contains(v, "-----BEGIN ") && strings.Contains(v, "PRIVATE KEY") {
+		return true
+	}
+	return urlPassword(v)
 }
 
-// startupHook reports variables that make a shell run a file at start-up.
+// urlPassword reports a URL with a password in it (scheme://user:pass@host).
+func urlPassword(v string) bool {
+	_, rest, ok := strings.Cut(v, "://")
+	if !ok {
+		return false
+	}
+	userinfo, _, ok := strings.Cut(rest, "@")
+	if !ok || strings.ContainsAny(userinfo, "/?#") {
+		return false
+	}
+	_, pass, ok := strings.Cut(userinfo, ":")
+	return ok && pass != ""
+}
+
+// startupHook reports variables that make a shell run a file at start-up
+// or change how it reads commands (options, CDPATH, preloaded libraries),
+// which the permission check, parsing a plain bash, does not see.
 func startupHook(name string) bool {
-	return name == "BASH_ENV" || name == "ENV" || strings.HasPrefix(name, "BASH_FUNC_")
+	switch name {
+	case "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "CDPATH", "PROMPT_COMMAND", "LD_PRELOAD", "LD_AUDIT", "GLOBIGNORE":
+		return true
+	}
+	return strings.HasPrefix(name, "BASH_FUNC_")
 }
