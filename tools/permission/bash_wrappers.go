@@ -32,10 +32,12 @@ type wrapperSpec struct {
 	noCommand   string   // short options after which nothing runs (command -v)
 	refuse      string   // short option that cannot be judged (env -S)
 	refuseLong  string
-	trailing    bool   // the command gets more arguments at run time (xargs)
-	joinScript  bool   // the operands are joined with spaces and run by sh -c (watch)
-	scriptShort string // short option whose value is a shell script (su -c)
-	scriptLong  string // long option whose value is a shell script (su --command)
+	trailing    bool     // the command gets more arguments at run time (xargs)
+	joinScript  bool     // the operands are joined with spaces and run by sh -c (watch)
+	opaque      string   // short options that change more than how the command runs (env -u, -i, -C)
+	opaqueLong  []string // their long forms
+	scriptShort string   // short option whose value is a shell script (su -c)
+	scriptLong  string   // long option whose value is a shell script (su --command)
 }
 
 // wrapperFor returns the spec of a known wrapper, by basename.
@@ -43,7 +45,8 @@ func wrapperFor(base string) (wrapperSpec, bool) {
 	switch base {
 	case "env":
 		return wrapperSpec{transparent: true, shortArg: "uC", longArg: []string{"unset", "chdir"},
-			assigns: true, refuse: "S", refuseLong: "split-string"}, true
+			assigns: true, refuse: "S", refuseLong: "split-string", opaque: "iuC0",
+			opaqueLong: []string{"unset", "ignore-environment", "chdir", "null"}}, true
 	case "timeout":
 		return wrapperSpec{transparent: true, shortArg: "sk", longArg: []string{"signal", "kill-after"}, positional: 1}, true
 	case "nice":
@@ -153,6 +156,9 @@ func unwrapWith(spec wrapperSpec, args []word) wrapped {
 			i += scriptOperand(&w, args, i, strings.Index(s, spec.scriptShort)+1)
 			continue
 		case strings.HasPrefix(s, "--") && positional == spec.positional:
+			if name, _, _ := strings.Cut(s[2:], "="); contains(spec.opaqueLong, name) {
+				w.transparent = false
+			}
 			skip, r, refuse := longOption(spec, s[2:])
 			if refuse != "" {
 				w.problem = refuse
@@ -164,6 +170,9 @@ func unwrapWith(spec wrapperSpec, args []word) wrapped {
 			i += skip
 			continue
 		case len(s) > 1 && s[0] == '-' && positional == spec.positional:
+			if spec.opaque != "" && strings.ContainsAny(s[1:], spec.opaque) {
+				w.transparent = false
+			}
 			skip, r, stop := shortOptions(spec, s[1:])
 			switch {
 			case stop != "":

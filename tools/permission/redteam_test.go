@@ -106,6 +106,14 @@ func TestCheckBashRedTeam(t *testing.T) {
 		{"find-write", gitAll(), "find . -fprint /etc/x", false},
 		{"find-write", gitAll(), "find . -fprintf .git/x %p", false},
 		{"find-write", gitAll(), "find . -name '*.go' -fprint src/list.txt", true},
+		// env options that change the environment or directory are not transparent
+		{"env-unset", gitAll(), "env -u GIT_CONFIG_COUNT git -C src/fake status", false},
+		{"env-unset", gitAll(), "env --unset=GIT_CONFIG_COUNT git status", false},
+		{"env-unset", gitAll(), "env -i git status", false},
+		{"env-unset", gitAll(), "env -C /tmp git status", false},
+		{"env-unset", open(), "env -u X rm x", false},
+		{"env-plain", gitAll(), "env git status", true},
+		{"env-plain", strict(), "env -- git status", true},
 		// wrappers that run their operand
 		{"wrapper", open(), "strace -o /dev/null rm x", false},
 		{"wrapper", open(), "unshare -r rm x", false},
