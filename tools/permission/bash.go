@@ -205,6 +205,9 @@ func (a *analyzer) decl(dc *syntax.DeclClause, depth int) {
 // judged statically, or that renames what runs, is denied; "" for any
 // other command.
 func forbiddenReason(prog string, args []word) string {
+	if processFile(prog) {
+		return prog + " names a program through the running process (/proc, /dev/fd), which cannot be judged"
+	}
 	switch prog {
 	case "eval":
 		return "eval runs a string as code, which cannot be judged statically"

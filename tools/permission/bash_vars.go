@@ -18,7 +18,7 @@ const (
 // classifyVar tells what assigning name does beyond setting a value.
 func classifyVar(name string) int {
 	switch name {
-	case "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH",
+	case "BASH_CMDS", "BASH_ALIASES", "GIT_ALLOW_PROTOCOL", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH",
 		"GIT_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_TEMPLATE_DIR":
 		return varHook
 	case "PS0", "PS1", "PS2", "PS3", "PS4":
@@ -41,6 +41,10 @@ func (a *analyzer) assignments(ws []word, depth int) {
 	for _, w := range ws {
 		name, value, ok := splitAssign(w)
 		if !ok {
+			// NAME[subscript]=value: the name still decides what it does
+			if n := leadingName(w); n != "" && classifyVar(n) != varPlain {
+				a.unjudgeable(w.text, n+" makes the shell or programs load or run code, which cannot be judged")
+			}
 			continue
 		}
 		if value.static() && (strings.Contains(value.lit(), "$(") || strings.Contains(value.lit(), "`")) {
@@ -126,7 +130,7 @@ func gitConfigProblem(args []word) string {
 // runsProgram reports git configuration keys whose value is run as a
 // command (or chooses what runs).
 func runsProgram(key string) bool {
-	for _, p := range []string{"alias.", "filter.", "credential", "pager.", "core.pager", "core.sshcommand", "core.editor",
+	for _, p := range []string{"alias.", "filter.", "protocol.", "credential", "pager.", "core.pager", "core.sshcommand", "core.editor",
 		"core.fsmonitor", "core.hookspath", "core.askpass", "core.gitproxy", "diff.external", "sequence.editor",
 		"uploadpack.packobjectshook", "include.", "includeif."} {
 		if strings.HasPrefix(key, p) {
@@ -180,23 +184,66 @@ func codeArgProblem(prog string, args []word) string {
 			}
 		}
 	case evaluatesArgs(prog):
+		nameref := false
 		for _, w := range args[1:] {
+			if w.static() && strings.HasPrefix(w.lit(), "-") {
+				nameref = nameref || strings.Contains(w.lit(), "n")
+				continue
+			}
+			if declares(prog) && nameref {
+				if _, value, ok := splitAssign(w); ok {
+					if why := hookName(prog, value); why != "" {
+						return why
+					}
+				}
+			}
 			if declares(prog) {
 				// the value of NAME=value is judged by assignments
-				w = assignedName(w)
+				if _, _, ok := splitAssign(w); ok {
+					w = assignedName(w)
+					if why := check(w); why != "" {
+						return why
+					}
+					continue
+				}
 			}
 			if why := check(w); why != "" {
+				return why
+			}
+			if why := hookName(prog, w); why != "" {
 				return why
 			}
 		}
 	case prog == "printf":
 		for i := 1; i+1 < len(args); i++ {
 			if args[i].static() && args[i].lit() == "-v" {
-				return check(args[i+1])
+				if why := check(args[i+1]); why != "" {
+					return why
+				}
+				return hookName(prog, args[i+1])
 			}
 		}
 	}
 	return ""
+}
+
+// hookName explains why a builtin may not set, export, unset or alias by
+// name (read, printf -v, export NAME, declare -n r=NAME) a variable that
+// makes the shell or a program run code (BASH_CMDS, GIT_PAGER, LD_PRELOAD,
+// GIT_CONFIG_COUNT…): its value is only known at run time.
+func hookName(prog string, w word) string {
+	if !w.static() {
+		return ""
+	}
+	s := w.lit()
+	end := 0
+	for end < len(s) && (s[end] == '_' || s[end] >= 'a' && s[end] <= 'z' || s[end] >= 'A' && s[end] <= 'Z' || end > 0 && s[end] >= '0' && s[end] <= '9') {
+		end++
+	}
+	if end == 0 || classifyVar(s[:end]) == varPlain {
+		return ""
+	}
+	return prog + " " + s + ": " + s[:end] + " makes the shell or programs run code, and its value here is only known at run time"
 }
 
 // exprProblem explains why an expression inside [[ ]] or let cannot be
@@ -258,4 +305,21 @@ func assignedName(w word) word {
 		}
 	}
 	return w
+}
+
+// leadingName is the variable name at the start of an assignment word
+// whose subscript is dynamic (NAME[…]=value), "" when there is none.
+func leadingName(w word) string {
+	end := 0
+	for end < len(w.runes) && w.runes[end] != hole && w.runes[end] != '=' {
+		end++
+	}
+	if end == len(w.runes) || w.runes[end] != hole {
+		return ""
+	}
+	name := string(w.runes[:end])
+	if !isAssignment(name + "=") {
+		return ""
+	}
+	return name
 }
