@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,14 +16,25 @@ import (
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
 
-// Deadlines of the final stages, which run on a context that survives a
-// cancel: finalTimeout normally, finalGrace once the run was cancelled (the
-// process must be gone within 5 s of a signal; GitHub Actions kills 7.5 s
-// after its SIGINT).
-const (
-	finalTimeout = 2 * time.Minute
-	finalGrace   = 3500 * time.Millisecond
-)
+// Deadlines of the final stages, which run on contexts that survive a
+// cancel: finalTimeout each normally, their grace once the run was
+// cancelled. The graces add up to under 5 s: the process must be gone
+// within 5 s of a signal (GitHub Actions kills 7.5 s after its SIGINT).
+// Each stage has its own, so a slow final snapshot cannot eat the time
+// run.finished and result.json need.
+const finalTimeout = 2 * time.Minute
+
+// finalGrace is each final stage's time after a cancel.
+func finalGrace(stage string) time.Duration {
+	switch stage {
+	case "patch":
+		return 3 * time.Second
+	case "outputs":
+		return 1200 * time.Millisecond
+	default:
+		return 300 * time.Millisecond
+	}
+}
 
 // execRun is the state the stages of one `runner exec` share. Each stage
 // fills in what the later ones read.
@@ -99,9 +111,7 @@ func Exec(ctx context.Context, opts ExecOptions) error {
 		return err
 	}
 	mainErr := runStages(ctx, r.log, r.mainStages())
-	fctx, cancel := finalContext(ctx)
-	defer cancel()
-	return r.finish(fctx, ctx, mainErr)
+	return r.finish(ctx, mainErr)
 }
 
 // setupStages check everything that can be checked before anything is
@@ -146,7 +156,7 @@ func (r *execRun) finalStages(status *runStatus) []Stage {
 }
 
 // finish runs the final stages and turns the run's status into Exec's error.
-func (r *execRun) finish(fctx, ctx context.Context, mainErr error) error {
+func (r *execRun) finish(ctx context.Context, mainErr error) error {
 	defer r.removeTemp()
 	status := &runStatus{}
 	var finalErrs []error
@@ -155,7 +165,13 @@ func (r *execRun) finish(fctx, ctx context.Context, mainErr error) error {
 			// The status is decided once the patch is known.
 			*status = r.decideStatus(ctx, mainErr)
 		}
-		if err := runStage(fctx, r.log, s); err != nil {
+		fctx, cancel := finalContext(ctx, finalGrace(s.Name()))
+		err := runStage(fctx, r.log, s)
+		cancel()
+		if err != nil {
+			if s.Name() == "patch" {
+				mainErr = errors.Join(mainErr, err) // a run without its patch is an error
+			}
 			finalErrs = append(finalErrs, err)
 			r.log.Warn("final stage failed", "stage", s.Name(), "error", err)
 			fmt.Fprintf(r.opts.Stderr, "runner: %v\n", err)
@@ -171,13 +187,13 @@ func (r *execRun) finish(fctx, ctx context.Context, mainErr error) error {
 	return &ExitError{Code: status.Code, Err: fmt.Errorf("run %s: %s", status.Status, status.Message)}
 }
 
-// finalContext is the context of the final stages: not cancelled with ctx,
-// bounded by finalTimeout, and by finalGrace once ctx is cancelled.
-func finalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+// finalContext is the context of a final stage: not cancelled with ctx,
+// bounded by finalTimeout, and by grace once ctx is cancelled.
+func finalContext(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalTimeout)
 	// A timer left behind after the final stages only cancels a context
 	// nobody uses any more.
-	stop := context.AfterFunc(ctx, func() { time.AfterFunc(finalGrace, cancel) })
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
 	return fctx, func() {
 		stop()
 		cancel()

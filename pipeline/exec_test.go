@@ -141,7 +141,7 @@ func TestFeedback(t *testing.T) {
 
 func TestFinalContextSurvivesCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
-	fctx, done := finalContext(ctx)
+	fctx, done := finalContext(ctx, finalGrace("patch"))
 	defer done()
 	cancel()
 	if fctx.Err() != nil {
