@@ -12,7 +12,7 @@ import (
 
 // TestIgnoreRandomAgainstGit generates random ignore patterns and paths
 // and checks that the snapshot keeps exactly the files git lists. The
-// round count follows SNAPSHOT_PROPERTY_ITERS (default 6).
+// round count follows SNAPSHOT_PROPERTY_ITERS (default 4).
 func TestIgnoreRandomAgainstGit(t *testing.T) {
 	isolateGit(t)
 	for iter := range propertyIters(t) {

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// SNAPSHOT_PROPERTY_ITERS raises the number of random rounds (default 6);
+// SNAPSHOT_PROPERTY_ITERS sets the number of random rounds (default 4);
 // it is read by the test only, independent of -short.
 func propertyIters(t *testing.T) int {
 	if v := os.Getenv("SNAPSHOT_PROPERTY_ITERS"); v != "" {
@@ -23,7 +23,7 @@ func propertyIters(t *testing.T) int {
 		}
 		return n
 	}
-	return 6
+	return 4
 }
 
 var propDirs = []string{"", "sub", "sub/deep", "docs/x", "build", "cache", "a/cache", "dir with space", "ünï", "tab\tdir", "keep"}

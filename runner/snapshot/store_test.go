@@ -245,3 +245,31 @@ func TestQuotePath(t *testing.T) {
 		}
 	}
 }
+
+func TestLinkedWorktree(t *testing.T) {
+	isolateGit(t)
+	primary := t.TempDir()
+	git(t, primary, nil, "init", "-q", "-b", "main")
+	writeFile(t, primary, ".gitignore", "*.log\n", 0o644)
+	writeFile(t, primary, "a.txt", "a\n", 0o644)
+	git(t, primary, nil, "add", "-A")
+	git(t, primary, nil, "commit", "-q", "-m", "x")
+	writeFile(t, primary, ".git/info/exclude", "local.txt\n", 0o644)
+	linked := filepath.Join(t.TempDir(), "linked")
+	git(t, primary, nil, "worktree", "add", "-q", "-b", "side", linked)
+	writeFile(t, linked, "local.txt", "excluded through the common dir\n", 0o644)
+	writeFile(t, linked, "x.log", "ignored\n", 0o644)
+	writeFile(t, linked, "new.txt", "new\n", 0o644)
+	gitHash := hashTree(t, filepath.Join(primary, ".git"))
+	s := openStore(t, linked)
+	if s.repo == nil || s.repo.commonDir != filepath.Join(primary, ".git") {
+		t.Fatalf("repo = %+v, want the common dir of %s", s.repo, primary)
+	}
+	tree := track(t, s)
+	if d := cmp.Diff(gitFileSet(t, linked), keysOf(treeFiles(t, s, tree))); d != "" {
+		t.Errorf("file set (-git +snapshot):\n%s", d)
+	}
+	if hashTree(t, filepath.Join(primary, ".git")) != gitHash {
+		t.Error("the main repository's .git changed")
+	}
+}
