@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -271,5 +272,46 @@ func TestLinkedWorktree(t *testing.T) {
 	}
 	if hashTree(t, filepath.Join(primary, ".git")) != gitHash {
 		t.Error("the main repository's .git changed")
+	}
+}
+
+// TestContentFiltersDisableSeeding: with core.autocrlf or a text
+// attribute the index holds LF content while the disk holds CRLF, so the
+// snapshot must hash the disk bytes instead of reusing index hashes.
+func TestContentFiltersDisableSeeding(t *testing.T) {
+	isolateGit(t)
+	for _, tt := range []struct {
+		name  string
+		setup func(t *testing.T, wt string)
+	}{
+		{"autocrlf", func(t *testing.T, wt string) { git(t, wt, nil, "config", "core.autocrlf", "true") }},
+		{"gitattributes", func(t *testing.T, wt string) { writeFile(t, wt, ".gitattributes", "*.txt text eol=crlf\n", 0o644) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wt := t.TempDir()
+			git(t, wt, nil, "init", "-q")
+			tt.setup(t, wt)
+			writeFile(t, wt, "f.txt", "one\r\ntwo\r\n", 0o644)
+			git(t, wt, nil, "add", "-A")
+			git(t, wt, nil, "commit", "-q", "-m", "x")
+			time.Sleep(10 * time.Millisecond)
+			git(t, wt, nil, "update-index", "--really-refresh")
+			s := openStore(t, wt)
+			es, err := s.readTree(mustHash(t, track(t, s)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []byte
+			for _, e := range es {
+				if e.name == "f.txt" {
+					if got, err = s.objects.read(plumbing.BlobObject, e.hash); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if string(got) != "one\r\ntwo\r\n" {
+				t.Fatalf("snapshot content %q, want the CRLF bytes on disk", got)
+			}
+		})
 	}
 }
