@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -32,7 +33,7 @@ func finalGrace(stage string) time.Duration {
 	case "outputs":
 		return 1200 * time.Millisecond
 	default:
-		return 300 * time.Millisecond
+		return 500 * time.Millisecond
 	}
 }
 
@@ -44,11 +45,11 @@ type execRun struct {
 	start time.Time
 
 	// spec stage
-	spec     *Spec
-	specSHA  string
-	inputs   map[string]string
-	prompt   string
-	tmplData TemplateData
+	spec    *Spec
+	specSHA string
+	given   map[string]string // inputs as set on the command line
+	inputs  map[string]string // resolved, defaults included
+	prompt  string
 
 	// model stage
 	modelName string
@@ -56,6 +57,10 @@ type execRun struct {
 	model     runner.Model
 	catalog   llm.Catalog
 	record    io.Closer // the --record file; nil when not recording
+
+	// github stage (nil outside GitHub Actions) and comment stage
+	gh     *github.Actions
+	sticky *github.Sticky
 
 	// workspace stage
 	repo     string // the user's work tree (absolute)
@@ -108,6 +113,9 @@ func Exec(ctx context.Context, opts ExecOptions) error {
 	if err := runStages(ctx, r.log, r.setupStages()); err != nil {
 		r.closeRecord()
 		r.removeTemp()
+		if notTriggered(err) {
+			return nil
+		}
 		return err
 	}
 	mainErr := runStages(ctx, r.log, r.mainStages())
@@ -122,6 +130,8 @@ func (r *execRun) setupStages() []Stage {
 		stageFunc{"spec", r.loadSpec},
 		// Before touching the disk: fail fast on a missing key or cassette.
 		stageFunc{"model", r.setupModel},
+		// Before any model call: the trigger gate may end the run here.
+		stageFunc{"github", r.setupGitHub},
 		// Before the out dir: a missing repo is a usage error, not a run.
 		stageFunc{"workspace", r.prepareWorkspace},
 		// Last of the setup: from here on every path ends in run.finished.
@@ -136,6 +146,8 @@ func (r *execRun) mainStages() []Stage {
 		stageFunc{"snapshot", r.baseSnapshot},
 		// run.started names the base tree, so it follows the snapshot.
 		stageFunc{"started", r.emitStarted},
+		// Once the run is under way: the sticky comment says it started.
+		stageFunc{"comment", r.startComment},
 		// The agent loop, until the model finishes or a stop rule fires.
 		stageFunc{"agent", r.runAgent},
 		// After the agent: failures go back to the same session.
@@ -151,7 +163,7 @@ func (r *execRun) finalStages(status *runStatus) []Stage {
 		// run.finished must be the log's last line, after the patch event.
 		stageFunc{"outputs", func(ctx context.Context) error { return r.writeOutputs(ctx, status) }},
 		// Last: publishing reads the finished outputs.
-		stageFunc{"publish", r.publish},
+		stageFunc{"publish", func(ctx context.Context) error { return r.publish(ctx, status) }},
 	}
 }
 

@@ -1,18 +1,137 @@
 package pipeline
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
 
-// publish is where GitHub publishing (the sticky comment, the pull
-// request) would run. Under GitHub Actions the action's finalize step does
-// it from the finished event log (`runner github finalize`), so that it
-// also happens when this process is killed; exec itself skips it.
-func (r *execRun) publish(_ context.Context) error {
-	switch {
-	case r.spec == nil || (!r.spec.GitHub.Comment && r.spec.GitHub.PullRequest == nil):
-		return skip("the task asks for no publishing")
-	case r.getenv("GITHUB_ACTIONS") != "true":
-		return skip("not running in GitHub Actions")
-	default:
-		return skip("publishing is done by the GitHub Action's finalize step (runner github finalize)")
+	"github.com/seed43ef5acb/runner/github"
+	"github.com/seed43ef5acb/runner/runner/report"
+)
+
+// gateClosed ends a run the trigger gate refused or skipped: no model call,
+// nothing written but the step outputs, exit 0.
+type gateClosed struct{ reason string }
+
+func (e *gateClosed) Error() string { return "not triggered: " + e.reason }
+
+// notTriggered reports whether err is the gate's verdict.
+func notTriggered(err error) bool {
+	var g *gateClosed
+	return errors.As(err, &g)
+}
+
+// inActions reports whether the run is a GitHub Actions step.
+func (r *execRun) inActions() bool { return r.getenv("GITHUB_ACTIONS") == "true" }
+
+// environMap is the environment as a map, for the github package.
+func (r *execRun) environMap() map[string]string {
+	m := make(map[string]string, len(r.opts.Environ))
+	for _, kv := range r.opts.Environ {
+		if k, v, ok := splitKV(kv); ok {
+			m[k] = v
+		}
 	}
+	return m
+}
+
+// setupGitHub, under GitHub Actions, loads the event, applies the trigger
+// gate (RUNNER_TRIGGER, RUNNER_ALLOW_BOTS) and renders the prompt with the
+// event's data ({{ .Event.… }}, {{ .GitHub.… }}).
+func (r *execRun) setupGitHub(ctx context.Context) error {
+	if !r.inActions() {
+		return skip("not running in GitHub Actions")
+	}
+	a, err := github.Setup(ctx, r.environMap(), nil)
+	if err != nil {
+		return fmt.Errorf("%w: github: %w", ErrInfra, err)
+	}
+	d, err := a.Gate(ctx, r.getenv("RUNNER_TRIGGER"), r.getenv("RUNNER_ALLOW_BOTS"))
+	if err != nil {
+		return fmt.Errorf("%w: github: trigger gate: %w", ErrInfra, err)
+	}
+	if !d.Run {
+		fmt.Fprintln(r.opts.Stderr, "runner:", d.Reason)
+		if a.Env.Output != "" {
+			if err := github.WriteOutputs(a.Env.Output, d.Outputs()...); err != nil {
+				return fmt.Errorf("%w: github outputs: %w", ErrInfra, err)
+			}
+		}
+		return &gateClosed{reason: d.Reason}
+	}
+	r.gh = a
+	r.prompt, err = r.spec.Render(r.given, TemplateData{Event: a.Event.Event, GitHub: a.Event.GitHub.Map()})
+	return err
+}
+
+// commentWanted: RUNNER_COMMENT ("true"/"false", the action's input) wins
+// over the spec's github.comment.
+func (r *execRun) commentWanted() bool {
+	switch r.getenv("RUNNER_COMMENT") {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return r.spec.GitHub.Comment
+}
+
+// startComment posts or resets the sticky comment ("running"). A comment
+// that cannot be written is reported and the run goes on.
+func (r *execRun) startComment(ctx context.Context) error {
+	switch {
+	case r.gh == nil:
+		return skip("not running in GitHub Actions")
+	case !r.commentWanted():
+		return skip("no comment asked")
+	case r.gh.Event.GitHub.Number == 0:
+		return skip("the event has no issue or pull request")
+	}
+	s, err := r.gh.Sticky(ctx, r.spec.Name)
+	if err == nil {
+		_, err = s.Start(ctx, r.gh.Env.RunURL())
+	}
+	if err != nil {
+		fmt.Fprintf(r.opts.Stderr, "runner: comment: %v\n", err)
+		return skip("comment: %v", err)
+	}
+	r.sticky = s
+	return nil
+}
+
+// publish, under GitHub Actions, finishes the sticky comment with the
+// report, appends the report to the step summary and writes the step
+// outputs. Pull requests are not opened by exec yet (see the report of
+// this stage's error).
+func (r *execRun) publish(ctx context.Context, st *runStatus) error {
+	if r.gh == nil {
+		return skip("not running in GitHub Actions")
+	}
+	out := github.RunOutputs{Status: st.Status, ExitCode: st.Code, PatchPath: r.patchPath,
+		EventsPath: r.eventsPath, CostUSD: r.result.CostUSD}
+	var errs []error
+	if r.eventsPath != "" && (r.sticky != nil || r.gh.Env.StepSummary != "") {
+		md, err := report.MarkdownFile(ctx, r.eventsPath, report.MarkdownOptions{MaxLen: report.GitHubCommentMax, Redactor: r.redactor})
+		if err != nil {
+			return fmt.Errorf("%w: report: %w", ErrInfra, err)
+		}
+		if r.sticky != nil {
+			url, err := r.sticky.Finish(ctx, md)
+			out.CommentURL = url
+			errs = append(errs, err)
+		}
+		if r.gh.Env.StepSummary != "" {
+			errs = append(errs, github.AppendSummary(r.gh.Env.StepSummary, md))
+		}
+	}
+	if r.spec.GitHub.PullRequest != nil || r.getenv("RUNNER_PULL_REQUEST") == "true" {
+		fmt.Fprintln(r.opts.Stderr, "runner: pull_request: opening pull requests from exec is not wired yet; the patch is in", r.patchPath)
+	}
+	if r.gh.Env.Output != "" {
+		errs = append(errs, github.WriteOutputs(r.gh.Env.Output, out.List()...))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w: github: %w", ErrInfra, err)
+	}
+	return nil
 }

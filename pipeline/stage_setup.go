@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -42,54 +41,26 @@ func (r *execRun) loadSpec(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tmpl := actionsTemplateData(r.getenv)
-	prompt, err := spec.Render(given, tmpl)
-	if err != nil {
-		return err
+	r.spec, r.specSHA, r.inputs, r.given = spec, hex.EncodeToString(sum[:]), inputs, given
+	if r.inActions() {
+		return nil // rendered with the event's data once it is loaded (stage github)
 	}
-	r.spec, r.specSHA, r.inputs, r.prompt, r.tmplData = spec, hex.EncodeToString(sum[:]), inputs, prompt, tmpl
-	return nil
+	r.prompt, err = spec.Render(given, TemplateData{})
+	return err
 }
 
 // getenv looks a variable up in the environment cmd passed down.
 func (r *execRun) getenv(key string) string {
 	for _, kv := range r.opts.Environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+		if k, v, ok := splitKV(kv); ok && k == key {
 			return v
 		}
 	}
 	return ""
 }
 
-// actionsTemplateData is .Event and .GitHub for the prompt under GitHub
-// Actions (GITHUB_ACTIONS=true): the event payload from GITHUB_EVENT_PATH
-// and the run's context from the GITHUB_* variables. Elsewhere both are
-// empty, so a template that uses them fails with a clear error.
-func actionsTemplateData(getenv func(string) string) TemplateData {
-	if getenv("GITHUB_ACTIONS") != "true" {
-		return TemplateData{}
-	}
-	gh := map[string]any{}
-	for key, env := range map[string]string{
-		"repository": "GITHUB_REPOSITORY", "sha": "GITHUB_SHA", "ref": "GITHUB_REF",
-		"actor": "GITHUB_ACTOR", "event_name": "GITHUB_EVENT_NAME", "run_id": "GITHUB_RUN_ID",
-		"server_url": "GITHUB_SERVER_URL", "workflow": "GITHUB_WORKFLOW",
-	} {
-		if v := getenv(env); v != "" {
-			gh[key] = v
-		}
-	}
-	if gh["server_url"] != nil && gh["repository"] != nil && gh["run_id"] != nil {
-		gh["run_url"] = fmt.Sprintf("%s/%s/actions/runs/%s", gh["server_url"], gh["repository"], gh["run_id"])
-	}
-	var ev map[string]any
-	if p := getenv("GITHUB_EVENT_PATH"); p != "" {
-		if data, err := os.ReadFile(p); err == nil {
-			_ = json.Unmarshal(data, &ev)
-		}
-	}
-	return TemplateData{Event: ev, GitHub: gh}
-}
+// splitKV splits "KEY=VALUE".
+func splitKV(kv string) (key, value string, ok bool) { return strings.Cut(kv, "=") }
 
 // setupModel resolves the model, the endpoint and the HTTP transport
 // (live, recording or replaying) and builds the provider.

@@ -1,0 +1,81 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+)
+
+// actionsEnv is a GitHub Actions environment for an event whose payload
+// is written to a file; the API is a fake that fails on any request not
+// stubbed.
+func actionsEnv(t *testing.T, eventName, payload string, extra ...string) (env []string, outputs, summary string) {
+	t.Helper()
+	dir := t.TempDir()
+	eventPath, outputs, summary := filepath.Join(dir, "event.json"), filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+	mustWrite(t, eventPath, payload)
+	api := githubtest.New(t, "")
+	env = append([]string{
+		"GITHUB_ACTIONS=true", "GITHUB_REPOSITORY=octo/hello", "GITHUB_EVENT_NAME=" + eventName,
+		"GITHUB_EVENT_PATH=" + eventPath, "GITHUB_API_URL=" + api.Server.URL, "GITHUB_SERVER_URL=https://github.com",
+		"GITHUB_RUN_ID=7", "GITHUB_OUTPUT=" + outputs, "GITHUB_STEP_SUMMARY=" + summary,
+		"GITHUB_TOKEN=ghs_0123456789abcdefghijklmnopqrstuvwx", "RUNNER_GITHUB_LOGIN=github-actions[bot]",
+	}, extra...)
+	return env, outputs, summary
+}
+
+// TestExecInActions: a push event in Actions renders the prompt with
+// {{ .GitHub.… }}, writes the step outputs and the step summary, and makes
+// no API call (no issue or pull request to comment on).
+func TestExecInActions(t *testing.T) {
+	spec, repo := execFixture(t)
+	mustWrite(t, spec, strings.Replace(runSpec, "prompt: Write hello.txt.", "prompt: Write hello.txt in {{ .GitHub.Repository }}.", 1))
+	env, outputs, summary := actionsEnv(t, "push", `{"ref":"refs/heads/main"}`)
+	srv := newModel(t, llmtest.Turn{Text: "Nothing to write."}.Reply())
+	out := t.TempDir()
+	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
+		APIKey: "sk-unit-0123456789abcdef", Environ: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Requests()[0].Messages()
+	if got, _ := msgs[len(msgs)-1]["content"].(string); !strings.Contains(got, "Write hello.txt in octo/hello.") {
+		t.Errorf("prompt %q, want the repository rendered in", got)
+	}
+	o, err := os.ReadFile(outputs)
+	if err != nil || !strings.Contains(string(o), "success") || !strings.Contains(string(o), filepath.Join(out, "events.jsonl")) {
+		t.Errorf("outputs %q (%v)", o, err)
+	}
+	if s, err := os.ReadFile(summary); err != nil || !strings.Contains(string(s), "success") {
+		t.Errorf("summary %q (%v)", s, err)
+	}
+}
+
+// TestExecGateClosed: a comment without the trigger phrase makes no model
+// call, writes no out dir, exits 0 and says "skipped" in the outputs.
+func TestExecGateClosed(t *testing.T) {
+	spec, repo := execFixture(t)
+	payload := `{"action":"created","issue":{"number":5,"title":"x"},"comment":{"id":1,"body":"just chatting",` +
+		`"user":{"login":"alice","type":"User"}},"sender":{"login":"alice","type":"User"}}`
+	env, outputs, _ := actionsEnv(t, "issue_comment", payload, "RUNNER_TRIGGER=@runner")
+	srv := newModel(t)
+	out := filepath.Join(t.TempDir(), "out")
+	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
+		APIKey: "sk-unit-0123456789abcdef", Environ: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d model calls, want none", n)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("out dir written: %v", err)
+	}
+	if o, err := os.ReadFile(outputs); err != nil || !strings.Contains(string(o), "skipped") {
+		t.Errorf("outputs %q (%v)", o, err)
+	}
+}
