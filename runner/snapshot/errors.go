@@ -19,4 +19,7 @@ var (
 
 	// errChanged means a file changed while it was read; callers re-read.
 	errChanged = errors.New("file changed while reading")
+
+	// errIndexFormat asks for go-git's full index decoder.
+	errIndexFormat = errors.New("index format needs the full decoder")
 )

@@ -1,12 +1,13 @@
 package snapshot
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -66,43 +67,41 @@ func loadTracked(repo *userRepo, prev *trackedSet) (*trackedSet, error) {
 	if prev != nil && prev.sig == sig {
 		return prev, nil
 	}
-	f, err := os.Open(p)
+	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("open index: %w", err)
+		return nil, fmt.Errorf("read index: %w", err)
 	}
-	defer f.Close()
+	ts := &trackedSet{files: map[string]trackedFile{}, dirs: map[string]bool{}, sig: sig, mtime: sig.mtime}
+	add := func(name string, tf trackedFile) { ts.add(repo.prefix, name, tf) }
+	if err := parseIndexFast(data, add); err == nil {
+		return ts, nil
+	}
+	ts.files, ts.dirs = map[string]trackedFile{}, map[string]bool{}
 	var idx index.Index
-	if err := index.NewDecoder(bufio.NewReaderSize(f, 1<<16)).Decode(&idx); err != nil {
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(&idx); err != nil {
 		return nil, fmt.Errorf("read index %s: %w", p, err)
 	}
-	ts := &trackedSet{
-		files: make(map[string]trackedFile, len(idx.Entries)),
-		dirs:  map[string]bool{},
-		sig:   sig,
-		mtime: sig.mtime,
-	}
 	for _, e := range idx.Entries {
-		ts.add(repo.prefix, e)
+		ts.add(repo.prefix, e.Name, trackedFile{
+			mode: uint32(e.Mode),
+			hash: e.Hash,
+			st: statInfo{
+				size:  int64(e.Size),
+				mtime: unixNano(e.ModifiedAt),
+				ctime: unixNano(e.CreatedAt),
+				ino:   e.Inode,
+			},
+			// Stage 0 is a normal entry (go-git's index.Merged constant is 1).
+			seedOK: e.Stage == 0 && !e.IntentToAdd && !e.SkipWorktree,
+		})
 	}
 	return ts, nil
 }
 
-func (ts *trackedSet) add(prefix string, e *index.Entry) {
-	name, ok := strings.CutPrefix(e.Name, prefix)
+func (ts *trackedSet) add(prefix, fullName string, tf trackedFile) {
+	name, ok := strings.CutPrefix(fullName, prefix)
 	if !ok || name == "" {
 		return
-	}
-	tf := trackedFile{
-		mode: uint32(e.Mode),
-		hash: e.Hash,
-		st: statInfo{
-			size:  int64(e.Size),
-			mtime: e.ModifiedAt.UnixNano(),
-			ctime: e.CreatedAt.UnixNano(),
-			ino:   e.Inode,
-		},
-		// Stage 0 is a normal entry (go-git's index.Merged constant is 1).
-		seedOK: e.Stage == 0 && !e.IntentToAdd && !e.SkipWorktree,
 	}
 	if old, dup := ts.files[name]; dup && old.seedOK {
 		return // keep stage 0 over conflict stages
@@ -133,4 +132,13 @@ func (tf trackedFile) seedable(indexMtime int64) bool {
 		return true
 	}
 	return false
+}
+
+// unixNano is t in ns since the epoch, 0 for go-git's zero time (an index
+// entry with no timestamps).
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
