@@ -68,7 +68,7 @@ func (r *execRun) runChecks(ctx context.Context) error {
 
 // checkOnce runs every check once and returns the failed ones.
 func (r *execRun) checkOnce(ctx context.Context, attempt int) ([]checkResult, error) {
-	var failed []checkResult
+	var failed, results []checkResult
 	for _, c := range r.spec.Checks {
 		if err := r.emit(event.CheckStarted{Name: c.Name, Command: c.Run, Attempt: attempt}); err != nil {
 			return nil, err
@@ -90,7 +90,9 @@ func (r *execRun) checkOnce(ctx context.Context, attempt int) ([]checkResult, er
 		if !res.passed {
 			failed = append(failed, res)
 		}
+		results = append(results, res)
 	}
+	r.lastChecks = results
 	return failed, nil
 }
 

@@ -84,10 +84,11 @@ type execRun struct {
 	started bool // run.started was emitted
 
 	// agent and checks stages
-	session   *runner.Session
-	result    runner.Result
-	ranAgent  bool
-	checksErr error // non-nil when checks still fail at the end
+	session    *runner.Session
+	result     runner.Result
+	ranAgent   bool
+	checksErr  error         // non-nil when checks still fail at the end
+	lastChecks []checkResult // the last attempt's results
 
 	// patch stage
 	files []snapshot.FileChange

@@ -100,9 +100,8 @@ func (r *execRun) startComment(ctx context.Context) error {
 }
 
 // publish, under GitHub Actions, finishes the sticky comment with the
-// report, appends the report to the step summary and writes the step
-// outputs. Pull requests are not opened by exec yet (see the report of
-// this stage's error).
+// report, appends the report to the step summary, pushes the changes and
+// opens the pull request when asked, and writes the step outputs.
 func (r *execRun) publish(ctx context.Context, st *runStatus) error {
 	if r.gh == nil {
 		return skip("not running in GitHub Actions")
@@ -124,9 +123,9 @@ func (r *execRun) publish(ctx context.Context, st *runStatus) error {
 			errs = append(errs, github.AppendSummary(r.gh.Env.StepSummary, md))
 		}
 	}
-	if r.spec.GitHub.PullRequest != nil || r.getenv("RUNNER_PULL_REQUEST") == "true" {
-		fmt.Fprintln(r.opts.Stderr, "runner: pull_request: opening pull requests from exec is not wired yet; the patch is in", r.patchPath)
-	}
+	url, err := r.openPullRequest(ctx, st)
+	out.PRURL = url
+	errs = append(errs, err)
 	if r.gh.Env.Output != "" {
 		errs = append(errs, github.WriteOutputs(r.gh.Env.Output, out.List()...))
 	}
