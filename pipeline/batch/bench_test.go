@@ -29,16 +29,17 @@ func BenchmarkBatch(b *testing.B) {
 		b.Fatal(err)
 	}
 	peak := startPeakSampler(b.Context())
-	var took [3]time.Duration
+	var took, cpu [3]time.Duration
 	i := 0
 	for b.Loop() {
 		for _, conc := range []int{1, 2} {
 			fe := newFakeExec(func(string) behaviour { return edit })
 			fe.steps, fe.delay = steps, 2*time.Millisecond
 			out := filepath.Join(dir, fmt.Sprintf("out-%d-c%d", i, conc))
-			start := time.Now()
+			start, cpu0 := time.Now(), cpuTime()
 			sum, err := Run(b.Context(), RunOptions{SpecPath: spec, Out: out, CacheDir: cache, Executor: fe, Concurrency: conc})
 			took[conc] += time.Since(start)
+			cpu[conc] += cpuTime() - cpu0
 			if err != nil || sum.Counts[StatusSuccess] != repos {
 				b.Fatalf("concurrency %d: %v, counts %v", conc, err, sum.Counts)
 			}
@@ -48,6 +49,10 @@ func BenchmarkBatch(b *testing.B) {
 	b.ReportMetric(took[1].Seconds()/float64(b.N), "s/batch-c1")
 	b.ReportMetric(took[2].Seconds()/float64(b.N), "s/batch-c2")
 	b.ReportMetric(float64(took[1])/float64(took[2]), "speedup")
+	// CPU seconds of this process per batch: when it is far below the wall
+	// time at concurrency 2, the machine was busy with other work.
+	b.ReportMetric(cpu[1].Seconds()/float64(b.N), "cpu-s/batch-c1")
+	b.ReportMetric(cpu[2].Seconds()/float64(b.N), "cpu-s/batch-c2")
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

@@ -142,10 +142,12 @@ func (l *resultsLog) Append(r RepoResult) error {
 	}
 	l.mu.Lock()
 	_, err = l.f.Write(append(line, '\n'))
+	l.mu.Unlock()
 	if err == nil {
+		// Outside the lock: a concurrent Append's sync may cover this line
+		// too (group commit); either way the line is on disk on return.
 		err = l.f.Sync()
 	}
-	l.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("append result %s: %w", r.ID, err)
 	}
