@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,42 @@ func TestExecGateClosed(t *testing.T) {
 	}
 	if o, err := os.ReadFile(outputs); err != nil || !strings.Contains(string(o), "skipped") {
 		t.Errorf("outputs %q (%v)", o, err)
+	}
+}
+
+// TestExecStickyComment: on a pull request event with RUNNER_COMMENT=true
+// the run posts its sticky comment when it starts and edits it with the
+// report when it ends.
+func TestExecStickyComment(t *testing.T) {
+	spec, repo := execFixture(t)
+	payload := `{"action":"opened","number":5,"pull_request":{"number":5,"title":"t","head":{"ref":"f","sha":"abc",` +
+		`"repo":{"full_name":"octo/hello"}},"base":{"ref":"main"}},"sender":{"login":"alice","type":"User"}}`
+	env, _, _ := actionsEnv(t, "pull_request", payload, "RUNNER_COMMENT=true")
+	api := githubtest.New(t, "/api/v3")
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "GITHUB_API_URL=") {
+			env[i] = "GITHUB_API_URL=" + api.Server.URL + "/api/v3"
+		}
+	}
+	const comments = "/repos/octo/hello/issues/5/comments"
+	api.Register(http.MethodGet, comments, githubtest.Page([]any{}, 1, 1))
+	var started, finished struct{ Body string }
+	own := func(body string) map[string]any {
+		return map[string]any{"id": 9, "body": body, "user": map[string]any{"login": "github-actions[bot]"},
+			"html_url": "https://github.com/octo/hello/pull/5#issuecomment-9"}
+	}
+	api.Register(http.MethodPost, comments, githubtest.Capture(t, &started, githubtest.JSON(201, own("x"))))
+	api.Register(http.MethodGet, comments, func(w http.ResponseWriter, r *http.Request) {
+		githubtest.Page([]any{own(started.Body)}, 1, 1)(w, r)
+	})
+	api.Register(http.MethodPatch, "/repos/octo/hello/issues/comments/9", githubtest.Capture(t, &finished, githubtest.JSON(200, own("y"))))
+	srv := newModel(t, llmtest.Turn{Text: "All good."}.Reply())
+	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
+		APIKey: "sk-unit-0123456789abcdef", Environ: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(started.Body, "<!--") || !strings.Contains(finished.Body, "success") || !strings.Contains(finished.Body, "All good.") {
+		t.Errorf("comment started %q, finished %q", started.Body, finished.Body)
 	}
 }
