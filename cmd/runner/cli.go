@@ -24,6 +24,17 @@ type Streams struct {
 // Environ is the process environment as "KEY=VALUE" entries, read in main.
 type Environ []string
 
+// Map returns the environment as a map; a later entry for a key wins.
+func (e Environ) Map() map[string]string {
+	m := make(map[string]string, len(e))
+	for _, kv := range e {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
 // Get returns the value of key, or "".
 func (e Environ) Get(key string) string {
 	for _, kv := range e {
@@ -37,6 +48,10 @@ func (e Environ) Get(key string) string {
 // CLI is the root command.
 type CLI struct {
 	Exec     ExecCmd     `cmd:"" help:"Run a task spec against a work tree."`
+	Batch    BatchCmd    `cmd:"" help:"Run one task over many repositories; merge shards; publish pull requests."`
+	Report   ReportCmd   `cmd:"" help:"Summarise event logs as Markdown or JSON."`
+	Policy   PolicyCmd   `cmd:"" help:"Explain the task spec's permission decisions."`
+	GitHub   GitHubCmd   `cmd:"" name:"github" help:"GitHub Actions helpers."`
 	Validate ValidateCmd `cmd:"" help:"Check task specs (and batch specs) and report every problem."`
 	Schema   SchemaCmd   `cmd:"" help:"Print the JSON Schema of the task spec."`
 	Version  VersionCmd  `cmd:"" help:"Print the runner's version."`
@@ -90,14 +105,50 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 	return pipeline.ExitCode(err)
 }
 
-// usageCommand names the help command for the command a parse error is about.
+// usageCommand names the help command for the command a parse error is
+// about ("runner batch run --help"), without the command's arguments.
 func usageCommand(err error) string {
 	var perr *kong.ParseError
 	if !errors.As(err, &perr) || perr.Context == nil || perr.Context.Command() == "" {
 		return "runner --help"
 	}
-	return "runner " + strings.Fields(perr.Context.Command())[0] + " --help"
+	words := []string{"runner"}
+	for _, f := range strings.Fields(perr.Context.Command()) {
+		if strings.HasPrefix(f, "<") {
+			break
+		}
+		words = append(words, f)
+	}
+	return strings.Join(append(words, "--help"), " ")
 }
+
+// joinedErrors returns the errors of an errors.Join, whose text is theirs
+// one per line; nil for anything else, such as fmt.Errorf("%w: %w", …),
+// whose parts only make sense together.
+func joinedErrors(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil
+	}
+	parts := j.Unwrap()
+	msgs := make([]string, 0, len(parts))
+	for _, e := range parts {
+		if e != nil {
+			msgs = append(msgs, e.Error())
+		}
+	}
+	if strings.Join(msgs, "\n") != err.Error() {
+		return nil
+	}
+	return parts
+}
+
+// quietError is an exit code whose reason the command already printed on
+// stdout (a denied `policy check`): report prints nothing for it.
+type quietError struct{ *pipeline.ExitError }
+
+// Unwrap returns the *pipeline.ExitError, which carries the exit code.
+func (e *quietError) Unwrap() error { return e.ExitError }
 
 // positioned matches an error text that starts with file:line:col.
 var positioned = regexp.MustCompile(`^\S+:\d+:\d+: `)
@@ -106,13 +157,14 @@ var positioned = regexp.MustCompile(`^\S+:\d+:\d+: `)
 // file:line:col (without the stage prefixes wrapped around them), each error
 // of a join on its own, anything else prefixed with "runner: ".
 func report(w io.Writer, err error) {
-	if err == nil {
+	var quiet *quietError
+	if err == nil || errors.As(err, &quiet) {
 		return
 	}
 	var specErrs pipeline.SpecErrors
 	if _, isSpec := err.(pipeline.SpecErrors); !isSpec {
-		if joined, ok := err.(interface{ Unwrap() []error }); ok {
-			for _, e := range joined.Unwrap() {
+		if parts := joinedErrors(err); parts != nil {
+			for _, e := range parts {
 				report(w, e)
 			}
 			return

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/seed43ef5acb/runner/github"
+	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/batch"
+)
+
+// BatchCmd groups the batch commands. Their names and flags are a
+// contract (workflows, Kubernetes Jobs): keep them.
+type BatchCmd struct {
+	Run     BatchRunCmd     `cmd:"" help:"Run the batch's task over its repositories (resumable; one shard with --shard)."`
+	Merge   BatchMergeCmd   `cmd:"" help:"Merge shard out dirs into one (results.jsonl, summary.md)."`
+	Publish BatchPublishCmd `cmd:"" help:"Open pull requests from the stored patches, serially and paced."`
+}
+
+// BatchRunCmd is `runner batch run BATCH.yaml --out DIR`.
+type BatchRunCmd struct {
+	Spec        string   `arg:"" name:"BATCH.yaml" help:"Batch spec file; its paths are relative to it."`
+	Out         string   `help:"Out dir: manifest.json, results.jsonl, summary.md and one dir per repository." required:"" placeholder:"DIR"`
+	Shard       string   `help:"Run slice I (0-based) of N of the manifest." placeholder:"I/N"`
+	Shards      int      `help:"Number of shards; the index comes from $$JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)." placeholder:"N"`
+	Concurrency int      `help:"Repositories at once (default: the spec's concurrency)." placeholder:"N"`
+	Redo        bool     `help:"Run every repository again, even finished ones." xor:"select"`
+	OnlyFailed  bool     `name:"only-failed" help:"Run only repositories whose last status is task_failed, infra_failed or timeout." xor:"select"`
+	FailOn      []string `name:"fail-on" help:"Statuses that make the batch exit 1 (default task_failed,infra_failed; none: never)." placeholder:"STATUS,..." sep:"none"`
+	CacheDir    string   `name:"cache-dir" help:"Clone cache, shareable between shards (default <out>/.cache)." placeholder:"DIR"`
+	Model       string   `help:"Model name; overrides the task's model." env:"RUNNER_MODEL" placeholder:"NAME"`
+	BaseURL     string   `name:"base-url" help:"OpenAI-compatible endpoint; the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
+	MaxSteps    int      `name:"max-steps" help:"Override the task's limits.max_steps." placeholder:"N"`
+	Replay      string   `help:"Answer every repository's model calls from a cassette FILE, with no network." placeholder:"FILE" type:"existingfile"`
+}
+
+// Run runs the batch and exits 1 when a repository ended in a --fail-on
+// status.
+func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ) error {
+	shard, err := batch.ResolveShard(c.Shard, c.Shards, env.Get("JOB_COMPLETION_INDEX"))
+	if err != nil {
+		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
+	}
+	var failOn []string
+	if c.FailOn != nil {
+		statuses, err := batch.ParseStatuses(c.FailOn)
+		if err != nil {
+			return fmt.Errorf("%w: --fail-on: %w", pipeline.ErrUsage, err)
+		}
+		failOn = make([]string, len(statuses))
+		for i, s := range statuses {
+			failOn[i] = string(s)
+		}
+	}
+	sum, err := batch.Run(ctx, batch.RunOptions{
+		SpecPath: c.Spec, Out: c.Out, Shard: shard.Index, Shards: shard.Count,
+		Concurrency: c.Concurrency, Redo: c.Redo, OnlyFailed: c.OnlyFailed, FailOn: failOn,
+		Progress: streams.Stderr, TTY: isTerminal(streams.Stderr), CacheDir: c.CacheDir,
+		Executor: &batch.PipelineExecutor{
+			Model: c.Model, BaseURL: c.BaseURL, APIKey: env.Get("OPENAI_API_KEY"), Environ: env,
+			Replay: c.Replay, MaxSteps: c.MaxSteps, Stderr: streams.Stderr,
+		},
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(streams.Stderr, "Results: %s\n", c.Out)
+	return sum.Err()
+}
+
+// BatchMergeCmd is `runner batch merge DIR... --out DIR`.
+type BatchMergeCmd struct {
+	Dirs []string `arg:"" name:"DIR" help:"Shard out dirs of one batch." type:"existingdir"`
+	Out  string   `help:"Merged out dir." required:"" placeholder:"DIR"`
+}
+
+// Run merges the dirs, prints what it found on stderr and fails (exit 3)
+// when repositories of the manifest have no result.
+func (c *BatchMergeCmd) Run(ctx context.Context, streams Streams) error {
+	rep, err := batch.Merge(ctx, c.Dirs, c.Out)
+	if rep != nil {
+		for _, p := range rep.Problems() {
+			fmt.Fprintf(streams.Stderr, "runner: %s\n", p)
+		}
+	}
+	return err
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// BatchPublishCmd is `runner batch publish DIR`.
+type BatchPublishCmd struct {
+	Dir        string        `arg:"" name:"DIR" help:"A batch run or merge out dir." type:"existingdir"`
+	Interval   time.Duration `help:"Least time between two writes to GitHub (default ${default})." default:"1s" placeholder:"DURATION"`
+	MaxPerHour int           `name:"max-per-hour" help:"Most pull requests opened in any rolling hour (0: no cap)." placeholder:"N"`
+	StopAtCap  bool          `name:"stop-at-cap" help:"Stop (exit 3) at --max-per-hour instead of waiting; a later run resumes."`
+	CacheDir   string        `name:"cache-dir" help:"Clone cache of batch run to take base commits from (default <DIR>/.cache)." placeholder:"DIR"`
+	Draft      bool          `help:"Open draft pull requests (when the task spec has no github.pull_request)."`
+	Labels     []string      `help:"Labels to add (when the task spec has no github.pull_request)." placeholder:"LABEL"`
+}
+
+// Run publishes the successful repositories of the dir; the token comes
+// from $GITHUB_TOKEN or $GH_TOKEN, the server from $GITHUB_SERVER_URL and
+// $GITHUB_API_URL.
+func (c *BatchPublishCmd) Run(ctx context.Context, streams Streams, env Environ) error {
+	ghEnv, err := github.LoadEnv(env.Map())
+	if err != nil {
+		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
+	}
+	if ghEnv.Token == "" {
+		return fmt.Errorf("%w: publishing needs a token: set GITHUB_TOKEN or GH_TOKEN", pipeline.ErrUsage)
+	}
+	client, err := github.NewClient(ghEnv, nil)
+	if err != nil {
+		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
+	}
+	return batch.Publish(ctx, c.Dir, batch.PublishOptions{
+		Publisher: &batch.GitHubPublisher{
+			Dir: c.Dir, Client: client, ServerURL: ghEnv.ServerURL, Token: ghEnv.Token,
+			CacheDir: c.CacheDir, Draft: c.Draft, Labels: c.Labels,
+		},
+		MinInterval: c.Interval, MaxPerHour: c.MaxPerHour, StopAtHourlyCap: c.StopAtCap,
+		Progress: streams.Stderr,
+	})
+}

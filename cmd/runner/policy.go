@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/tools/permission"
+)
+
+// PolicyCmd groups the permission commands.
+type PolicyCmd struct {
+	Check PolicyCheckCmd `cmd:"" help:"Explain whether the task spec allows a command, a read or an edit (exit 0 allow, 1 deny)."`
+}
+
+// PolicyCheckCmd is `runner policy check TASK.yaml (--bash CMD | --read
+// PATH | --edit PATH)`.
+type PolicyCheckCmd struct {
+	Task string `arg:"" name:"TASK.yaml" help:"Task spec file whose permissions decide."`
+	Bash string `help:"A shell command line the bash tool would run." placeholder:"CMD" xor:"query"`
+	Read string `help:"A path the read, glob, grep and list tools would read." placeholder:"PATH" xor:"query"`
+	Edit string `help:"A path the write and edit tools would change." placeholder:"PATH" xor:"query"`
+	Repo string `help:"Work tree that paths are relative to (default ${default})." default:"." placeholder:"DIR" type:"existingdir"`
+	JSON bool   `name:"json" help:"Print the explanation as JSON."`
+}
+
+// Validate asks for exactly one query flag (kong checks that there is at
+// most one).
+func (c *PolicyCheckCmd) Validate() error {
+	if c.Bash == "" && c.Read == "" && c.Edit == "" {
+		return fmt.Errorf("give one of --bash CMD, --read PATH or --edit PATH")
+	}
+	return nil
+}
+
+// query is the question the flags ask.
+func (c *PolicyCheckCmd) query() permission.Query {
+	switch {
+	case c.Bash != "":
+		return permission.Query{Permission: "bash", Target: c.Bash}
+	case c.Read != "":
+		return permission.Query{Permission: "read", Target: c.Read}
+	}
+	return permission.Query{Permission: "edit", Target: c.Edit}
+}
+
+// Run prints the explanation on stdout; a denial exits 1 without further
+// messages.
+func (c *PolicyCheckCmd) Run(streams Streams) error {
+	spec, err := pipeline.Load(c.Task)
+	if err != nil {
+		return err
+	}
+	rules, err := spec.Ruleset()
+	if err != nil {
+		return err
+	}
+	x := permission.Explain(rules, c.Repo, c.query())
+	if c.JSON {
+		data, err := json.MarshalIndent(x, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(streams.Stdout, "%s\n", data)
+		if err != nil {
+			return err
+		}
+	} else if _, err := fmt.Fprint(streams.Stdout, x.Text()); err != nil {
+		return err
+	}
+	if !x.Allowed {
+		return &quietError{&pipeline.ExitError{Code: pipeline.ExitTaskFailed, Err: ErrDenied}}
+	}
+	return nil
+}
