@@ -185,3 +185,36 @@ func newModel(t *testing.T, replies ...llmtest.Reply) *llmtest.Server {
 	_ = srv.Requests()
 	return srv
 }
+
+// TestExecInfraFailureStillFinishes: a base snapshot that cannot be taken
+// (the snapshot store would lie inside the work tree) ends the run with
+// status error and exit 3, and the log still runs from run.started to
+// run.finished, with the patch file, result.json and summary.md written.
+func TestExecInfraFailureStillFinishes(t *testing.T) {
+	spec, repo := execFixture(t)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(repo, "cache"))
+	srv := newModel(t)
+	out := t.TempDir()
+	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
+		APIKey: "sk-unit-0123456789abcdef"})
+	if ExitCode(err) != ExitInfra {
+		t.Fatalf("exit %d (%v), want 3", ExitCode(err), err)
+	}
+	data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	recs := validLog(t, data)
+	var fin event.RunFinished
+	if recs[0].Type != "run.started" || recs[len(recs)-1].Decode(&fin) != nil || fin.Status != "error" || fin.Error.Class != "infra" {
+		t.Errorf("log %v, run.finished %+v", recs, fin)
+	}
+	for _, f := range []string{"changes.patch", "result.json", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if len(srv.Requests()) != 0 {
+		t.Error("the model was called after the failure")
+	}
+}
