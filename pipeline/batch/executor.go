@@ -27,7 +27,7 @@ type Job struct {
 	SpecPath   string            // the task spec file; "" when SpecInline is set
 	SpecInline []byte            // an inline task spec (YAML); nil when SpecPath is set
 	Inputs     map[string]string // task inputs for this repository
-	OutDir     string            // out/<repo-id>/: write events.jsonl and changes.patch here
+	OutDir     string            // out/<repo-id>/: events.jsonl, changes.patch, result.json go here (emptied before each attempt)
 	Timeout    time.Duration     // per-repository wall clock; 0 = none
 	MaxCostUSD float64           // per-repository budget (already capped by what is left of the total); 0 = none
 	Attempt    int               // 1-based; >1 after infrastructure failures

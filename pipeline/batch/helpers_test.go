@@ -277,6 +277,10 @@ func (f *fakeExec) edit(job Job, o Outcome, sum []byte) (Outcome, error) {
 	if err := os.WriteFile(p, []byte(patch), 0o644); err != nil {
 		return o, err
 	}
+	// The exec pipeline's own run.finished record, which the batch must keep.
+	if err := os.WriteFile(filepath.Join(job.OutDir, "result.json"), []byte(`{"status":"success"}`), 0o644); err != nil {
+		return o, err
+	}
 	o.FilesChanged, o.PatchPath = 1, p
 	return o, nil
 }

@@ -15,8 +15,11 @@ import (
 // File names inside an out dir.
 const (
 	ResultsFile = "results.jsonl" // one RepoResult per line, appended as repos finish
-	ResultFile  = "result.json"   // out/<repo-id>/result.json: the repo's latest result
-	SummaryFile = "summary.md"    // Markdown summary (Merge, Run)
+	// RepoResultFile is out/<repo-id>/batch-result.json, the repository's
+	// latest RepoResult. (out/<repo-id>/result.json is the exec pipeline's
+	// run.finished record and is left alone.)
+	RepoResultFile = "batch-result.json"
+	SummaryFile    = "summary.md" // Markdown summary (Merge, Run)
 )
 
 // Status is a repository's outcome in a batch.
@@ -49,7 +52,7 @@ func (s Status) Failed() bool {
 }
 
 // RepoResult is one line of results.jsonl and the content of
-// out/<repo-id>/result.json. PatchPath is relative to the out dir, so
+// out/<repo-id>/batch-result.json. PatchPath is relative to the out dir, so
 // merged and moved out dirs stay valid. When a repository has several
 // lines (a rerun, a publish), the last one is its result.
 type RepoResult struct {
@@ -73,7 +76,7 @@ type RepoResult struct {
 }
 
 // resultsLog appends results to out/results.jsonl, one fsynced line per
-// call, and mirrors each into out/<id>/result.json. Safe for concurrent use.
+// call, and mirrors each into out/<id>/batch-result.json. Safe for concurrent use.
 type resultsLog struct {
 	dir string
 	mu  sync.Mutex
@@ -85,7 +88,7 @@ func openResultsLog(dir string) (*resultsLog, error) {
 }
 
 // openResultsLogAt appends to the results file at path; per-repository
-// result.json files go under dir.
+// batch-result.json files go under dir.
 func openResultsLogAt(dir, path string) (*resultsLog, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create out dir: %w", err)
@@ -134,7 +137,7 @@ func dropTornTail(path string) error {
 }
 
 // Append writes r as one line and syncs it to disk before returning, then
-// rewrites out/<id>/result.json (not synced: results.jsonl is the record).
+// rewrites out/<id>/batch-result.json (not synced: results.jsonl is the record).
 func (l *resultsLog) Append(r RepoResult) error {
 	line, err := json.Marshal(r)
 	if err != nil {
@@ -151,7 +154,7 @@ func (l *resultsLog) Append(r RepoResult) error {
 	if err != nil {
 		return fmt.Errorf("append result %s: %w", r.ID, err)
 	}
-	return writeJSON(filepath.Join(l.dir, r.ID, ResultFile), r, false)
+	return writeJSON(filepath.Join(l.dir, r.ID, RepoResultFile), r, false)
 }
 
 func (l *resultsLog) Close() error {

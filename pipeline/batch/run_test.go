@@ -108,10 +108,10 @@ func checkResult(t *testing.T, out string, r RepoResult, b behaviour, calls int)
 		t.Errorf("%s: commit %q repo %q", r.ID, r.Commit, r.Repo)
 	}
 	var stored RepoResult
-	if err := readJSON(filepath.Join(out, r.ID, ResultFile), &stored); err != nil {
+	if err := readJSON(filepath.Join(out, r.ID, RepoResultFile), &stored); err != nil {
 		t.Errorf("%s: %v", r.ID, err)
 	} else if diff := cmp.Diff(r, stored); diff != "" {
-		t.Errorf("%s: result.json differs from results.jsonl (-line +file):\n%s", r.ID, diff)
+		t.Errorf("%s: batch-result.json differs from results.jsonl (-line +file):\n%s", r.ID, diff)
 	}
 	if r.Status == StatusSuccess {
 		if r.PatchPath != r.ID+"/changes.patch" || r.FilesChanged != 1 {
@@ -119,6 +119,9 @@ func checkResult(t *testing.T, out string, r RepoResult, b behaviour, calls int)
 		}
 		if _, err := os.Stat(filepath.Join(out, r.PatchPath)); err != nil {
 			t.Errorf("%s: %v", r.ID, err)
+		}
+		if got := readFile(t, filepath.Join(out, r.ID, "result.json")); got != `{"status":"success"}` {
+			t.Errorf("%s: the executor's result.json was replaced: %s", r.ID, got)
 		}
 	}
 	if (r.Status == StatusInfraFailed || r.Status == StatusTaskFailed || r.Status == StatusTimeout) && r.Error == "" {

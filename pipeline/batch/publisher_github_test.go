@@ -1,0 +1,225 @@
+package batch
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+)
+
+// noteCassette writes a two-turn scripted session: write NOTE.md, then
+// finish.
+func noteCassette(t *testing.T, path string) {
+	t.Helper()
+	x := func(turn llmtest.Turn) llm.Exchange {
+		return llm.Exchange{Request: llm.RecordedRequest{Method: "POST", Path: "/v1/chat/completions"},
+			Response: llm.RecordedResponse{Status: 200, Headers: map[string]string{"Content-Type": "text/event-stream"}, Body: string(turn.SSE())}}
+	}
+	var b bytes.Buffer
+	if err := llm.WriteCassette(&b,
+		x(llmtest.Turn{Model: "gpt-4.1-mini", ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"NOTE.md","content":"hello {{X}}\n"}`)}}),
+		x(llmtest.Turn{Model: "gpt-4.1-mini", Text: "Wrote NOTE.md."}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const noteTask = `version: 1
+name: note
+model: gpt-4.1-mini
+prompt: Add NOTE.md for {{ .Inputs.who }}.
+inputs:
+  who: {default: nobody}
+permissions:
+  read: allow
+  edit: {NOTE.md: allow}
+limits:
+  max_cost_usd: 2 # per run
+github:
+  pull_request:
+    branch: runner/note-{{ .Inputs.who }}
+    title: Add a note for {{ .Inputs.who }}
+    labels: [bot]
+`
+
+// TestExecutorThenPublisher runs the pipeline executor on a clone of a
+// local "origin" (offline, from a cassette), then publishes the result
+// with the GitHub publisher against a fake API, pushing to the origin.
+func TestExecutorThenPublisher(t *testing.T) {
+	root := t.TempDir()
+	origin := filepath.Join(root, "origin")
+	makeRepo(t, origin, map[string]string{"README.md": "# app\n"})
+	base := runGit(t, origin, "rev-parse", "HEAD")
+	work := filepath.Join(root, "work")
+	runGit(t, root, "clone", "-q", origin, work)
+	dir := filepath.Join(root, "out")
+	taskPath, cassette := filepath.Join(root, "task.yaml"), filepath.Join(root, "session.jsonl")
+	if err := os.WriteFile(taskPath, []byte(noteTask), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noteCassette(t, cassette)
+	outDir := filepath.Join(dir, "app")
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	exec := &PipelineExecutor{Replay: cassette}
+	o, err := exec.Exec(t.Context(), Job{RepoID: "app", WorkDir: work, SpecPath: taskPath,
+		Inputs: map[string]string{"who": "ops"}, OutDir: outDir, MaxCostUSD: 0.5, Attempt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != "success" || o.FilesChanged != 1 || o.Steps != 2 || o.PatchPath == "" || o.Infra() {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if got := readFile(t, filepath.Join(outDir, TreeDir, "NOTE.md")); got != "hello {{X}}\n" {
+		t.Errorf("saved tree NOTE.md = %q", got)
+	}
+	if spec := readFile(t, filepath.Join(outDir, TaskFile)); !strings.Contains(spec, "max_cost_usd: 0.5") || !strings.Contains(spec, "# per run") {
+		t.Errorf("the capped task spec lost the cap or its comments:\n%s", spec)
+	}
+
+	if _, err := FreezeManifest(dir, &Manifest{Version: 1, Name: "t", Repos: []Repo{{ID: "app", URL: "https://github.com/acme/app"}}}); err != nil {
+		t.Fatal(err)
+	}
+	log, err := openResultsLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := RepoResult{Repo: "https://github.com/acme/app", ID: "app", Status: StatusSuccess, Commit: base,
+		FilesChanged: 1, PatchPath: "app/changes.patch", CostUSD: o.CostUSD, FinishedAt: time.Now().UTC()}
+	if err := log.Append(res); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	reg := githubtest.New(t, "/api/v3")
+	reg.Register(http.MethodGet, "/repos/acme/app", githubtest.JSON(200, map[string]any{"default_branch": "main"}))
+	reg.Register(http.MethodGet, "/repos/acme/app/pulls", githubtest.JSON(200, []any{})).WithQuery("head", "acme:runner/note-ops")
+	var created map[string]any
+	reg.Register(http.MethodPost, "/repos/acme/app/pulls", githubtest.Capture(t, &created, githubtest.JSON(201,
+		map[string]any{"number": 7, "html_url": "https://github.com/acme/app/pull/7", "head": map[string]any{"ref": "runner/note-ops"}})))
+	reg.Register(http.MethodPost, "/repos/acme/app/issues/7/labels", githubtest.JSON(200, []any{}))
+
+	var progress bytes.Buffer
+	err = Publish(t.Context(), dir, PublishOptions{Progress: &progress, MinInterval: time.Millisecond,
+		Publisher: &GitHubPublisher{Dir: dir, Client: reg.Client(), Remote: func(owner, repo string) string { return origin }}})
+	if err != nil {
+		t.Fatalf("publish: %v\n%s", err, progress.String())
+	}
+	if got := runGit(t, origin, "show", "runner/note-ops:NOTE.md"); got != "hello {{X}}" {
+		t.Errorf("pushed NOTE.md = %q", got)
+	}
+	if got := runGit(t, origin, "rev-parse", "runner/note-ops^"); got != base {
+		t.Errorf("branch parent = %s, want the base %s", got, base)
+	}
+	if created["title"] != "Add a note for ops" || created["base"] != "main" || created["head"] != "runner/note-ops" {
+		t.Errorf("created pull request = %v", created)
+	}
+	results, err := ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := Latest(results)["app"]; last.PRURL != "https://github.com/acme/app/pull/7" || last.PublishedAt == nil {
+		t.Errorf("recorded result = %+v", last)
+	}
+}
+
+// TestExecutorSpecErrorIsTaskFailure: an invalid spec (exit code 2) is a
+// task failure that is not retried, not a Go error.
+func TestExecutorSpecErrorIsTaskFailure(t *testing.T) {
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	makeRepo(t, work, map[string]string{"README.md": "x\n"})
+	o, err := (&PipelineExecutor{Replay: "unused"}).Exec(t.Context(), Job{RepoID: "x", WorkDir: work,
+		SpecInline: []byte("version: 1\nname: x\nprompt: hi\npromt: typo\n"), OutDir: filepath.Join(root, "out"), Attempt: 1})
+	if err != nil {
+		t.Fatalf("Exec returned a Go error for an invalid spec: %v", err)
+	}
+	if o.Status != "error" || o.ErrorClass != ClassSpec || o.Infra() || statusOf(o) != StatusTaskFailed {
+		t.Errorf("outcome = %+v", o)
+	}
+}
+
+func TestCapCost(t *testing.T) {
+	tests := []struct {
+		name, spec string
+		limit      float64
+		changed    bool
+		want       string
+	}{
+		{"absent", "version: 1\nname: a\n", 0.5, true, "limits:\n    max_cost_usd: 0.5"},
+		{"higher", "limits: {max_cost_usd: 3, max_steps: 4}\n", 1.25, true, "max_cost_usd: 1.25"},
+		{"lower kept", "limits:\n  max_cost_usd: 0.1\n", 1, false, "max_cost_usd: 0.1"},
+		{"not a mapping", "- a\n", 1, false, "- a"},
+	}
+	for _, tt := range tests {
+		out, changed, err := capCost([]byte(tt.spec), tt.limit)
+		if err != nil || changed != tt.changed || !strings.Contains(string(out), tt.want) {
+			t.Errorf("%s: capCost = %q, %v, %v; want %q, changed %v", tt.name, out, changed, err, tt.want, tt.changed)
+		}
+	}
+}
+
+func TestOwnerRepo(t *testing.T) {
+	p := &GitHubPublisher{ServerURL: "https://ghe.example.com"}
+	tests := []struct {
+		source, owner, repo string
+		ok                  bool
+	}{
+		{"https://ghe.example.com/acme/app.git", "acme", "app", true},
+		{"https://ghe.example.com/acme/app", "acme", "app", true},
+		{"git@ghe.example.com:acme/app.git", "acme", "app", true},
+		{"https://github.com/acme/app", "", "", false},
+		{"../repos/app", "", "", false},
+		{"https://ghe.example.com/acme", "", "", false},
+	}
+	for _, tt := range tests {
+		owner, repo, err := p.ownerRepo(tt.source)
+		if (err == nil) != tt.ok || owner != tt.owner || repo != tt.repo {
+			t.Errorf("ownerRepo(%q) = %q, %q, %v", tt.source, owner, repo, err)
+		}
+		if err != nil && !errors.Is(err, ErrNotGitHub) {
+			t.Errorf("ownerRepo(%q) error %v does not match ErrNotGitHub", tt.source, err)
+		}
+	}
+}
+
+func TestRateLimited(t *testing.T) {
+	after := 42 * time.Second
+	tests := []struct {
+		name string
+		err  error
+		want time.Duration // 0: not a RetryAfterError
+	}{
+		{"secondary with Retry-After", &gh.AbuseRateLimitError{RetryAfter: &after}, after},
+		{"secondary without", &gh.AbuseRateLimitError{}, DefaultRateLimitWait},
+		{"primary, reset passed", &gh.RateLimitError{Rate: gh.Rate{Reset: gh.Timestamp{Time: time.Now().Add(-time.Minute)}}}, DefaultRateLimitWait},
+		{"other", errors.New("boom"), 0},
+	}
+	for _, tt := range tests {
+		var ra *RetryAfterError
+		got := errors.As(rateLimited(tt.err), &ra)
+		if got != (tt.want > 0) || (got && ra.After != tt.want) {
+			t.Errorf("%s: rateLimited = %v", tt.name, rateLimited(tt.err))
+		}
+	}
+	if rateLimited(nil) != nil {
+		t.Error("rateLimited(nil) != nil")
+	}
+}
