@@ -117,6 +117,9 @@ func jobSpec(job Job) (string, error) {
 		data = capped
 	}
 	path := filepath.Join(job.OutDir, TaskFile)
+	if err := os.MkdirAll(job.OutDir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", job.OutDir, err)
+	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
