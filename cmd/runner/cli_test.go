@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/pipeline"
@@ -28,12 +29,34 @@ func TestReport(t *testing.T) {
 			"a.yaml:1:2: first\na.yaml:3:4: second (fix it)\nrunner: read x: gone\nb.yaml:5:6: third\n"},
 		{"positioned text", fmt.Errorf("c.yaml:1:1: input %q is required", "x"), "c.yaml:1:1: input \"x\" is required\n"},
 		{"exit error", &pipeline.ExitError{Code: 2, Err: other}, "b.yaml:5:6: third\n"},
+		{"two wrapped sentinels stay one message", fmt.Errorf("%w: --fail-on: %w", pipeline.ErrUsage, errors.New("unknown status")),
+			"runner: usage error: --fail-on: unknown status\n"},
+		{"quiet", &quietError{&pipeline.ExitError{Code: 1, Err: ErrDenied}}, ""},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
 		report(&b, tt.err)
 		if b.String() != tt.want {
 			t.Errorf("%s: report wrote %q, want %q", tt.name, b.String(), tt.want)
+		}
+	}
+}
+
+func TestUsageCommand(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bogus"}, "runner --help"},
+		{[]string{"exec"}, "runner exec --help"},
+		{[]string{"batch", "run", "b.yaml"}, "runner batch run --help"},
+		{[]string{"policy", "check", "t.yaml", "--bash", "x", "--read", "y"}, "runner policy check --help"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := runCLI(t.Context(), tt.args, Streams{Stdout: &stdout, Stderr: &stderr}, nil)
+		if code != pipeline.ExitUsage || !strings.Contains(stderr.String(), fmt.Sprintf("run %q for usage", tt.want)) {
+			t.Errorf("runner %v: exit %d, stderr %q; want exit 2 and %q", tt.args, code, stderr.String(), tt.want)
 		}
 	}
 }
