@@ -162,3 +162,40 @@ func (b *safeBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+func TestRunCancelledBeforeStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := makeBatch(t, dir, 3, "")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	fe := newFakeExec(func(string) behaviour { return edit })
+	sum, err := Run(ctx, RunOptions{SpecPath: spec, Out: filepath.Join(dir, "out"), Executor: fe, CacheDir: sharedCache(t)})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if calls, _, _ := fe.counts(); len(calls) != 0 || len(sum.Results) != 0 || len(sum.Pending) != 3 {
+		t.Errorf("calls %v, results %d, pending %v", calls, len(sum.Results), sum.Pending)
+	}
+}
+
+// A run that reports "cancelled" while the batch was not cancelled crashed
+// somewhere: it is an infrastructure failure, retried.
+func TestRunUnexpectedCancelIsInfra(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := makeBatch(t, dir, 1, "retries: 1\n")
+	calls := 0
+	ex := execFunc(func(context.Context, Job) (Outcome, error) {
+		calls++
+		return Outcome{Status: "cancelled"}, nil
+	})
+	sum, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: filepath.Join(dir, "out"), Executor: ex,
+		RetryBackoff: time.Millisecond, CacheDir: sharedCache(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := sum.Results[0]; r.Status != StatusInfraFailed || r.Attempts != 2 || calls != 2 || !strings.Contains(r.Error, "cancelled") {
+		t.Errorf("result %+v after %d calls", r, calls)
+	}
+}
