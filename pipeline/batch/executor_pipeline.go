@@ -204,8 +204,18 @@ func readOutcome(outDir string) (Outcome, bool, error) {
 	if fin.CostUSD != nil {
 		o.CostUSD = *fin.CostUSD
 	}
-	if fin.FilesChanged == 0 {
+	switch {
+	case fin.FilesChanged == 0:
 		o.PatchPath = ""
+	case !filepath.IsAbs(o.PatchPath):
+		// The pipeline names it relative to the working directory (as
+		// the out dir was given); Outcome wants it absolute or relative
+		// to the out dir.
+		abs, err := filepath.Abs(o.PatchPath)
+		if err != nil {
+			return Outcome{}, false, fmt.Errorf("%w: patch path: %w", pipeline.ErrInfra, err)
+		}
+		o.PatchPath = abs
 	}
 	if fin.Error != nil {
 		o.Error, o.ErrorClass = fin.Error.Message, fin.Error.Class

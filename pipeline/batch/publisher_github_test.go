@@ -82,7 +82,7 @@ func TestExecutorThenPublisher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Status != "success" || o.FilesChanged != 1 || o.Steps != 2 || o.PatchPath == "" || o.Infra() {
+	if o.Status != "success" || o.FilesChanged != 1 || o.Steps != 2 || o.PatchPath != filepath.Join(outDir, "changes.patch") || o.Infra() {
 		t.Fatalf("outcome = %+v", o)
 	}
 	if got := readFile(t, filepath.Join(outDir, TreeDir, "NOTE.md")); got != "hello {{X}}\n" {
