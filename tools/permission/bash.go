@@ -10,8 +10,16 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// maxScriptDepth bounds `sh -c` recursion.
-const maxScriptDepth = 8
+// Bounds that keep the analysis fast on hostile input; beyond them a
+// command is denied as too complex to judge.
+const (
+	maxScriptDepth  = 8         // `sh -c` recursion
+	maxWrapDepth    = 16        // wrappers around wrappers (timeout nice env …)
+	maxTailWords    = 16        // words after a wrapper whose tails deny rules see
+	maxWrapperWords = 256       // words of one wrapper command (timeout … CMD ARGS)
+	maxNesting      = 256       // depth of the syntax tree (nested $( ), subshells, ifs)
+	MaxCommandBytes = 64 * 1024 // a longer command line is not judged
+)
 
 // Kinds of Check.
 const (
@@ -66,7 +74,12 @@ func (p Paths) CheckBash(rs Ruleset, command string) Verdict {
 
 func checkBash(rs Ruleset, p Paths, pathsErr error, command string) Verdict {
 	a := &analyzer{rs: rs, paths: p, pathsErr: pathsErr}
-	a.script(command, 0)
+	if len(command) > MaxCommandBytes {
+		a.unjudgeable(command[:80]+"…", fmt.Sprintf("the command is %d bytes, more than the %d that are judged; "+
+			"split it, or write long content with the write tool", len(command), MaxCommandBytes))
+	} else {
+		a.script(command, 0)
+	}
 	a.placeEdits()
 	v := Verdict{Command: command, Checks: a.checks, Allowed: true}
 	if len(a.checks) == 0 {
@@ -88,6 +101,7 @@ type analyzer struct {
 	paths      Paths
 	pathsErr   error
 	cwdChanged bool // a cd/pushd/popd somewhere: relative redirections are unplaceable
+	wrapDepth  int  // wrappers around the command being judged
 	checks     []Check
 	// edits are the checks of files the command writes, decided only at
 	// the end (placeEdits): a cd anywhere, even after them in a loop or
@@ -119,6 +133,10 @@ func (a *analyzer) script(src string, depth int) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		a.unjudgeable(src, fmt.Sprintf("the command does not parse: %v", err))
+		return
+	}
+	if treeDepth(f) > maxNesting {
+		a.unjudgeable(src, fmt.Sprintf("the command nests more than %d levels deep, too deep to judge", maxNesting))
 		return
 	}
 	var visit func(syntax.Node) bool
@@ -262,11 +280,21 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		return
 	}
 	w := unwrap(prog, args)
+	if w.isWrapper && len(args) > maxWrapperWords {
+		a.unjudgeable(text, fmt.Sprintf("%s has more than %d words, too many to judge what it wraps", prog, maxWrapperWords))
+		return
+	}
 	a.judge(assigns, args, &w, w.transparent && !strings.Contains(prog, "/"))
+	if len(w.inner) > 0 && a.wrapDepth >= maxWrapDepth {
+		a.unjudgeable(text, "wrappers are nested too deeply to judge")
+		return
+	}
+	a.wrapDepth++
 	for _, inner := range w.inner {
 		a.assignments(inner.assigns, depth)
 		a.command(append(append([]word(nil), assigns...), inner.assigns...), inner.args, depth)
 	}
+	a.wrapDepth--
 	for _, f := range w.writes {
 		a.edit(f)
 	}
@@ -332,7 +360,9 @@ func denyVariants(assigns, args []word, wrapper bool) [][]rune {
 		addBoth(plain)
 	}
 	if wrapper {
-		for k := 1; k < len(args); k++ {
+		// the wrapped command itself is judged on its own; the tails are
+		// a second line for options the unwrapping does not know
+		for k := 1; k < len(args) && k <= maxTailWords; k++ {
 			addBoth(args[k:])
 		}
 	}
@@ -437,4 +467,19 @@ func safeSink(target string) bool {
 		return true
 	}
 	return false
+}
+
+// treeDepth is the depth of f's syntax tree.
+func treeDepth(f *syntax.File) int {
+	depth, deepest := 0, 0
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			depth--
+			return true
+		}
+		depth++
+		deepest = max(deepest, depth)
+		return true
+	})
+	return deepest
 }

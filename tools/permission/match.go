@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -57,6 +58,9 @@ func matchAll(pattern string, subject []rune) bool {
 // holes: a hole can stand for anything. Deny rules use it, so that a command
 // that might expand to a denied one is denied.
 func matchSome(pattern string, subject []rune) bool {
+	if !slices.Contains(subject, hole) {
+		return matchAll(pattern, subject) // nothing unknown: the linear matcher decides
+	}
 	for _, p := range wildcardAlternatives(pattern) {
 		if globSome([]rune(p), subject) {
 			return true

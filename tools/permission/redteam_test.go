@@ -1,6 +1,9 @@
 package permission
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // gitAll allows every git command but push, plus edits, as a typical
 // "git is fine" policy does.
@@ -169,6 +172,36 @@ func TestCheckBashRedTeam(t *testing.T) {
 			v := CheckBash(tt.rules, wt, tt.cmd)
 			if v.Allowed != tt.want {
 				t.Errorf("CheckBash(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
+			}
+		})
+	}
+}
+
+// TestCheckBashBounds: inputs beyond the analysis bounds are denied with a
+// reason, not judged slowly.
+func TestCheckBashBounds(t *testing.T) {
+	t.Parallel()
+	wt := t.TempDir()
+	tests := []struct {
+		name, cmd, reason string
+	}{
+		{"too long", "ls " + strings.Repeat("a", MaxCommandBytes), "more than"},
+		{"too deep", strings.Repeat("$(", maxNesting) + "ls" + strings.Repeat(")", maxNesting), "nests more than"},
+		{"too many wrappers", strings.Repeat("nice ", maxWrapDepth+1) + "ls", "nested too deeply"},
+		{"wrapper too long", "timeout 1 ls" + strings.Repeat(" a", maxWrapperWords), "too many"},
+		{"sh -c too deep", strings.Repeat("sh -c '", 1) + "sh -c \"sh -c ls\"'", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := CheckBash(open(), wt, tt.cmd)
+			if tt.reason == "" {
+				if !v.Allowed {
+					t.Errorf("a shallow command was denied: %s", v.Reason)
+				}
+				return
+			}
+			if v.Allowed || !strings.Contains(v.Reason, tt.reason) {
+				t.Errorf("allowed=%v reason=%q, want a denial saying %q", v.Allowed, v.Reason, tt.reason)
 			}
 		})
 	}
