@@ -74,7 +74,9 @@ func (p Paths) CheckBash(rs Ruleset, command string) Verdict {
 
 func checkBash(rs Ruleset, p Paths, pathsErr error, command string) Verdict {
 	a := &analyzer{rs: rs, paths: p, pathsErr: pathsErr}
-	if len(command) > MaxCommandBytes {
+	if strings.IndexByte(command, 0) >= 0 {
+		a.unjudgeable(strings.ReplaceAll(command, "\x00", `\0`), "the command contains a NUL byte, which the shell cannot be given; the parser would drop it")
+	} else if len(command) > MaxCommandBytes {
 		a.unjudgeable(command[:80]+"…", fmt.Sprintf("the command is %d bytes, more than the %d that are judged; "+
 			"split it, or write long content with the write tool", len(command), MaxCommandBytes))
 	} else {

@@ -189,6 +189,8 @@ func TestCheckBashBounds(t *testing.T) {
 		{"too deep", strings.Repeat("$(", maxNesting) + "ls" + strings.Repeat(")", maxNesting), "nests more than"},
 		{"too many wrappers", strings.Repeat("nice ", maxWrapDepth+1) + "ls", "nested too deeply"},
 		{"wrapper too long", "timeout 1 ls" + strings.Repeat(" a", maxWrapperWords), "too many"},
+		{"NUL byte", "git\x00 status", "NUL"},
+		{"NUL byte", "git status\x00rm x", "NUL"},
 		{"sh -c too deep", strings.Repeat("sh -c '", 1) + "sh -c \"sh -c ls\"'", ""},
 	}
 	for _, tt := range tests {
