@@ -7,6 +7,8 @@ var (
 	// ErrBadArguments: a call's input is not the JSON object the tool takes.
 	// Tools report it as an error Result; it is exported for decoders.
 	ErrBadArguments = errors.New("invalid tool arguments")
+	// ErrHardLink: write or edit refused a file with several hard links.
+	ErrHardLink = errors.New("the file has other hard links")
 	// errStopWalk ends a walk early without an error (enough results).
 	errStopWalk = errors.New("stop walk")
 	// errTimedOut is the cancel cause when a command runs past its timeout.

@@ -88,6 +88,10 @@ func (b base) writeTarget(t permission.Target, data []byte) (bool, error) {
 	created := true
 	if fi, err := b.statTarget(t); err == nil {
 		mode, created = fi.Mode().Perm(), false
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() && st.Nlink > 1 {
+			return false, fmt.Errorf("%s has %d hard links: writing it would also change the file under its other names, "+
+				"which may lie outside the work tree; %w", display(t), st.Nlink, ErrHardLink)
+		}
 	}
 	if err := b.mkdirParents(t); err != nil {
 		return false, fmt.Errorf("create parent directories: %w", err)

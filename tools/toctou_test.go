@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/tools/permission"
@@ -76,5 +77,36 @@ func TestToolsActOnTheCheckedFile(t *testing.T) {
 				t.Errorf("%s read through the swapped symlink: %s", tt.tool, res.Output)
 			}
 		})
+	}
+}
+
+// TestWriteRefusesHardLinks: a file linked from outside the work tree is
+// not written through.
+func TestWriteRefusesHardLinks(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	wt := filepath.Join(base, "wt")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(base, "gitconfig")
+	if err := os.WriteFile(outside, []byte("secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, filepath.Join(wt, "g")); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{WorkTree: wt}
+	for _, tt := range []struct{ tool, input string }{
+		{"write", `{"path":"g","content":"pwned"}`},
+		{"edit", `{"path":"g","old_string":"secret","new_string":"pwned"}`},
+	} {
+		res := run(t, tool(t, env, tt.tool), json.RawMessage(tt.input))
+		if !res.IsError || !strings.Contains(res.Output, "hard links") {
+			t.Errorf("%s: %+v", tt.tool, res)
+		}
+	}
+	if got := readFile(t, base, "gitconfig"); got != "secret\n" {
+		t.Errorf("written through the hard link: %q", got)
 	}
 }
