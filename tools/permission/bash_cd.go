@@ -28,7 +28,7 @@ func (a *analyzer) cdInside(args []word) (string, bool) {
 	switch {
 	case prog == "popd" && len(args) == 1:
 		return "the directory before the matching pushd", true
-	case prog != "cd" && prog != "pushd", len(ops) != 1, !ops[0].static():
+	case prog != "cd" && prog != "pushd", len(ops) != 1, !ops[0].static(), ops[0].lit() == "-":
 		return "", false
 	}
 	t, err := a.paths.Resolve(ops[0].lit())

@@ -18,7 +18,7 @@ const (
 // classifyVar tells what assigning name does beyond setting a value.
 func classifyVar(name string) int {
 	switch name {
-	case "BASH_CMDS", "BASH_ALIASES", "GIT_ALLOW_PROTOCOL", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH",
+	case "CDPATH", "BASH_CMDS", "BASH_ALIASES", "GIT_ALLOW_PROTOCOL", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH",
 		"GIT_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_TEMPLATE_DIR":
 		return varHook
 	case "PS0", "PS1", "PS2", "PS3", "PS4":

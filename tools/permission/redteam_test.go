@@ -155,6 +155,11 @@ func TestCheckBashRedTeam(t *testing.T) {
 		{"cd-implicit", goOnly(), "cd .git && go test", false},
 		{"cd-implicit", goOnly(), "cd && go test", false},
 		{"cd-implicit", goOnly(), "cd $D && go test", false},
+		{"cd-implicit", goOnly(), "cd -- - && go test", false},
+		{"cd-implicit", goOnly(), "cd - && go test", false},
+		{"cd-implicit", goOnly(), "cd src && cd ../.. && go test", false},
+		{"cd-implicit", goOnly(), "cd src/.git/.. && go test", true},
+		{"cd-implicit", open(), "CDPATH=/; cd etc", false},
 		{"cd-implicit", goOnly(), "CDPATH=/ cd etc && go test", false},
 		{"cd-implicit", append(goOnly(), Rule{Bash, "cd *", Deny}), "cd src && go test", false},
 		// files of the running process mean something else to bash
