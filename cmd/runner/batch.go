@@ -45,16 +45,13 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ) err
 	if err != nil {
 		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
 	}
-	var failOn []string
-	if c.FailOn != nil {
-		statuses, err := batch.ParseStatuses(c.FailOn)
-		if err != nil {
-			return fmt.Errorf("%w: --fail-on: %w", pipeline.ErrUsage, err)
-		}
-		failOn = make([]string, len(statuses))
-		for i, s := range statuses {
-			failOn[i] = string(s)
-		}
+	statuses, err := failOnStatuses(c.FailOn)
+	if err != nil {
+		return err
+	}
+	failOn := make([]string, len(statuses))
+	for i, s := range statuses {
+		failOn[i] = string(s)
 	}
 	sum, err := batch.Run(ctx, batch.RunOptions{
 		SpecPath: c.Spec, Out: c.Out, Shard: shard.Index, Shards: shard.Count,
@@ -74,20 +71,47 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ) err
 
 // BatchMergeCmd is `runner batch merge DIR... --out DIR`.
 type BatchMergeCmd struct {
-	Dirs []string `arg:"" name:"DIR" help:"Shard out dirs of one batch." type:"existingdir"`
-	Out  string   `help:"Merged out dir." required:"" placeholder:"DIR"`
+	Dirs   []string `arg:"" name:"DIR" help:"Shard out dirs of one batch." type:"existingdir"`
+	Out    string   `help:"Merged out dir." required:"" placeholder:"DIR"`
+	FailOn []string `name:"fail-on" help:"Statuses that make the merge exit 1 (default task_failed,infra_failed; none: never)." placeholder:"STATUS,..." sep:"none"`
 }
 
-// Run merges the dirs, prints what it found on stderr and fails (exit 3)
-// when repositories of the manifest have no result.
+// Run merges the dirs and prints what it found on stderr. It fails with
+// exit 3 when repositories of the manifest have no result, else with exit
+// 1 when a merged result has a --fail-on status: the shards run with
+// --fail-on none and the merge decides.
 func (c *BatchMergeCmd) Run(ctx context.Context, streams Streams) error {
+	failOn, err := failOnStatuses(c.FailOn)
+	if err != nil {
+		return err
+	}
 	rep, err := batch.Merge(ctx, c.Dirs, c.Out)
 	if rep != nil {
 		for _, p := range rep.Problems() {
 			fmt.Fprintf(streams.Stderr, "runner: %s\n", p)
 		}
 	}
-	return err
+	if err != nil || rep == nil {
+		return err
+	}
+	fmt.Fprintf(streams.Stderr, "Results: %s\n", c.Out)
+	sum := batch.Summary{FailOn: failOn, Failed: batch.ShouldFail(rep.Results, failOn), Counts: map[batch.Status]int{}}
+	for _, r := range rep.Results {
+		sum.Counts[r.Status]++
+	}
+	return sum.Err()
+}
+
+// failOnStatuses parses --fail-on; nil gives the default.
+func failOnStatuses(values []string) ([]batch.Status, error) {
+	if values == nil {
+		return batch.DefaultFailOn(), nil
+	}
+	statuses, err := batch.ParseStatuses(values)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --fail-on: %w", pipeline.ErrUsage, err)
+	}
+	return statuses, nil
 }
 
 // isTerminal reports whether w is a terminal.
