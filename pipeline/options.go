@@ -29,9 +29,12 @@ type ExecOptions struct {
 	Events string
 	// Patch is where the patch goes (--patch); "" means Out/changes.patch.
 	Patch string
-	// MaxSteps overrides limits.max_steps (--max-steps); 0: the spec's.
+	// MaxSteps overrides limits.max_steps (--max-steps). 0 means "not
+	// given" (the spec's limit applies), since the flag's zero value cannot
+	// be told apart from an omitted flag; negative is a usage error.
 	MaxSteps int
-	// Timeout overrides limits.timeout (--timeout); 0: the spec's.
+	// Timeout overrides limits.timeout (--timeout). 0 means "not given"
+	// (the spec's limit applies); negative is a usage error.
 	Timeout time.Duration
 	// Isolate works on a temporary copy of Repo and leaves it untouched (--isolate).
 	Isolate bool
@@ -59,9 +62,11 @@ func (o ExecOptions) Validate() error {
 	case o.Task == "":
 		return fmt.Errorf("%w: a task spec file is required", ErrUsage)
 	case o.MaxSteps < 0:
-		return fmt.Errorf("%w: --max-steps must be at least 1, got %d", ErrUsage, o.MaxSteps)
+		return fmt.Errorf("%w: --max-steps %d: give a positive step count (0 keeps the spec's limits.max_steps)",
+			ErrUsage, o.MaxSteps)
 	case o.Timeout < 0:
-		return fmt.Errorf("%w: --timeout must be positive, got %s", ErrUsage, o.Timeout)
+		return fmt.Errorf("%w: --timeout %s: give a positive duration such as 20m (0 keeps the spec's limits.timeout)",
+			ErrUsage, o.Timeout)
 	case o.Record != "" && o.Replay != "":
 		return fmt.Errorf("%w: --record and --replay cannot be used together", ErrUsage)
 	}

@@ -91,7 +91,9 @@ func TestParseInputs(t *testing.T) {
 		wantErr bool
 	}{
 		{nil, map[string]string{}, false},
-		{[]string{"a=1", "b=x=y", "c=", "a=2"}, map[string]string{"a": "2", "b": "x=y", "c": ""}, false},
+		{[]string{"a=1", "b=x=y", "c="}, map[string]string{"a": "1", "b": "x=y", "c": ""}, false},
+		{[]string{"a=1", "b=2", "a=1"}, nil, true},
+		{[]string{"k=a", "k=b"}, nil, true},
 		{[]string{"novalue"}, nil, true},
 		{[]string{"=v"}, nil, true},
 	}
@@ -102,6 +104,20 @@ func TestParseInputs(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, got); !tt.wantErr && diff != "" {
 			t.Errorf("ParseInputs(%q) (-want +got):\n%s", tt.set, diff)
+		}
+	}
+}
+
+// TestParseInputsRepeatedKey: a key given twice is an error that names the
+// key and both values, so a script's typo does not silently keep the last.
+func TestParseInputsRepeatedKey(t *testing.T) {
+	_, err := ParseInputs([]string{"pkg=./a", "other=x", "pkg=./b"})
+	if !errors.Is(err, ErrUsage) {
+		t.Fatalf("error %v, want ErrUsage", err)
+	}
+	for _, want := range []string{"--set pkg", `"./a"`, `"./b"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %s", err, want)
 		}
 	}
 }

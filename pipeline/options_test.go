@@ -1,0 +1,66 @@
+package pipeline
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestExecOptionsValidate: zero limits mean "not given"; negative ones and
+// contradicting flags are usage errors that name the flag.
+func TestExecOptionsValidate(t *testing.T) {
+	base := ExecOptions{Task: "task.yaml"}
+	tests := []struct {
+		name    string
+		mod     func(*ExecOptions)
+		wantErr string // "" : valid
+	}{
+		{"defaults", func(*ExecOptions) {}, ""},
+		{"max-steps 0 keeps the spec's", func(o *ExecOptions) { o.MaxSteps = 0 }, ""},
+		{"timeout 0 keeps the spec's", func(o *ExecOptions) { o.Timeout = 0 }, ""},
+		{"max-steps negative", func(o *ExecOptions) { o.MaxSteps = -3 }, "--max-steps -3"},
+		{"timeout negative", func(o *ExecOptions) { o.Timeout = -time.Second }, "--timeout -1s"},
+		{"no task", func(o *ExecOptions) { o.Task = "" }, "task spec file is required"},
+		{"record and replay", func(o *ExecOptions) { o.Record, o.Replay = "a", "b" }, "--record and --replay"},
+		{"repeated input", func(o *ExecOptions) { o.Set = []string{"k=a", "k=b"} }, "--set k is given twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := base
+			tt.mod(&o)
+			err := o.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Validate() = %v, want ErrUsage containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestLimitsOverride: a positive --max-steps or --timeout replaces the
+// spec's limit; zero leaves it.
+func TestLimitsOverride(t *testing.T) {
+	spec := &Spec{}
+	spec.Limits.MaxSteps, spec.Limits.Timeout = 40, 20*time.Minute
+	for _, tt := range []struct {
+		steps   int
+		timeout time.Duration
+		want    int
+		wantTO  time.Duration
+	}{
+		{0, 0, 40, 20 * time.Minute},
+		{3, time.Minute, 3, time.Minute},
+	} {
+		r := &execRun{spec: spec, opts: ExecOptions{MaxSteps: tt.steps, Timeout: tt.timeout}}
+		if l := r.limits(); l.MaxSteps != tt.want || l.Timeout != tt.wantTO {
+			t.Errorf("limits() with --max-steps %d --timeout %s = %d, %s; want %d, %s",
+				tt.steps, tt.timeout, l.MaxSteps, l.Timeout, tt.want, tt.wantTO)
+		}
+	}
+}
