@@ -41,8 +41,14 @@ func (a *analyzer) assignments(ws []word, depth int) {
 	for _, w := range ws {
 		name, value, ok := splitAssign(w)
 		if !ok {
-			// NAME[subscript]=value: the name still decides what it does
-			if n := leadingName(w); n != "" && classifyVar(n) != varPlain {
+			// env's NAME=value with a name bash would not take
+			// (BASH_FUNC_ls%%), or NAME[subscript]=value: the name
+			// still decides what it does
+			n := leadingName(w)
+			if before, _, found := strings.Cut(w.lit(), "="); w.static() && found {
+				n = before
+			}
+			if n != "" && classifyVar(n) != varPlain {
 				a.unjudgeable(w.text, n+" makes the shell or programs load or run code, which cannot be judged")
 			}
 			continue

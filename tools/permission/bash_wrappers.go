@@ -134,6 +134,7 @@ func unwrapWith(spec wrapperSpec, args []word) wrapped {
 	var inner innerCommand
 	positional := spec.positional
 	repl := ""
+	optsDone := false
 	i := 1
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -147,8 +148,11 @@ func unwrapWith(spec wrapperSpec, args []word) wrapped {
 		}
 		s := a.lit()
 		switch {
+		case optsDone:
+			// after "--": only assignments (env) and operands (timeout's duration)
 		case s == "--":
-			i++
+			optsDone = true
+			continue
 		case spec.scriptLong != "" && (s == "--"+spec.scriptLong || strings.HasPrefix(s, "--"+spec.scriptLong+"=")):
 			i += scriptOperand(&w, args, i, len("--"+spec.scriptLong))
 			continue
@@ -193,7 +197,11 @@ func unwrapWith(spec wrapperSpec, args []word) wrapped {
 				repl = args[i].lit()
 			}
 			continue
-		case spec.assigns && isAssignment(s):
+		}
+		switch {
+		case spec.assigns && strings.Index(s, "=") > 0:
+			// env takes any NAME=VALUE, not only shell identifiers
+			// (BASH_FUNC_ls%%=() { …; } defines a function for bash)
 			inner.assigns = append(inner.assigns, a)
 			continue
 		case positional > 0:
@@ -205,7 +213,7 @@ func unwrapWith(spec wrapperSpec, args []word) wrapped {
 	if i >= len(args) {
 		return w
 	}
-	if strings.HasPrefix(args[i].lit(), "-") {
+	if !optsDone && strings.HasPrefix(args[i].lit(), "-") {
 		w.problem = "option " + args[i].text + " after the operands: the wrapped command cannot be found"
 		return w
 	}

@@ -86,6 +86,12 @@ func TestCheckBashRedTeam(t *testing.T) {
 		{"plain-var", open(), "export GOFLAGS=-mod=mod; go test ./...", true},
 		{"plain-var", open(), "declare -a list=(a b); echo ${list[@]}", true},
 		{"plain-var", open(), "arr[0]=x; echo ${arr[0]}", true},
+		{"hook-var", open(), "env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls", false},
+		{"hook-var", open(), "env -- 'BASH_FUNC_ls()=() { rm x; }' ls", false},
+		{"hook-var", strict(), "env 'A B=1' ls -la", false},
+		{"wrapper-dashdash", strict(), "timeout -- 5 go test ./...", true},
+		{"wrapper-dashdash", open(), "env -- A=1 rm x", false},
+		{"wrapper-dashdash", open(), "env -- LD_PRELOAD=/tmp/x.so ls", false},
 		// the running shell under another name
 		{"proc-exe", open(), "/proc/self/exe -c 'rm x'", false},
 		{"proc-exe", open(), "/proc/$$/exe -c 'rm x'", false},
