@@ -93,8 +93,8 @@ func unwrapGit(args []word) wrapped {
 				w.problem = "git " + name + " sets configuration only known at run time"
 				return w
 			}
-			key, _, _ := strings.Cut(v.lit(), "=")
-			if runsProgram(strings.ToLower(key)) {
+			key, value, _ := strings.Cut(v.lit(), "=")
+			if programSetting(key, value) {
 				w.problem = "git " + name + " sets " + key + ", which configures a program for git to run; it cannot be judged"
 				return w
 			}
@@ -257,8 +257,7 @@ func gitConfigWrite(rest []word) string {
 	if len(operands) < 2 {
 		return ""
 	}
-	key := strings.ToLower(operands[0].lit())
-	if runsProgram(key) {
+	if programSetting(operands[0].lit(), operands[1].lit()) {
 		return "git config " + operands[0].lit() + " configures a program for git to run, which cannot be judged"
 	}
 	return ""

@@ -125,12 +125,27 @@ func gitConfigProblem(args []word) string {
 		default:
 			continue
 		}
-		key, _, _ := strings.Cut(kv, "=")
-		if runsProgram(strings.ToLower(key)) {
+		key, value, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(opt, "--config-env") {
+			value = "!" // the value comes from the environment: unknown
+		}
+		if programSetting(key, value) {
 			return "git " + opt + " " + key + " configures a program for git to run, which cannot be judged"
 		}
 	}
 	return ""
+}
+
+// programSetting reports a git configuration entry that makes git run a
+// program: a key that names one, or an alias whose value starts with '!'
+// (an alias without it only expands to git arguments, and git refuses one
+// that would change the environment, such as -c).
+func programSetting(key, value string) bool {
+	k := strings.ToLower(key)
+	if strings.HasPrefix(k, "alias.") {
+		return strings.HasPrefix(strings.TrimSpace(value), "!")
+	}
+	return runsProgram(k)
 }
 
 // runsProgram reports git configuration keys whose value is run as a
