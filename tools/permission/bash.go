@@ -62,6 +62,28 @@ func (v Verdict) Denied() (Check, bool) {
 // are edits of their target, checked like an edit tool's path. Anything
 // that cannot be judged statically (a dynamic program name, eval, source,
 // function definitions, a parse error) is denied.
+//
+// Decisions beyond the spec's letter:
+//   - >&WORD writes the file WORD unless WORD is a descriptor number or '-';
+//     the operands of tee, find -fprint* and git --output are edits too.
+//   - cd/pushd to a static directory inside the work tree (outside .git)
+//     and popd need no rule: they run nothing. After any cd (however
+//     spelled), relative file writes cannot be placed and are denied.
+//   - Code that bash evaluates from data is denied: ${!name}, ${name@P},
+//     quoted a[$(cmd)] names given to read/unset/printf -v/declare/[ -v,
+//     and variables that make bash or programs run code (BASH_CMDS,
+//     BASH_ALIASES, BASH_FUNC_*, LD_PRELOAD, GIT_DIR, GIT_CONFIG_*…) set by
+//     any route. Arithmetic on a variable whose value is only known at run
+//     time is NOT denied (see the package tests' notes).
+//   - git subcommands that run shell commands (rebase --exec, bisect run,
+//     submodule foreach, difftool -x, filter-branch, --upload-pack…) are
+//     analysed like sh -c; config that names a program is denied.
+//   - Arguments of allowed commands are not paths: `cat *` allows
+//     `cat /etc/passwd`; only redirections and the writers above are
+//     checked as edits. Interpreters (python -c, awk system()) and options
+//     such as go test -exec are the rule author's business.
+//   - Input beyond MaxCommandBytes, a syntax tree deeper than 256, or more
+//     than 16 nested wrappers is denied as too complex to judge.
 func CheckBash(rs Ruleset, workTree, command string) Verdict {
 	p, err := NewPaths(workTree)
 	return checkBash(rs, p, err, command)
