@@ -1,0 +1,86 @@
+package permission
+
+import (
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// redirect checks an output redirection as an edit of its target. `>&WORD`
+// and `n>&WORD` duplicate a descriptor only when WORD is a descriptor
+// number or '-'; any other word, quoted or expanded, names a file.
+func (a *analyzer) redirect(r *syntax.Redirect) {
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob,
+		syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut, syntax.DplOut:
+	default:
+		return
+	}
+	w := convertWord(r.Word)
+	if r.Op == syntax.DplOut && w.static() && isFD(w.lit()) {
+		return
+	}
+	a.edit(w)
+}
+
+// edit records a write of the file named by w (a redirection target, a tee
+// operand), decided by placeEdits.
+func (a *analyzer) edit(w word) {
+	if !w.static() {
+		a.add(KindRedirect, w.text, defaultDeny(Edit, w.text, "the file written is not static (it is only known at run time)"))
+		return
+	}
+	target := w.lit()
+	if safeSink(target) {
+		return
+	}
+	if processFile(target) {
+		a.add(KindRedirect, target, defaultDeny(Edit, target,
+			target+" names a file of the running process, which the check cannot see; write to a path in the work tree"))
+		return
+	}
+	a.edits = append(a.edits, pendingEdit{check: len(a.checks), target: target})
+	a.add(KindRedirect, target, defaultDeny(Edit, target, "not decided yet"))
+}
+
+// placeEdits decides the recorded file writes once the whole command is
+// known.
+func (a *analyzer) placeEdits() {
+	for _, e := range a.edits {
+		var d Decision
+		switch {
+		case a.pathsErr != nil:
+			d = defaultDeny(Edit, e.target, a.pathsErr.Error())
+		case a.cwdChanged && !filepath.IsAbs(e.target):
+			d = defaultDeny(Edit, e.target,
+				"the command changes directory (cd/pushd/popd), so a relative file name cannot be placed; use an absolute path")
+		default:
+			d, _ = a.paths.Check(a.rs, Edit, e.target)
+		}
+		a.checks[e.check].Decision = d
+	}
+}
+
+// isFD reports a file-descriptor operand of >& ("2", "-", "3-").
+func isFD(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return true
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// safeSink reports redirection targets that write no file.
+func safeSink(target string) bool {
+	switch target {
+	case "/dev/null", "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	return false
+}
