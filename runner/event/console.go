@@ -27,6 +27,9 @@ type ConsoleOptions struct {
 	// TextLines is how many lines of each model text part are shown
 	// (0: 10; negative: none).
 	TextLines int
+	// RetryAttempts is the most retries of one model call, shown as
+	// "retry 2/5" (0: unknown, "retry 2").
+	RetryAttempts int
 }
 
 // Console is the human view of a run on stderr: one line per step and per
@@ -46,6 +49,11 @@ type Console struct {
 	tokens  Tokens
 	cost    float64
 	costed  bool // some step had a known cost
+	// held is a step that finished with reason error, shown once the next
+	// event says why (see holdOrFlush); heldPatch is the final patch that
+	// came after it.
+	held      *StepFinished
+	heldPatch *Patch
 }
 
 // NewConsole returns a console view writing to w.
@@ -83,6 +91,7 @@ func (c *Console) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var b strings.Builder
+	c.flushHeld(&b, "")
 	c.endPending(&b)
 	c.endGroup(&b)
 	if _, err := io.WriteString(c.w, b.String()); err != nil {
@@ -97,6 +106,9 @@ func (c *Console) render(b *strings.Builder, p Payload) {
 		if rf, ok := p.(RunFinished); ok {
 			c.runFinished(b, rf)
 		}
+		return
+	}
+	if c.holdOrFlush(b, p) {
 		return
 	}
 	switch v := p.(type) {
@@ -116,12 +128,11 @@ func (c *Console) render(b *strings.Builder, p Payload) {
 	case PermissionDenied:
 		c.denied(b, v)
 	case Retry:
-		c.untrusted(b, "  "+c.paint(yellow, "↻ retry")+fmt.Sprintf(" %d in %s: %s: %s",
-			v.Attempt, formatMS(v.DelayMS), v.ErrorClass, oneLine(v.Error, 160)))
+		c.untrusted(b, "  "+c.paint(yellow, "↻ retry")+" "+c.retryText(v))
 	case Compaction:
 		c.trusted(b, "  "+c.paint(dim, fmt.Sprintf("compacted history (%s, %s tokens)", v.Reason, formatCount(v.TokensBefore))))
 	case StepFinished:
-		c.stepFinished(b, v)
+		c.stepFinished(b, v, "")
 	case Patch:
 		if v.Step == nil {
 			c.endGroup(b)

@@ -81,21 +81,14 @@ func (c *Console) toolFailed(b *strings.Builder, v ToolFailed) {
 }
 
 func (c *Console) denied(b *strings.Builder, v PermissionDenied) {
-	rule := "default deny"
-	if v.Rule != nil {
-		rule = "rule " + oneLine(*v.Rule, 100)
-	}
-	line := "  " + c.paint(red, "⊘ denied") + fmt.Sprintf(" %s %s (%s", sanitize(v.Permission, 40),
-		quote(oneLine(v.Pattern, 100)), rule)
-	if v.Reason != "" {
-		line += ": " + oneLine(v.Reason, 120)
-	}
-	c.untrusted(b, line+")")
+	c.untrusted(b, "  "+c.paint(red, "⊘ denied")+" "+denialText(v))
 }
 
-func (c *Console) stepFinished(b *strings.Builder, v StepFinished) {
+// stepFinished writes the step's line; why, when not "", replaces the
+// finish reason (a step cut short by the timeout).
+func (c *Console) stepFinished(b *strings.Builder, v StepFinished, why string) {
 	c.tokens = addTokens(c.tokens, v.Tokens)
-	parts := []string{v.FinishReason, tokenSummary(v.Tokens)}
+	parts := []string{firstOf(why, v.FinishReason), tokenSummary(v.Tokens)}
 	if v.CostUSD != nil {
 		c.cost += *v.CostUSD
 		c.costed = true
@@ -143,7 +136,7 @@ func (c *Console) runFinished(b *strings.Builder, v RunFinished) {
 	parts = append(parts, formatMS(v.DurationMS))
 	c.trusted(b, c.paint(col, mark+" "+v.Status)+" · "+strings.Join(parts, " · "))
 	if v.Error != nil {
-		c.untrusted(b, "  "+c.paint(red, sanitize(v.Error.Class, 40)+": ")+oneLine(v.Error.Message, 300))
+		c.untrusted(b, "  "+c.paint(red, sayOnce(sanitize(v.Error.Class, 40), oneLine(v.Error.Message, 300))))
 		c.resumeCommands(b)
 	}
 }
