@@ -197,7 +197,7 @@ func (r *execRun) finish(ctx context.Context, mainErr error) error {
 		}
 		return nil
 	}
-	return &ExitError{Code: status.Code, Err: fmt.Errorf("run %s: %s", status.Status, status.Message)}
+	return statusError(*status)
 }
 
 // finalContext is the context of a final stage: not cancelled with ctx,

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +31,8 @@ func TestStatusCode(t *testing.T) {
 func TestDecideStatus(t *testing.T) {
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
+	termed, term := context.WithCancelCause(t.Context())
+	term(errors.New(syscall.SIGTERM.String() + " signal received")) // what signal.NotifyContext sets
 	tests := map[string]struct {
 		ctx       context.Context
 		mainErr   error
@@ -39,7 +42,11 @@ func TestDecideStatus(t *testing.T) {
 	}{
 		"success": {want: runStatus{Status: "success"}},
 		"signal wins": {ctx: cancelled, mainErr: ErrInfra, result: &runner.Result{Status: "success"},
-			want: runStatus{"cancelled", 130, "cancelled", "cancelled: context canceled"}},
+			want: runStatus{"cancelled", 130, "cancelled", "cancelled"}},
+		"SIGTERM": {ctx: termed, result: &runner.Result{Status: "success"},
+			want: runStatus{"cancelled", 130, "cancelled", "cancelled (SIGTERM)"}},
+		"timeout names its limit": {result: &runner.Result{Status: "timeout", Err: &runner.Error{Class: runner.ClassTimeout, Message: "x"}},
+			want: runStatus{"timeout", 1, "timeout", "the run's timeout (1ms, --timeout) was reached"}},
 		"infra":    {mainErr: fmt.Errorf("snapshot: %w", ErrInfra), want: runStatus{"error", 3, "infra", "snapshot: infrastructure error"}},
 		"provider": {mainErr: ErrProvider, want: runStatus{"error", 3, "provider", "provider error"}},
 		"agent status": {result: &runner.Result{Status: "max_steps", Err: &runner.Error{Class: runner.ClassMaxSteps, Message: "12 steps"}},
@@ -49,7 +56,7 @@ func TestDecideStatus(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			r := &execRun{checksErr: tt.checksErr}
+			r := &execRun{checksErr: tt.checksErr, spec: &Spec{}, opts: ExecOptions{Timeout: time.Millisecond}}
 			if tt.result != nil {
 				r.result, r.ranAgent = *tt.result, true
 			}

@@ -62,6 +62,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		r.console = event.NewConsole(r.opts.Stderr, event.ConsoleOptions{
 			TTY: tty, Color: tty && r.getenv("NO_COLOR") == "",
 			GitHubActions: r.getenv("GITHUB_ACTIONS") == "true",
+			RetryAttempts: runner.DefaultBackoffTries, // the session keeps the default backoff
 		})
 		sinks = append(sinks, r.console)
 	}
@@ -129,7 +130,7 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 	switch {
 	case ctx.Err() != nil:
 		return runStatus{event.StatusCancelled, ExitCancelled, runner.ClassCancelled,
-			fmt.Sprintf("cancelled: %v", context.Cause(ctx))}
+			cancelMessage(context.Cause(ctx))}
 	case mainErr != nil:
 		code := ExitCode(mainErr)
 		if code == ExitCancelled {
@@ -144,6 +145,9 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 		st := runStatus{Status: r.result.Status, Code: statusCode(r.result.Status)}
 		if e := r.result.RunError(); e != nil {
 			st.Class, st.Message = e.Class, e.Message
+		}
+		if st.Status == event.StatusTimeout {
+			st.Message = r.timeoutMessage()
 		}
 		return st
 	case r.checksErr != nil:

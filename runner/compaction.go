@@ -50,7 +50,7 @@ func (s *Session) compact(ctx context.Context, reason string) (outcome, bool) {
 	summary, err := s.summarise(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctxOutcome(ctx), false
+			return s.ctxOutcome(ctx), false
 		}
 		le := classify(err)
 		return failure(event.StatusError, string(le.Class), "compaction failed: "+le.Error(), le), false

@@ -54,7 +54,7 @@ func (s *Session) runLoop(ctx context.Context) outcome {
 // when the step cap is already reached (a Continue after max_steps).
 func (s *Session) beforeStep(ctx context.Context) (outcome, bool) {
 	if ctx.Err() != nil {
-		return ctxOutcome(ctx), true
+		return s.ctxOutcome(ctx), true
 	}
 	if !s.stepOpen() && s.cfg.Limits.MaxSteps > 0 && s.step >= s.cfg.Limits.MaxSteps {
 		return failure(event.StatusMaxSteps, ClassMaxSteps,
@@ -145,7 +145,7 @@ func (s *Session) request(last bool) llm.Request {
 func (s *Session) handleFailure(ctx context.Context, t *turn) (stepResult, bool) {
 	if ctx.Err() != nil {
 		s.closeFailedStep(ctx, t)
-		return stop(ctxOutcome(ctx)), true
+		return stop(s.ctxOutcome(ctx)), true
 	}
 	le := classify(t.err)
 	switch le.Class {
@@ -177,7 +177,7 @@ func (s *Session) handleFailure(ctx context.Context, t *turn) (stepResult, bool)
 // ended, or the attempts ran out.
 func (s *Session) retryOutcome(ctx context.Context, le *llm.Error, err error) outcome {
 	if ctx.Err() != nil {
-		return ctxOutcome(ctx)
+		return s.ctxOutcome(ctx)
 	}
 	return failure(event.StatusError, string(le.Class), err.Error(), le)
 }
@@ -210,9 +210,14 @@ func (s *Session) closeOpenStep() {
 }
 
 // ctxOutcome is the outcome of a done context: timeout for the session's
-// own deadline (or any deadline), cancelled otherwise.
-func ctxOutcome(ctx context.Context) outcome {
+// own deadline (named with its value) or any other deadline, cancelled
+// otherwise.
+func (s *Session) ctxOutcome(ctx context.Context) outcome {
 	cause := context.Cause(ctx)
+	if errors.Is(cause, ErrTimeout) && s.cfg.Limits.Timeout > 0 {
+		return failure(event.StatusTimeout, ClassTimeout,
+			fmt.Sprintf("the run's timeout (%s) was reached", s.cfg.Limits.Timeout), cause)
+	}
 	if errors.Is(cause, ErrTimeout) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return failure(event.StatusTimeout, ClassTimeout, "the run timed out", cause)
 	}

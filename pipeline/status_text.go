@@ -1,0 +1,78 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// signalNames are the signals cmd cancels a run on, by their usual names.
+func signalNames() []struct {
+	sig  os.Signal
+	name string
+} {
+	return []struct {
+		sig  os.Signal
+		name string
+	}{{os.Interrupt, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}, {syscall.SIGHUP, "SIGHUP"}}
+}
+
+// cancelMessage says why the run was cancelled in one phrase: "cancelled
+// (SIGTERM)" for a signal.NotifyContext cause (whose text is "<signal>
+// signal received"), "cancelled" for a bare cancel, "cancelled: <cause>"
+// for any other cause.
+func cancelMessage(cause error) string {
+	switch {
+	case cause == nil, errors.Is(cause, context.Canceled):
+		return "cancelled"
+	}
+	for _, s := range signalNames() {
+		if cause.Error() == s.sig.String()+" signal received" {
+			return "cancelled (" + s.name + ")"
+		}
+	}
+	return sayOnce("cancelled", cause.Error())
+}
+
+// timeoutMessage names the wall-clock limit that ended the run, its value
+// and where it was set.
+func (r *execRun) timeoutMessage() string {
+	limit := r.limits().Timeout
+	if limit <= 0 {
+		return "the run timed out"
+	}
+	from := "limits.timeout"
+	if r.opts.Timeout > 0 {
+		from = "--timeout"
+	} else if r.opts.Task != "" {
+		from += " in " + r.opts.Task
+	}
+	return fmt.Sprintf("the run's timeout (%s, %s) was reached", limit, from)
+}
+
+// sayOnce joins label and msg as "label: msg" unless msg already says
+// label, so a message that carries its own class or status is not
+// prefixed with it again ("cancelled: cancelled: …").
+func sayOnce(label, msg string) string {
+	switch {
+	case msg == "":
+		return label
+	case label == "", strings.Contains(strings.ToLower(msg), strings.ToLower(label)):
+		return msg
+	}
+	return label + ": " + msg
+}
+
+// statusError is the error Exec returns for a run that did not succeed:
+// "run <status>: <message>", or the message alone when it names the
+// status already ("cancelled (SIGTERM)", "the run's timeout … was reached").
+func statusError(st runStatus) error {
+	msg, lower := st.Message, strings.ToLower(st.Message)
+	if !strings.Contains(lower, st.Status) && !strings.Contains(lower, strings.ReplaceAll(st.Status, "_", " ")) {
+		msg = sayOnce("run "+st.Status, msg)
+	}
+	return &ExitError{Code: st.Code, Err: errors.New(msg)}
+}
