@@ -188,6 +188,9 @@ func TestTimeout(t *testing.T) {
 	if res.Status != event.StatusTimeout {
 		t.Fatalf("result %+v", res)
 	}
+	if e := res.RunError(); e == nil || e.Class != ClassTimeout || e.Message != "the run's timeout (20ms) was reached" {
+		t.Errorf("run error %+v, want the timeout named with its value", e)
+	}
 }
 
 func TestContinueAccumulates(t *testing.T) {
