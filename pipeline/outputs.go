@@ -181,7 +181,7 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 		Status: st.Status, ExitCode: st.Code, FinalMessage: r.result.FinalMessage,
 		StructuredOutput: r.result.StructuredOutput, Steps: r.result.Steps,
 		Tokens: r.result.Tokens, CostUSD: r.result.CostUSD,
-		DurationMS: time.Since(r.start).Milliseconds(), PatchPath: r.patchPath,
+		DurationMS: time.Since(r.start).Milliseconds(), PatchPath: r.reportedPatch(),
 		FilesChanged: len(r.files),
 	}
 	if st.Status != event.StatusSuccess {
@@ -214,6 +214,17 @@ func (r *execRun) closeSinks() error {
 		r.writer = nil
 	}
 	return errors.Join(errs...)
+}
+
+// reportedPatch is the patch path that run.finished, result.json and the
+// GitHub outputs carry: "" when no file changed, as the Action's patch-path
+// output documents. The (empty) patch file is still written so the out dir
+// is complete.
+func (r *execRun) reportedPatch() string {
+	if len(r.files) == 0 {
+		return ""
+	}
+	return r.patchPath
 }
 
 // writeReport writes result.json and summary.md into the out dir from the

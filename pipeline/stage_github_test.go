@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -53,6 +54,22 @@ func TestExecInActions(t *testing.T) {
 	}
 	if s, err := os.ReadFile(summary); err != nil || !strings.Contains(string(s), "success") {
 		t.Errorf("summary %q (%v)", s, err)
+	}
+	// Nothing changed: patch-path is empty, as action.yml documents, and
+	// result.json agrees; the empty patch file is still written.
+	if !strings.Contains(string(o), "patch-path") || strings.Contains(string(o), "changes.patch") {
+		t.Errorf("outputs %q, want an empty patch-path", o)
+	}
+	var res struct {
+		PatchPath    *string `json:"patch_path"`
+		FilesChanged int     `json:"files_changed"`
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "result.json")); err != nil || json.Unmarshal(b, &res) != nil ||
+		res.PatchPath == nil || *res.PatchPath != "" || res.FilesChanged != 0 {
+		t.Errorf("result.json %s (%v), want patch_path \"\" and files_changed 0", b, err)
+	}
+	if fi, err := os.Stat(filepath.Join(out, "changes.patch")); err != nil || fi.Size() != 0 {
+		t.Errorf("changes.patch: %v, want an empty file", err)
 	}
 }
 

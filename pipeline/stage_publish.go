@@ -106,7 +106,7 @@ func (r *execRun) publish(ctx context.Context, st *runStatus) error {
 	if r.gh == nil {
 		return skip("not running in GitHub Actions")
 	}
-	out := github.RunOutputs{Status: st.Status, ExitCode: st.Code, PatchPath: r.patchPath,
+	out := github.RunOutputs{Status: st.Status, ExitCode: st.Code, PatchPath: r.reportedPatch(),
 		EventsPath: r.eventsPath, CostUSD: r.result.CostUSD}
 	var errs []error
 	if r.eventsPath != "" && (r.sticky != nil || r.gh.Env.StepSummary != "") {
