@@ -57,6 +57,8 @@ type execRun struct {
 	model     runner.Model
 	catalog   llm.Catalog
 	record    io.Closer // the --record file; nil when not recording
+	// replayPrompt is the prompt the --replay cassette was recorded for.
+	replayPrompt string
 
 	// github stage (nil outside GitHub Actions) and comment stage
 	gh     *github.Actions

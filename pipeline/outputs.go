@@ -76,13 +76,15 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// emitStarted writes run.started.
+// emitStarted writes run.started (base_url "replay:<cassette>" when
+// replaying) and warns when the cassette was recorded for another prompt.
 func (r *execRun) emitStarted(_ context.Context) error {
 	r.started = true
+	defer r.warnReplayPrompt() // after the console's first line
 	l := r.limits()
 	return r.emit(event.RunStarted{
 		Task: r.spec.Name, SpecPath: r.spec.Path, SpecSHA256: r.specSHA,
-		Repo: r.repo, BaseTree: string(r.base), Model: r.modelName, BaseURL: r.baseURL,
+		Repo: r.repo, BaseTree: string(r.base), Model: r.modelName, BaseURL: r.endpoint(),
 		RunnerVersion: Version(), Inputs: r.inputs,
 		Limits: event.Limits{
 			MaxSteps: l.MaxSteps, MaxCostUSD: l.MaxCostUSD, MaxTokens: l.MaxTokens,

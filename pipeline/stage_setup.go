@@ -108,6 +108,7 @@ func (r *execRun) transport(_ context.Context) (http.RoundTripper, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: --replay %s: %w", ErrUsage, r.opts.Replay, err)
 		}
+		r.replayPrompt = recordedPrompt(c)
 		return c.RoundTripper(), nil
 	case r.opts.Record != "":
 		f, err := os.Create(r.opts.Record)
