@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -37,6 +38,8 @@ func (s *Session) finishStep(ctx context.Context, t *turn) stepResult {
 }
 
 // account adds a call's cost to the session and returns it (nil: unknown).
+// Costs are rounded to a nano-dollar (see roundUSD), the call's and the
+// running total alike.
 func (s *Session) account(u llm.Usage) *float64 {
 	if s.cfg.Pricer == nil {
 		return nil
@@ -46,8 +49,16 @@ func (s *Session) account(u llm.Usage) *float64 {
 		s.costUnknown = true
 		return nil
 	}
-	s.cost += *c
-	return c
+	call := roundUSD(*c)
+	s.cost = roundUSD(s.cost + call)
+	return &call
+}
+
+// roundUSD rounds a cost in US dollars to 1e-9 (a nano-dollar, far below
+// any price's precision), so that products and sums of float prices are
+// emitted as 0.0003536, not 0.00035360000000000003.
+func roundUSD(usd float64) float64 {
+	return math.Round(usd*1e9) / 1e9
 }
 
 // decide turns a committed turn into the loop's signal: a valid structured

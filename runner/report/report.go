@@ -8,6 +8,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -227,7 +228,7 @@ func (b *builder) finish() Report {
 		r.Status = StatusIncomplete
 		r.DurationMS = b.last.Sub(b.first).Milliseconds()
 		if b.costKnown {
-			c := b.stepCost
+			c := math.Round(b.stepCost*1e9) / 1e9 // no float noise from the sum (the runner's rounding)
 			r.CostUSD = &c
 		}
 	}
