@@ -94,6 +94,12 @@ func TestHelloReplay(t *testing.T) {
 	if fin := finished(t, recs); fin.Status != event.StatusSuccess || fin.FilesChanged != 1 {
 		t.Errorf("run.finished %+v, want success with 1 file changed", fin)
 	}
+	if started := ofType[event.RunStarted](t, recs); len(started) != 1 || started[0].BaseURL != "replay:examples/hello/session.jsonl" {
+		t.Errorf("run.started %+v, want base_url replay:examples/hello/session.jsonl", started)
+	}
+	if strings.Contains(res.stderr, "different prompt") {
+		t.Errorf("the cassette's own task warned of a different prompt:\n%s", res.stderr)
+	}
 	checks := ofType[event.CheckFinished](t, recs)
 	if len(checks) != 1 || !checks[0].Passed {
 		t.Errorf("checks %+v, want one that passed", checks)

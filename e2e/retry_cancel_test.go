@@ -178,8 +178,14 @@ func TestSIGTERMCancels(t *testing.T) {
 		t.Fatalf("exit %v, want 130\n%s", err, stderr.String())
 	}
 	recs := readEvents(t, filepath.Join(out, "events.jsonl"))
-	if fin := finished(t, recs); fin.Status != event.StatusCancelled || fin.ExitCode != 130 {
-		t.Errorf("run.finished %+v, want cancelled, 130", fin)
+	if fin := finished(t, recs); fin.Status != event.StatusCancelled || fin.ExitCode != 130 ||
+		fin.Error == nil || fin.Error.Message != "cancelled (SIGTERM)" {
+		t.Errorf("run.finished %+v, want cancelled (SIGTERM), 130", fin)
+	}
+	// The console and the final message say it once, naming the signal.
+	if out := stderr.String(); strings.Count(out, "cancelled (SIGTERM)") != 2 || strings.Contains(out, "cancelled: cancelled") ||
+		!strings.Contains(out, "cut short by the cancel") {
+		t.Errorf("stderr does not say the cancel once per place:\n%s", out)
 	}
 	patch, err := os.ReadFile(filepath.Join(out, "changes.patch"))
 	if err != nil || !strings.Contains(string(patch), "+half") {

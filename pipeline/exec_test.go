@@ -32,7 +32,7 @@ func TestDecideStatus(t *testing.T) {
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
 	termed, term := context.WithCancelCause(t.Context())
-	term(errors.New(syscall.SIGTERM.String() + " signal received")) // what signal.NotifyContext sets
+	term(signalLike(syscall.SIGTERM.String() + " signal received")) // what signal.NotifyContext sets
 	tests := map[string]struct {
 		ctx       context.Context
 		mainErr   error

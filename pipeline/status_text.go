@@ -24,15 +24,20 @@ func signalNames() []struct {
 // (SIGTERM)" for a signal.NotifyContext cause (whose text is "<signal>
 // signal received"), "cancelled" for a bare cancel, "cancelled: <cause>"
 // for any other cause.
+//
+// The signal is matched first: the signal cause also matches
+// context.Canceled.
 func cancelMessage(cause error) string {
-	switch {
-	case cause == nil, errors.Is(cause, context.Canceled):
+	if cause == nil {
 		return "cancelled"
 	}
 	for _, s := range signalNames() {
 		if cause.Error() == s.sig.String()+" signal received" {
 			return "cancelled (" + s.name + ")"
 		}
+	}
+	if errors.Is(cause, context.Canceled) {
+		return "cancelled"
 	}
 	return sayOnce("cancelled", cause.Error())
 }

@@ -16,6 +16,7 @@ func TestCancelMessage(t *testing.T) {
 		{context.Canceled, "cancelled"},
 		{errors.New("interrupt signal received"), "cancelled (SIGINT)"},
 		{errors.New("terminated signal received"), "cancelled (SIGTERM)"},
+		{signalLike("terminated signal received"), "cancelled (SIGTERM)"},
 		{errors.New("hangup signal received"), "cancelled (SIGHUP)"},
 		{errors.New("batch stopped"), "cancelled: batch stopped"},
 		{errors.New("cancelled by the batch"), "cancelled by the batch"},
@@ -69,3 +70,10 @@ func TestStatusError(t *testing.T) {
 		}
 	}
 }
+
+// signalLike is shaped like os/signal's cause: it also matches
+// context.Canceled.
+type signalLike string
+
+func (s signalLike) Error() string        { return string(s) }
+func (s signalLike) Is(target error) bool { return target == context.Canceled }
