@@ -57,8 +57,8 @@ func (r *execRun) runChecks(ctx context.Context) error {
 			return fmt.Errorf("%w: continue after checks: %w", ErrInfra, err)
 		}
 		r.result = res
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%w: %w", ErrCancelled, err)
+		if ctx.Err() != nil {
+			return errCancelled(ctx)
 		}
 		if res.Status != event.StatusSuccess {
 			return nil // the agent's status is the run's
@@ -84,8 +84,8 @@ func (r *execRun) checkOnce(ctx context.Context, attempt int) ([]checkResult, er
 		}); err != nil {
 			return nil, err
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrCancelled, err)
+		if ctx.Err() != nil {
+			return nil, errCancelled(ctx)
 		}
 		if !res.passed {
 			failed = append(failed, res)

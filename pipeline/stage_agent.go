@@ -78,8 +78,8 @@ func (r *execRun) runAgent(ctx context.Context) error {
 // cancel is reported as such, any other status is the run's status (the
 // checks are not run).
 func (r *execRun) agentError(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrCancelled, err)
+	if ctx.Err() != nil {
+		return errCancelled(ctx)
 	}
 	if r.result.Status == "success" {
 		return nil

@@ -18,8 +18,8 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 
 // loadSpec loads and validates the spec and renders the prompt.
 func (r *execRun) loadSpec(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrCancelled, err)
+	if ctx.Err() != nil {
+		return errCancelled(ctx)
 	}
 	if err := r.opts.Validate(); err != nil {
 		return err

@@ -42,6 +42,25 @@ func cancelMessage(cause error) string {
 	return sayOnce("cancelled", cause.Error())
 }
 
+// cancelError is the error of work stopped by a cancel: it matches
+// ErrCancelled and the context's cause, and its text says it once
+// ("cancelled (SIGTERM)", not "cancelled: interrupt signal received").
+type cancelError struct{ cause error }
+
+// errCancelled is the cancelError of a done ctx.
+func errCancelled(ctx context.Context) error {
+	return &cancelError{cause: context.Cause(ctx)}
+}
+
+func (e *cancelError) Error() string { return cancelMessage(e.cause) }
+
+func (e *cancelError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrCancelled}
+	}
+	return []error{ErrCancelled, e.cause}
+}
+
 // timeoutMessage names the wall-clock limit that ended the run, its value
 // and where it was set.
 func (r *execRun) timeoutMessage() string {

@@ -77,3 +77,22 @@ type signalLike string
 
 func (s signalLike) Error() string        { return string(s) }
 func (s signalLike) Is(target error) bool { return target == context.Canceled }
+
+// TestErrCancelled: the cancel error matches the sentinel and the cause,
+// maps to exit 130 and says "cancelled" once.
+func TestErrCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(signalLike("interrupt signal received"))
+	err := errCancelled(ctx)
+	if !errors.Is(err, ErrCancelled) || !errors.Is(err, context.Canceled) || ExitCode(err) != ExitCancelled {
+		t.Errorf("errCancelled = %v: does not match ErrCancelled and context.Canceled with exit 130", err)
+	}
+	if err.Error() != "cancelled (SIGINT)" {
+		t.Errorf("text %q, want cancelled (SIGINT)", err)
+	}
+	plain, stop := context.WithCancel(t.Context())
+	stop()
+	if err := errCancelled(plain); err.Error() != "cancelled" || !errors.Is(err, ErrCancelled) {
+		t.Errorf("plain cancel: %q", err)
+	}
+}
