@@ -24,6 +24,7 @@ const (
 const (
 	KindCommand  = "command"  // a simple command, judged by the bash rules
 	KindRedirect = "redirect" // an output redirection: an edit of its target
+	KindPath     = "path"     // an argument or input naming a path outside the work tree
 	KindSyntax   = "syntax"   // a construct that cannot be judged statically
 )
 
@@ -77,10 +78,26 @@ func (v Verdict) Denied() (Check, bool) {
 //   - git subcommands that run shell commands (rebase --exec, bisect run,
 //     submodule foreach, difftool -x, filter-branch, --upload-pack…) are
 //     analysed like sh -c; config that names a program is denied.
-//   - Arguments of allowed commands are not paths: `cat *` allows
-//     `cat /etc/passwd`; only redirections and the writers above are
-//     checked as edits. Interpreters (python -c, awk system()) and options
-//     such as go test -exec are the rule author's business.
+//   - Argument words (not the program name, nor a wrapped program or
+//     script) and input redirections that name a path outside the work
+//     tree must also pass external_directory, pattern the absolute,
+//     symlink-free path (KindPath checks): absolute paths, relative ones
+//     that climb out with '..' or through a symlink, the value of
+//     --name=VALUE, -name=VALUE and -oVALUE (absolute or "..") forms, the
+//     absolute parts of NAME=VALUE, and words starting with ~, $HOME or
+//     ${HOME} (pattern "~/…"). A word with an expansion is judged by the
+//     directory of its static prefix (/tmp/* → /tmp); other dynamic words
+//     ($F) are not judged. URLs, echo/printf operands and /dev/null-like
+//     devices are not paths. Relative words are placed in every directory
+//     the command may be in after cd/pushd/popd (dirFlow): `cd src && cat
+//     ../x` reads x in the work tree, `cd src; cat ../x` may run from the
+//     root; after a cd to a directory only known at run time, a word
+//     climbing out with '..' is denied. Whether a path is read or written
+//     is not known, so only external_directory is checked: `cat *` allows
+//     `cat .env` inside the work tree. Interpreters (python -c, awk
+//     system()), paths inside option values the rules above do not take
+//     apart (-Wl,-rpath,/x), and what programs open on their own (config
+//     files, $HOME caches) are the rule author's business.
 //   - Input beyond MaxCommandBytes, a syntax tree deeper than 256, or more
 //     than 16 nested wrappers is denied as too complex to judge.
 func CheckBash(rs Ruleset, workTree, command string) Verdict {
@@ -130,6 +147,11 @@ type analyzer struct {
 	// the end (placeEdits): a cd anywhere, even after them in a loop or
 	// behind a wrapper, changes where a relative path lands.
 	edits []pendingEdit
+	// at holds the directories each statement and simple command may run
+	// in (dirFlow); dirs is that of the command being judged.
+	at       map[syntax.Node]dirSet
+	dirs     dirSet
+	pathSeen map[string]bool // path checks already recorded
 }
 
 // pendingEdit is a file write whose check waits for placeEdits.
@@ -162,6 +184,7 @@ func (a *analyzer) script(src string, depth int) {
 		a.unjudgeable(src, fmt.Sprintf("the command nests more than %d levels deep, too deep to judge", maxNesting))
 		return
 	}
+	a.flowDirs(f)
 	var visit func(syntax.Node) bool
 	visit = func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -169,15 +192,18 @@ func (a *analyzer) script(src string, depth int) {
 			// the command first, then its redirections, as they read
 			before := len(a.checks)
 			defer a.noProgram(n, before)
+			dirs := a.dirsAt(n)
 			if n.Cmd != nil {
 				syntax.Walk(n.Cmd, visit)
 			}
 			for _, r := range n.Redirs {
 				syntax.Walk(r, visit)
+				a.dirs = dirs
 				a.redirect(r)
 			}
 			return false
 		case *syntax.CallExpr:
+			a.dirs = a.dirsAt(n)
 			a.call(n, depth)
 		case *syntax.DeclClause:
 			a.decl(n, depth)
@@ -308,6 +334,7 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		return
 	}
 	a.judge(assigns, args, &w, w.transparent && !strings.Contains(prog, "/"))
+	a.pathArgs(prog, ownWords(args, w))
 	if len(w.inner) > 0 && a.wrapDepth >= maxWrapDepth {
 		a.unjudgeable(text, "wrappers are nested too deeply to judge")
 		return
@@ -321,11 +348,13 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 	for _, f := range w.writes {
 		a.edit(f)
 	}
+	dirs := a.dirs
 	for _, s := range w.scripts {
 		if !s.static() {
 			a.unjudgeable(s.text, "the shell script is not static (it is only known at run time)")
 			continue
 		}
+		a.dirs = dirs // the script starts where its shell was started
 		a.script(s.lit(), depth+1)
 	}
 }

@@ -7,10 +7,15 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// redirect checks an output redirection as an edit of its target. `>&WORD`
+// redirect checks an output redirection as an edit of its target, and the
+// file of an input redirection like a path argument. `>&WORD`
 // and `n>&WORD` duplicate a descriptor only when WORD is a descriptor
 // number or '-'; any other word, quoted or expanded, names a file.
 func (a *analyzer) redirect(r *syntax.Redirect) {
+	if r.Op == syntax.RdrIn { // < file reads it: a path like an argument
+		a.pathArgs("<", []word{convertWord(r.Word)})
+		return
+	}
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob,
 		syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut, syntax.DplOut:

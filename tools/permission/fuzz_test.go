@@ -3,6 +3,7 @@ package permission
 import (
 	"bytes"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +19,10 @@ func bashSeeds(f *testing.F) []string {
 		`echo hi >&"f"`, "builtin cd / && echo > f", "bash /dev/stdin <<< x", "echo ${x@P} ${!y}", `[ -v 'a[$(x)]' ]`,
 		"git rebase -x 'rm x' HEAD", "git submodule foreach 'rm x'", "git config core.pager x", "tee -a f",
 		"find . -fprint f", "su -c 'rm x'", "env -u X ls", "BASH_CMDS[ls]=/bin/rm", "read -r 'a[$(x)]'",
-		"cd src && go test ./... 2>&1 | tail -20", "echo > /proc/self/cwd/x"}
+		"cd src && go test ./... 2>&1 | tail -20", "echo > /proc/self/cwd/x",
+		// path arguments
+		"rm -rf /tmp/x", "cat ../../etc/passwd", "cd src && cat ../x", "grep -r x ~/.ssh", "ls /tmp/*",
+		"go test -coverprofile=/tmp/c.out", "cd $D; cat ../x", "cat < /etc/passwd"}
 	data, err := os.ReadFile(filepath.Join("testdata", "bash.jsonl"))
 	if err != nil {
 		f.Fatal(err)
@@ -55,14 +59,30 @@ func printStmts(src string) (string, bool) {
 }
 
 // FuzzCheckBash: the analysis never panics, a verdict is allowed only when
-// every check is, and a list "A\nB" is allowed only when A and B are.
+// every check is, a list "A\nB" is allowed only when A and B are, and
+// under a broad bash allow with no external_directory rule a command is
+// denied when a plain command in it has a literal absolute argument
+// outside the work tree (adding an external_directory allow never turns
+// an allowed verdict into a denial).
 func FuzzCheckBash(f *testing.F) {
 	for _, s := range bashSeeds(f) {
 		f.Add(s, "ls -la")
 	}
 	wt := f.TempDir()
+	p, err := NewPaths(wt)
+	if err != nil {
+		f.Fatal(err)
+	}
 	rulesets := []Ruleset{open(), strict()}
 	f.Fuzz(func(t *testing.T, a, b string) {
+		if v := p.CheckBash(broad(), a); v.Allowed {
+			if arg := outsideArg(p, a); arg != "" {
+				t.Fatalf("%q allowed with %q outside the work tree: %+v", a, arg, v.Checks)
+			}
+			if !p.CheckBash(broad(Rule{ExternalDirectory, "**", Allow}), a).Allowed {
+				t.Fatalf("%q allowed, but denied once external_directory is allowed", a)
+			}
+		}
 		for _, rs := range rulesets {
 			v := CheckBash(rs, wt, a)
 			if v.Allowed {
@@ -143,4 +163,42 @@ func osResolve(abs string) string {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// outsideArg returns a literal absolute argument outside the work tree of
+// a command in src that runs no other command (no wrapper, shell, find,
+// git, echo or printf), or "" when there is none.
+func outsideArg(p Paths, src string) string {
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil || len(src) > MaxCommandBytes || strings.IndexByte(src, 0) >= 0 {
+		return ""
+	}
+	found := ""
+	syntax.Walk(file, func(n syntax.Node) bool {
+		ce, ok := n.(*syntax.CallExpr)
+		if !ok || found != "" || len(ce.Args) < 2 {
+			return found == ""
+		}
+		prog := convertWord(ce.Args[0])
+		if !prog.static() {
+			return true
+		}
+		base := path.Base(prog.lit())
+		if _, wraps := wrapperFor(base); wraps || isShell(base) || strings.Contains(
+			" find git echo printf tee xargs command builtin exec eval source . ", " "+base+" ") {
+			return true
+		}
+		for _, w := range ce.Args[1:] {
+			cw := convertWord(w)
+			if !cw.static() || !strings.HasPrefix(cw.lit(), "/") || safeDevice(cw.lit()) {
+				continue
+			}
+			if t, err := p.Resolve(cw.lit()); err == nil && !t.Inside {
+				found = cw.lit()
+				return false
+			}
+		}
+		return true
+	})
+	return found
 }

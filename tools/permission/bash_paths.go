@@ -1,0 +1,317 @@
+package permission
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// pathWord is a path an argument word may name.
+type pathWord struct {
+	name string // absolute, relative, or "~…" for the home directory
+	home bool   // in the home directory ($HOME or ~ at run time)
+}
+
+// dirsAt returns the directories node n may run in (the work tree's root
+// when the flow did not reach it).
+func (a *analyzer) dirsAt(n syntax.Node) dirSet {
+	return a.at[n]
+}
+
+// pathArgs checks the argument words of prog that name paths outside the
+// work tree against external_directory. echo and printf only print their
+// operands; a bare cd goes to $HOME.
+func (a *analyzer) pathArgs(prog string, ws []word) {
+	switch path.Base(prog) {
+	case "echo", "printf":
+		return
+	case "cd":
+		if len(cdOperands(ws)) == 0 {
+			a.pathWord("cd", pathWord{name: "~", home: true})
+		}
+	}
+	for _, w := range ws {
+		for _, pw := range pathsOf(w) {
+			a.pathWord(w.text, pw)
+		}
+	}
+}
+
+// pathWord records the external_directory check of one path, from every
+// directory the command may run in; nothing is recorded for a path inside
+// the work tree.
+func (a *analyzer) pathWord(subject string, pw pathWord) {
+	switch {
+	case pw.home:
+		if hasDotDot(pw.name) {
+			a.addPath(subject, pw.name, defaultDeny(ExternalDirectory, pw.name,
+				pw.name+" climbs out of the home directory with '..', which cannot be placed"))
+			return
+		}
+		d := a.rs.Evaluate(ExternalDirectory, pw.name)
+		d.Reason = fmt.Sprintf("%s is in the home directory, outside the work tree: %s", pw.name, d.Reason)
+		a.addPath(subject, pw.name, d)
+	case a.pathsErr != nil:
+		if filepath.IsAbs(pw.name) || escapes(pw.name) {
+			a.addPath(subject, pw.name, defaultDeny(ExternalDirectory, pw.name, a.pathsErr.Error()))
+		}
+	case filepath.IsAbs(pw.name):
+		a.resolvedPath(subject, pw.name)
+	default:
+		dirs := a.dirs
+		if len(dirs) == 0 {
+			dirs = dirSet{a.paths.Root(): true}
+		}
+		for _, dir := range dirs.sorted() {
+			if dir != unknownDir {
+				a.resolvedPath(subject, filepath.Join(dir, pw.name))
+				continue
+			}
+			if escapes(pw.name) {
+				a.addPath(subject, pw.name, defaultDeny(ExternalDirectory, pw.name, "the command changes to a directory "+
+					"only known at run time (cd $D, cd -, popd), so "+strconv.Quote(pw.name)+" cannot be placed"))
+			}
+		}
+	}
+}
+
+// resolvedPath checks the absolute path name after resolving symlinks.
+func (a *analyzer) resolvedPath(subject, name string) {
+	t, err := a.paths.Resolve(name)
+	if err != nil {
+		a.addPath(subject, name, defaultDeny(ExternalDirectory, name, fmt.Sprintf("invalid path: %v", err)))
+		return
+	}
+	if t.Inside {
+		return
+	}
+	pat := t.Pattern()
+	d := a.rs.Evaluate(ExternalDirectory, pat)
+	d.Reason = fmt.Sprintf("%s is outside the work tree: %s", pat, d.Reason)
+	a.addPath(subject, pat, d)
+}
+
+// addPath records a path check once per subject and pattern.
+func (a *analyzer) addPath(subject, pattern string, d Decision) {
+	key := subject + "\x00" + pattern
+	if a.pathSeen[key] {
+		return
+	}
+	if a.pathSeen == nil {
+		a.pathSeen = map[string]bool{}
+	}
+	a.pathSeen[key] = true
+	a.add(KindPath, subject, d)
+}
+
+// ownWords are a command's argument words less those it hands to the
+// commands and scripts it runs: an inner program name is not a path
+// argument, and the inner command's arguments are checked with it.
+func ownWords(args []word, w wrapped) []word {
+	drop := map[string]int{}
+	for _, in := range w.inner {
+		for _, iw := range in.assigns {
+			drop[iw.text]++
+		}
+		for _, iw := range in.args {
+			drop[iw.text]++
+		}
+	}
+	for _, s := range w.scripts {
+		drop[s.text]++
+	}
+	out := make([]word, 0, len(args))
+	for _, a := range args[1:] {
+		if drop[a.text] > 0 {
+			drop[a.text]--
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// pathsOf returns the paths an argument word may name outside the work
+// tree's reach of a plain relative name: the word itself, the value of
+// --name=VALUE and -name=VALUE, of -oVALUE when VALUE is absolute or
+// starts with "..", and the absolute or ~ parts of NAME=VALUE (bash expands ~ there). A word with
+// an expansion gives the directory of its static prefix (/tmp/* → /tmp);
+// one starting with ~, $HOME or ${HOME} names the home directory; any other
+// dynamic word names nothing the check can see.
+func pathsOf(w word) []pathWord {
+	prefix, dynamic := staticPrefix(w)
+	value, valueText, tilde, ok := pathValue(prefix, w.text)
+	if !ok {
+		return nil
+	}
+	if dynamic && isHomeText(valueText) {
+		return []pathWord{{name: homeName(valueText), home: true}}
+	}
+	var out []pathWord
+	parts := []string{value}
+	if tilde {
+		parts = strings.Split(value, ":")
+	}
+	for i, v := range parts {
+		if dynamic && i == len(parts)-1 {
+			v = prefixDir(v)
+		}
+		switch {
+		case v == "":
+		case tilde && strings.HasPrefix(v, "~"):
+			out = append(out, pathWord{name: homeName(v), home: true})
+		case tilde && !filepath.IsAbs(v):
+			// NAME=value: only absolute values are taken as paths
+		case safeDevice(v):
+		default:
+			out = append(out, pathWord{name: v})
+		}
+	}
+	return out
+}
+
+// pathValue picks the part of a word that may be a path: the value of an
+// option or assignment, else the word. tilde is set for NAME=VALUE, whose
+// value bash splits at ':' and tilde-expands.
+func pathValue(prefix, text string) (value, valueText string, tilde, ok bool) {
+	switch {
+	case isURL(prefix):
+		return "", "", false, false
+	case strings.HasPrefix(prefix, "--") || isOptionValue(prefix):
+		// --name=VALUE, and Go's -name=VALUE
+		_, v, found := strings.Cut(prefix, "=")
+		_, vt, _ := strings.Cut(text, "=")
+		return v, vt, false, found
+	case strings.HasPrefix(prefix, "-"):
+		v := strings.TrimLeft(prefix[1:], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+		if v == prefix[1:] || !(len(v) > 1 && v[0] == '/' || v == ".." || strings.HasPrefix(v, "../")) {
+			return "", "", false, false // "-la", "-O2", awk -F/, cut -d/
+		}
+		return v, v, false, true
+	case isAssignment(prefix):
+		_, v, _ := strings.Cut(prefix, "=")
+		_, vt, _ := strings.Cut(text, "=")
+		return v, vt, true, true
+	}
+	return prefix, text, false, true
+}
+
+// staticPrefix is the literal text of w before its first expansion, and
+// whether an expansion follows. A word that starts with an expansion
+// (brace expansions make the whole literal dynamic) falls back to the
+// written text up to the first special character, so /etc/{a,b} gives
+// /etc/.
+func staticPrefix(w word) (string, bool) {
+	for i, r := range w.runes {
+		if r == hole {
+			if i == 0 {
+				if cut := strings.IndexAny(w.text, "$`*?[{\"'\\~"); cut > 0 {
+					return w.text[:cut], true
+				}
+			}
+			return string(w.runes[:i]), true
+		}
+	}
+	return string(w.runes), false
+}
+
+// prefixDir is the directory an expansion after prefix stays in:
+// "/tmp/" and "/tmp/x" give /tmp, "src/" gives src.
+func prefixDir(prefix string) string {
+	switch {
+	case prefix == "":
+		return ""
+	case strings.HasSuffix(prefix, "/"):
+		if t := strings.TrimRight(prefix, "/"); t != "" {
+			return t
+		}
+		return "/"
+	}
+	return path.Dir(prefix)
+}
+
+// isHomeText reports a word written to start in the home directory.
+func isHomeText(text string) bool {
+	return strings.HasPrefix(text, "~") || text == "$HOME" || strings.HasPrefix(text, "$HOME/") ||
+		strings.HasPrefix(text, "${HOME}")
+}
+
+// homeName is the pattern of a home path: "~" and the literal rest up to
+// the first expansion ("$HOME/.ssh/*" → "~/.ssh").
+func homeName(text string) string {
+	for _, p := range []string{"${HOME}", "$HOME"} {
+		if rest, ok := strings.CutPrefix(text, p); ok {
+			text = "~" + rest
+		}
+	}
+	if cut := strings.IndexAny(text[1:], "$`*?[{\"'\\"); cut >= 0 {
+		text = prefixDir(text[:cut+1])
+		if text == "." {
+			text = "~"
+		}
+	}
+	if len(text) > 1 {
+		text = strings.TrimRight(text, "/")
+	}
+	return text
+}
+
+// isOptionValue reports -name=VALUE (go test -coverprofile=…,
+// -test.outputdir=…).
+func isOptionValue(s string) bool {
+	name, _, ok := strings.Cut(strings.TrimPrefix(s, "-"), "=")
+	if !ok || name == "" || !strings.HasPrefix(s, "-") {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func hasDotDot(name string) bool {
+	for _, c := range strings.Split(name, "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// escapes reports a relative name that climbs above its directory.
+func escapes(name string) bool {
+	c := path.Clean(filepath.ToSlash(name))
+	return c == ".." || strings.HasPrefix(c, "../")
+}
+
+// isURL reports scheme://… words, which name no local file.
+func isURL(s string) bool {
+	scheme, _, ok := strings.Cut(s, "://")
+	if !ok || scheme == "" {
+		return false
+	}
+	for i, c := range scheme {
+		alpha := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alpha && (i == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// safeDevice reports device files that hold no data of anyone's: reading
+// or writing them touches no file outside the work tree.
+func safeDevice(name string) bool {
+	switch path.Clean(name) {
+	case "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+		"/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return true
+	}
+	return false
+}
