@@ -34,7 +34,7 @@ type BatchRunCmd struct {
 	CacheDir    string   `name:"cache-dir" help:"Clone cache, shareable between shards (default <out>/.cache)." placeholder:"DIR"`
 	Model       string   `help:"Model name; overrides the task's model." env:"RUNNER_MODEL" placeholder:"NAME"`
 	BaseURL     string   `name:"base-url" help:"OpenAI-compatible endpoint; the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
-	MaxSteps    int      `name:"max-steps" help:"Override the task's limits.max_steps." placeholder:"N"`
+	MaxSteps    int      `name:"max-steps" help:"Override the task's limits.max_steps (0 or omitted: the spec's)." placeholder:"N"`
 	Replay      string   `help:"Answer every repository's model calls from a cassette FILE, with no network." placeholder:"FILE" type:"existingfile"`
 }
 

@@ -18,8 +18,8 @@ type ExecCmd struct {
 	Out      string        `help:"Directory for events.jsonl, changes.patch, summary.md and result.json (default .runner/runs/<run id>)." placeholder:"DIR"`
 	Events   string        `help:"Write the JSONL event log to FILE instead (- for stdout)." placeholder:"FILE"`
 	Patch    string        `help:"Write the patch to FILE instead." placeholder:"FILE"`
-	MaxSteps int           `name:"max-steps" help:"Override limits.max_steps." placeholder:"N"`
-	Timeout  time.Duration `help:"Override limits.timeout, e.g. 20m." placeholder:"DURATION"`
+	MaxSteps int           `name:"max-steps" help:"Override limits.max_steps (0 or omitted: the spec's)." placeholder:"N"`
+	Timeout  time.Duration `help:"Override limits.timeout, e.g. 20m (0 or omitted: the spec's)." placeholder:"DURATION"`
 	Isolate  bool          `help:"Work on a temporary copy of --repo and leave it untouched; the patch is the output."`
 	Record   string        `help:"Record the model session to a cassette FILE." placeholder:"FILE" xor:"cassette"`
 	Replay   string        `help:"Answer model calls from a cassette FILE, with no network." placeholder:"FILE" xor:"cassette"`
