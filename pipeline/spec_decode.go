@@ -268,3 +268,17 @@ func (d *decoder) strList(path string, n *yaml.Node, item func(path string, n *y
 	}
 	return out
 }
+
+// DerefYAML follows YAML aliases (*name) to the node they stand for. It is
+// the task spec decoder's own helper, exported so that other strict spec
+// decoders (the batch spec) resolve aliases the same way.
+func DerefYAML(n *yaml.Node) *yaml.Node { return deref(n) }
+
+// YAMLKindName describes a node's type for "expected X, got Y" messages
+// ("a mapping", "a list", "a string", "null", ...), as task spec errors
+// word it.
+func YAMLKindName(n *yaml.Node) string { return kindName(n) }
+
+// EditDistance is the Levenshtein distance between a and b, in runes, that
+// the task spec loader uses to suggest a key for a typo.
+func EditDistance(a, b string) int { return editDistance(a, b) }

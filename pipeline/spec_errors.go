@@ -64,3 +64,7 @@ func (es SpecErrors) sorted() SpecErrors {
 	})
 	return slices.CompactFunc(out, func(a, b *SpecError) bool { return *a == *b })
 }
+
+// Sorted returns the errors ordered by file, line and column, without
+// duplicates: the order in which spec loaders report them.
+func (es SpecErrors) Sorted() SpecErrors { return es.sorted() }

@@ -11,7 +11,12 @@
 // Re-running resumes. Merge fans shard outputs in; Publish opens the pull
 // requests afterwards, serially and paced, through a Publisher.
 //
-// The package never imports cmd, the exec pipeline or the github package:
-// it declares the two interfaces it calls (Executor, Publisher) and the
-// caller wires the implementations in.
+// Layering: batch sits above the exec pipeline. It declares the two
+// interfaces it calls (Executor, Publisher) and ships one implementation of
+// each: PipelineExecutor runs the task through the pipeline package
+// (executor_pipeline.go) and GitHubPublisher opens pull requests through the
+// github package (publisher_github.go). The batch spec decoder reuses the
+// pipeline's spec errors and strict-decoding helpers. batch may import
+// pipeline and github; pipeline and github must never import batch, and
+// batch never imports cmd (which reads the environment and wires it in).
 package batch

@@ -1,9 +1,7 @@
 package batch
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -41,37 +39,17 @@ func (d *decoder) err() error {
 	if len(d.errs) == 0 {
 		return nil
 	}
-	out := SpecErrors(slices.Clone(d.errs))
-	slices.SortStableFunc(out, func(a, b *SpecError) int {
-		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
-	})
-	return out
+	return SpecErrors(d.errs).Sorted()
 }
 
-// deref follows an alias (*name) to the node it stands for.
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
-// kindName names a node's kind for "expected X, got Y" messages.
+// kindName names a node's kind for "expected X, got Y" messages: a
+// non-null scalar is "a scalar (TAG)", anything else is worded as the task
+// spec decoder words it.
 func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "null"
-		}
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
 		return "a scalar (" + strings.TrimPrefix(n.Tag, "!!") + ")"
-	case yaml.AliasNode:
-		return "an alias"
 	}
-	return "an unknown node"
+	return pipeline.YAMLKindName(n)
 }
 
 // fields checks that n is a mapping whose keys are all in allowed and
@@ -92,7 +70,7 @@ func (d *decoder) fields(n *yaml.Node, what string, allowed ...string) map[strin
 			d.errorf(k, "%s: duplicate key %q", what, k.Value)
 			continue
 		}
-		out[k.Value] = deref(v)
+		out[k.Value] = pipeline.DerefYAML(v)
 	}
 	return out
 }
@@ -163,7 +141,7 @@ func (d *decoder) stringMap(n *yaml.Node, what string) map[string]string {
 	}
 	out := make(map[string]string, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], deref(n.Content[i+1])
+		k, v := n.Content[i], pipeline.DerefYAML(n.Content[i+1])
 		if _, dup := out[k.Value]; dup {
 			d.errorf(k, "%s: duplicate key %q", what, k.Value)
 			continue
@@ -188,7 +166,7 @@ func contains(list []string, s string) bool {
 func didYouMean(got string, allowed []string) string {
 	best, bestDist := "", 3
 	for _, a := range allowed {
-		if dist := levenshtein(got, a); dist < bestDist {
+		if dist := pipeline.EditDistance(got, a); dist < bestDist {
 			best, bestDist = a, dist
 		}
 	}
@@ -196,24 +174,4 @@ func didYouMean(got string, allowed []string) string {
 		return "allowed: " + strings.Join(allowed, ", ")
 	}
 	return fmt.Sprintf("did you mean %q?", best)
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

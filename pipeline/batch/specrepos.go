@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/seed43ef5acb/runner/pipeline"
 )
 
 var repoKeys = []string{"url", "path", "ref", "inputs", "id"}
@@ -25,7 +27,7 @@ func (d *decoder) repoSources(root *yaml.Node, f map[string]*yaml.Node, s *Spec)
 			d.errorf(n, "repos: expected a list, got %s", kindName(n))
 		} else {
 			for i, item := range n.Content {
-				s.Repos = append(s.Repos, d.repo(deref(item), fmt.Sprintf("repos[%d]", i)))
+				s.Repos = append(s.Repos, d.repo(pipeline.DerefYAML(item), fmt.Sprintf("repos[%d]", i)))
 			}
 		}
 	}
