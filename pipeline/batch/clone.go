@@ -177,8 +177,9 @@ func clearDir(dir string) error {
 	return nil
 }
 
-// copyTree copies the regular files and directories under src to dst.
-// Files under the linkDir subdirectory of src ("" for none) are hard-linked
+// copyTree copies the directories, regular files and symlinks (as links,
+// never followed) under src to dst; other kinds (sockets, devices) are left
+// out. Files under the linkDir subdirectory of src ("" for none) are hard-linked
 // when the file system allows it: git objects and packs are never modified
 // in place, so a work tree may share them with the cache.
 func copyTree(ctx context.Context, src, dst, linkDir string) error {
@@ -202,9 +203,20 @@ func copyTree(ctx context.Context, src, dst, linkDir string) error {
 				return nil
 			}
 			return copyFile(path, target)
+		case d.Type()&fs.ModeSymlink != 0: // out/<id>/tree/ keeps a changed link as a link
+			return copySymlink(path, target)
 		}
-		return nil // sockets, symlinks: a bare clone has none
+		return nil
 	})
+}
+
+// copySymlink makes dst a symlink with the same target as the link src.
+func copySymlink(src, dst string) error {
+	target, err := os.Readlink(src)
+	if err != nil {
+		return err
+	}
+	return os.Symlink(target, dst)
 }
 
 func copyFile(src, dst string) error {

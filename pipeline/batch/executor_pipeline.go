@@ -275,11 +275,7 @@ func copyChanged(src, dst, rel string) error {
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(from)
-		if err != nil {
-			return err
-		}
-		return os.Symlink(target, to)
+		return copySymlink(from, to)
 	case fi.Mode().IsRegular():
 		return copyFile(from, to)
 	}
