@@ -91,8 +91,12 @@ func quote(s string) string {
 	return `"` + s + `"`
 }
 
-// formatMS formats milliseconds: 12ms, 1.2s, 1m02s, 1h02m.
-func formatMS(ms int64) string {
+// FormatMS renders a duration given in milliseconds for people, with the
+// unit chosen by size: whole milliseconds under a second ("999ms"), seconds
+// with one decimal under a minute ("1.2s"), then minutes and seconds ("1m02s"),
+// then hours and minutes ("1h02m"); the minute and hour forms truncate.
+// The console and run reports share it so both show the same figure.
+func FormatMS(ms int64) string {
 	d := time.Duration(ms) * time.Millisecond
 	switch {
 	case d < time.Second:

@@ -67,7 +67,7 @@ func (c *Console) toolCompleted(b *strings.Builder, v ToolCompleted) {
 	if v.Truncated {
 		line += c.paint(dim, "  (output truncated)")
 	}
-	c.toolLine(b, v.CallID, line+"  "+c.paint(dim, formatMS(v.DurationMS)))
+	c.toolLine(b, v.CallID, line+"  "+c.paint(dim, FormatMS(v.DurationMS)))
 }
 
 func (c *Console) toolFailed(b *strings.Builder, v ToolFailed) {
@@ -76,7 +76,7 @@ func (c *Console) toolFailed(b *strings.Builder, v ToolFailed) {
 		what = "denied"
 	}
 	line := "  " + c.paint(red, "✗") + " " + c.toolLabel(c.startedOf(v.CallID, v.Tool)) + "  " +
-		c.paint(red, what) + "  " + c.paint(dim, formatMS(v.DurationMS))
+		c.paint(red, what) + "  " + c.paint(dim, FormatMS(v.DurationMS))
 	c.toolLine(b, v.CallID, line)
 }
 
@@ -98,16 +98,16 @@ func (c *Console) stepFinished(b *strings.Builder, v StepFinished, why string) {
 	if c.costed {
 		total += " " + formatCost(c.cost)
 	}
-	parts = append(parts, total, formatMS(v.DurationMS))
+	parts = append(parts, total, FormatMS(v.DurationMS))
 	c.trusted(b, "  "+c.paint(dim, fmt.Sprintf("step %d: %s", v.Step, strings.Join(parts, " · "))))
 }
 
 func (c *Console) checkFinished(b *strings.Builder, v CheckFinished) {
 	if v.Passed {
-		c.trusted(b, fmt.Sprintf("  %s %s passed  %s", c.paint(green, "✓"), sanitize(v.Name, 80), c.paint(dim, formatMS(v.DurationMS))))
+		c.trusted(b, fmt.Sprintf("  %s %s passed  %s", c.paint(green, "✓"), sanitize(v.Name, 80), c.paint(dim, FormatMS(v.DurationMS))))
 		return
 	}
-	c.trusted(b, fmt.Sprintf("  %s %s failed (exit %d)  %s", c.paint(red, "✗"), sanitize(v.Name, 80), v.ExitCode, c.paint(dim, formatMS(v.DurationMS))))
+	c.trusted(b, fmt.Sprintf("  %s %s failed (exit %d)  %s", c.paint(red, "✗"), sanitize(v.Name, 80), v.ExitCode, c.paint(dim, FormatMS(v.DurationMS))))
 	lines := strings.Split(strings.TrimRight(v.Output, "\n"), "\n")
 	const tail = 20
 	if len(lines) > tail {
@@ -133,7 +133,7 @@ func (c *Console) runFinished(b *strings.Builder, v RunFinished) {
 	if v.FilesChanged > 0 {
 		parts = append(parts, plural(v.FilesChanged, "file")+" changed")
 	}
-	parts = append(parts, formatMS(v.DurationMS))
+	parts = append(parts, FormatMS(v.DurationMS))
 	c.trusted(b, c.paint(col, mark+" "+v.Status)+" · "+strings.Join(parts, " · "))
 	if v.Error != nil {
 		c.untrusted(b, "  "+c.paint(red, sayOnce(sanitize(v.Error.Class, 40), oneLine(v.Error.Message, 300))))

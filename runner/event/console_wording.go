@@ -76,7 +76,7 @@ func (c *Console) retryText(v Retry) string {
 	if c.o.RetryAttempts > 0 {
 		n += "/" + strconv.Itoa(c.o.RetryAttempts)
 	}
-	return fmt.Sprintf("%s in %s: %s", n, formatMS(v.DelayMS), sayOnce(v.ErrorClass, oneLine(v.Error, 160)))
+	return fmt.Sprintf("%s in %s: %s", n, FormatMS(v.DelayMS), sayOnce(v.ErrorClass, oneLine(v.Error, 160)))
 }
 
 // cutBy is what ended a step that finished with reason "error", from the

@@ -179,7 +179,7 @@ func (r Report) summaryTable() string {
 		cost = fmt.Sprintf("$%.4f", *r.CostUSD)
 	}
 	row("Cost", cost)
-	row("Duration", duration(r.DurationMS))
+	row("Duration", event.FormatMS(r.DurationMS))
 	if r.Diff != nil {
 		row("Changes", diffText(len(r.Diff.Files), r.Diff.Additions, r.Diff.Deletions))
 	}

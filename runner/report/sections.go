@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // maxFileRows is the most files listed in the Changes table.
@@ -62,7 +64,7 @@ func (r Report) checksSection(h string) string {
 		if !c.Passed {
 			res = "❌ failed"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %d | %s |\n", cell(c.Name), c.Attempt, res, c.ExitCode, duration(c.DurationMS))
+		fmt.Fprintf(&b, "| %s | %d | %s | %d | %s |\n", cell(c.Name), c.Attempt, res, c.ExitCode, event.FormatMS(c.DurationMS))
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -17,7 +17,6 @@ func TestTextHelpers(t *testing.T) {
 		{cutLines("ab\ncd\nef", 7), "ab\ncd\n"},
 		{cutLines("abcdef", 3), "abc"},
 		{thousands(1234567), "1,234,567"}, {thousands(-1000), "-1,000"}, {thousands(12), "12"},
-		{duration(999), "999ms"}, {duration(75000), "1m15s"}, {duration(3_725_000), "1h02m"},
 		{fenceFor("````"), "`````"},
 	}
 	for i, tt := range tests {
