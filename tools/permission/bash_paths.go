@@ -206,17 +206,18 @@ func pathValue(prefix, text string) (value, valueText string, tilde, ok bool) {
 // written text up to the first special character, so /etc/{a,b} gives
 // /etc/.
 func staticPrefix(w word) (string, bool) {
-	for i, r := range w.runes {
+	rs := w.pathRunes()
+	for i, r := range rs {
 		if r == hole {
 			if i == 0 {
 				if cut := strings.IndexAny(w.text, "$`*?[{\"'\\~"); cut > 0 {
 					return w.text[:cut], true
 				}
 			}
-			return string(w.runes[:i]), true
+			return string(rs[:i]), true
 		}
 	}
-	return string(w.runes), false
+	return string(rs), false
 }
 
 // prefixDir is the directory an expansion after prefix stays in:
@@ -236,13 +237,24 @@ func prefixDir(prefix string) string {
 
 // isHomeText reports a word written to start in the home directory.
 func isHomeText(text string) bool {
-	return strings.HasPrefix(text, "~") || text == "$HOME" || strings.HasPrefix(text, "$HOME/") ||
-		strings.HasPrefix(text, "${HOME}")
+	for _, p := range []string{"$HOME", "${HOME"} {
+		if rest, ok := strings.CutPrefix(text, p); ok && (rest == "" || !isNameChar(rest[0])) {
+			return true // $HOME, $HOME/x, ${HOME}, ${HOME:-/}, not $HOMEDIR
+		}
+	}
+	return strings.HasPrefix(text, "~")
+}
+
+func isNameChar(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // homeName is the pattern of a home path: "~" and the literal rest up to
 // the first expansion ("$HOME/.ssh/*" → "~/.ssh").
 func homeName(text string) string {
+	if strings.HasPrefix(text, "${HOME") && !strings.HasPrefix(text, "${HOME}") {
+		return "~" // ${HOME:-…}, ${HOME%…}: somewhere from the home directory
+	}
 	for _, p := range []string{"${HOME}", "$HOME"} {
 		if rest, ok := strings.CutPrefix(text, p); ok {
 			text = "~" + rest

@@ -78,6 +78,9 @@ func TestCheckBashPathArguments(t *testing.T) {
 		{"home", broad(), `cat "$HOME/.ssh/id_rsa"`, false},
 		{"home", broad(), "cat ${HOME}/.netrc", false},
 		{"home", broad(), "ls ~", false},
+		{"home", broad(), "cat ${HOME:-/}/x", false},
+		{"home", broad(), "cat $HOMEDIR/x", true}, // another variable: dynamic, not judged
+		{"home", broad(), "cat ~root/.profile", false},
 		{"home", broad(), "cd && cat .bashrc", false},
 		// expansions
 		{"glob", broad(), "ls /tmp/*", false},
@@ -86,6 +89,11 @@ func TestCheckBashPathArguments(t *testing.T) {
 		{"glob", broad(), "cat src/*.go", true},
 		{"dynamic", broad(), "cat $F", true}, // documented limit: only known at run time
 		{"dynamic", broad(), "cat /etc/$F", false},
+		{"ansi-c", broad(), "cat $'/etc/passwd'", false},
+		{"ansi-c", broad(), "cat $'\\x2fetc/passwd'", false},
+		{"ansi-c", broad(), "cat $'\\x2e\\x2e/x'", false},
+		{"ansi-c", broad(), "sort -t $'\\t' -k2 f", true},
+		{"ansi-c", broad(), "cat $'src/a.go'", true},
 		// the directory after cd
 		{"cd", broad(), "cd src && cat ../README.md", true},
 		{"cd", broad(), "cd src && cat ../../x", false},

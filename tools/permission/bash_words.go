@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -16,6 +17,17 @@ type word struct {
 	// split is set when an unquoted dynamic part may expand to several
 	// words (or none).
 	split bool
+	// decoded is runes with every $'…' string decoded, nil when the word
+	// has none: what the word names as a path ($'/etc/passwd').
+	decoded []rune
+}
+
+// pathRunes are the runes a path check looks at.
+func (w word) pathRunes() []rune {
+	if w.decoded != nil {
+		return w.decoded
+	}
+	return w.runes
 }
 
 // static reports whether the word has no dynamic part.
@@ -39,26 +51,53 @@ func litWord(s string) word { return word{runes: []rune(s), text: s} }
 
 // wordBuilder accumulates a word's parts.
 type wordBuilder struct {
-	runes []rune
-	text  strings.Builder
-	split bool
+	runes   []rune
+	text    strings.Builder
+	split   bool
+	dec     []rune // runes with $'…' decoded
+	decoded bool   // a $'…' was decoded
 }
 
 func (b *wordBuilder) lit(s string) {
 	b.runes = append(b.runes, []rune(s)...)
+	b.dec = append(b.dec, []rune(s)...)
 	b.text.WriteString(s)
 }
 
 func (b *wordBuilder) dynamic(src string, unquoted bool) {
-	if n := len(b.runes); n == 0 || b.runes[n-1] != hole {
-		b.runes = append(b.runes, hole)
-	}
+	b.runes = appendHole(b.runes)
+	b.dec = appendHole(b.dec)
 	b.text.WriteString(src)
 	b.split = b.split || unquoted
 }
 
+// ansiC adds a $'…' string: unknown to command rules (they see what is
+// written), decoded for path checks.
+func (b *wordBuilder) ansiC(p *syntax.SglQuoted) {
+	s, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{p}})
+	if err != nil {
+		b.dynamic(nodeText(p), false)
+		return
+	}
+	b.runes = appendHole(b.runes)
+	b.dec = append(b.dec, []rune(s)...)
+	b.decoded = true
+	b.text.WriteString(nodeText(p))
+}
+
+func appendHole(rs []rune) []rune {
+	if n := len(rs); n == 0 || rs[n-1] != hole {
+		return append(rs, hole)
+	}
+	return rs
+}
+
 func (b *wordBuilder) word() word {
-	return word{runes: b.runes, text: b.text.String(), split: b.split}
+	w := word{runes: b.runes, text: b.text.String(), split: b.split}
+	if b.decoded {
+		w.decoded = b.dec
+	}
+	return w
 }
 
 // convertWord removes quotes from w and marks its dynamic parts.
@@ -75,8 +114,8 @@ func convertPart(b *wordBuilder, part syntax.WordPart, first bool) {
 	case *syntax.Lit:
 		unquotedLit(b, p.Value, first)
 	case *syntax.SglQuoted:
-		if p.Dollar { // $'...' escapes: not decoded, so unknown
-			b.dynamic(nodeText(p), false)
+		if p.Dollar { // $'...' escapes: unknown to rules, decoded for paths
+			b.ansiC(p)
 			return
 		}
 		b.lit(p.Value)
