@@ -29,16 +29,16 @@ func (r Report) finalSection(h string) section {
 }
 
 func (r Report) changesSection(h string) string {
-	if r.Diff == nil || len(r.Diff.Files) == 0 {
+	if r.Diff == nil {
 		return ""
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s Changes\n\n| File | Status | + | − |\n|---|---|--:|--:|\n", h)
-	for i, f := range r.Diff.Files {
+	files := r.Diff.Files
+	n := min(len(files), maxFileRows+1) // the extra row says how many were left out
+	return table(h, "Changes", "| File | Status | + | − |\n|---|---|--:|--:|", n, func(i int) string {
 		if i == maxFileRows {
-			fmt.Fprintf(&b, "| … %d more files | | | |\n", len(r.Diff.Files)-maxFileRows)
-			break
+			return fmt.Sprintf("| … %d more files | | | |", len(files)-maxFileRows)
 		}
+		f := files[i]
 		name := code(f.Path)
 		if f.OldPath != "" && f.OldPath != f.Path {
 			name = code(f.OldPath) + " → " + code(f.Path)
@@ -47,55 +47,53 @@ func (r Report) changesSection(h string) string {
 		if f.Binary {
 			add, del = "binary", ""
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, cell(f.Status), add, del)
-	}
-	b.WriteString("\n")
-	return b.String()
+		return fmt.Sprintf("| %s | %s | %s | %s |", name, cell(f.Status), add, del)
+	})
 }
 
 func (r Report) checksSection(h string) string {
-	if len(r.Checks) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s Checks\n\n| Check | Attempt | Result | Exit | Duration |\n|---|--:|---|--:|--:|\n", h)
-	for _, c := range r.Checks {
+	return table(h, "Checks", "| Check | Attempt | Result | Exit | Duration |\n|---|--:|---|--:|--:|", len(r.Checks), func(i int) string {
+		c := r.Checks[i]
 		res := "✅ passed"
 		if !c.Passed {
 			res = "❌ failed"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %d | %s |\n", cell(c.Name), c.Attempt, res, c.ExitCode, event.FormatMS(c.DurationMS))
-	}
-	b.WriteString("\n")
-	return b.String()
+		return fmt.Sprintf("| %s | %d | %s | %d | %s |", cell(c.Name), c.Attempt, res, c.ExitCode, event.FormatMS(c.DurationMS))
+	})
 }
 
 func (r Report) denialsSection(h string) string {
-	if len(r.Denials) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s Denials\n\n| Step | Tool | Permission | Pattern | Rule | Reason |\n|--:|---|---|---|---|---|\n", h)
-	for _, d := range r.Denials {
+	return table(h, "Denials", "| Step | Tool | Permission | Pattern | Rule | Reason |\n|--:|---|---|---|---|---|", len(r.Denials), func(i int) string {
+		d := r.Denials[i]
 		rule := "default deny"
 		if d.Rule != nil {
 			rule = code(*d.Rule)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", d.Step, cell(d.Tool), cell(d.Permission),
+		return fmt.Sprintf("| %d | %s | %s | %s | %s | %s |", d.Step, cell(d.Tool), cell(d.Permission),
 			code(shorten(d.Pattern, 200)), rule, noMentions(cell(shorten(d.Reason, 300))))
-	}
-	b.WriteString("\n")
-	return b.String()
+	})
 }
 
 func (r Report) toolsSection(h string) string {
-	if len(r.Tools) == 0 {
+	return table(h, "Tools", "| Tool | Calls | Failed | Denied |\n|---|--:|--:|--:|", len(r.Tools), func(i int) string {
+		t := r.Tools[i]
+		return fmt.Sprintf("| %s | %d | %d | %d |", code(t.Name), t.Calls, t.Failed, t.Denied)
+	})
+}
+
+// table renders a Markdown section holding one table: the heading h+" "+title,
+// head (the column names and the alignment row, without a final newline),
+// then row(i) for i in [0, n), and a blank line. It is "" when n is 0, so an
+// empty table leaves no heading behind.
+func table(h, title, head string, n int, row func(i int) string) string {
+	if n == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s Tools\n\n| Tool | Calls | Failed | Denied |\n|---|--:|--:|--:|\n", h)
-	for _, t := range r.Tools {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", code(t.Name), t.Calls, t.Failed, t.Denied)
+	fmt.Fprintf(&b, "%s %s\n\n%s\n", h, title, head)
+	for i := range n {
+		b.WriteString(row(i))
+		b.WriteString("\n")
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -1,6 +1,12 @@
 package report
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+)
 
 func TestTextHelpers(t *testing.T) {
 	tests := []struct{ got, want string }{
@@ -39,4 +45,47 @@ func FuzzMarkdownMaxLen(f *testing.F) {
 			t.Fatalf("len %d > max(%d, %d)", len(md), maxLen, len(minimal))
 		}
 	})
+}
+
+func TestChangesSectionCapsRows(t *testing.T) {
+	files := func(n int) []event.FileChange {
+		fs := make([]event.FileChange, n)
+		for i := range fs {
+			fs[i] = event.FileChange{Path: fmt.Sprintf("f%d.go", i), Status: "modified", Additions: 1}
+		}
+		return fs
+	}
+	tests := []struct {
+		name      string
+		diff      *Diff
+		rows      int
+		more      string
+		wantEmpty bool
+	}{
+		{name: "nil diff", diff: nil, wantEmpty: true},
+		{name: "no files", diff: &Diff{}, wantEmpty: true},
+		{name: "under the cap", diff: &Diff{Files: files(3)}, rows: 3},
+		{name: "at the cap", diff: &Diff{Files: files(maxFileRows)}, rows: maxFileRows},
+		{name: "over the cap", diff: &Diff{Files: files(maxFileRows + 2)}, rows: maxFileRows, more: "| … 2 more files | | | |\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Report{Diff: tt.diff}.changesSection("##")
+			if tt.wantEmpty {
+				if got != "" {
+					t.Fatalf("want no section, got %q", got)
+				}
+				return
+			}
+			if !strings.HasPrefix(got, "## Changes\n\n| File | Status | + | − |\n|---|---|--:|--:|\n") || !strings.HasSuffix(got, "|\n\n") {
+				t.Fatalf("frame wrong:\n%s", got)
+			}
+			if n := strings.Count(got, "| modified |"); n != tt.rows {
+				t.Errorf("file rows = %d, want %d", n, tt.rows)
+			}
+			if strings.Contains(got, "more files") != (tt.more != "") || !strings.Contains(got, tt.more) {
+				t.Errorf("more-files row: want %q in\n%s", tt.more, got)
+			}
+		})
+	}
 }
