@@ -34,6 +34,11 @@ var (
 	ErrBatchFailed = fmt.Errorf("batch failed: %w", pipeline.ErrTaskFailed)
 	// ErrNoExecutor means RunOptions.Executor was nil.
 	ErrNoExecutor = errors.New("no executor configured")
+	// ErrPreflight means the executor's Preflight check failed: the batch
+	// could not run any repository and stopped before cloning. The error
+	// also wraps the executor's cause (for PipelineExecutor,
+	// pipeline.ErrUsage: exit code 2).
+	ErrPreflight = errors.New("batch cannot start")
 	// ErrNoPublisher means PublishOptions.Publisher was nil.
 	ErrNoPublisher = errors.New("no publisher configured")
 )

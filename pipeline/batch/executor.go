@@ -19,6 +19,17 @@ type Executor interface {
 	Exec(ctx context.Context, job Job) (Outcome, error)
 }
 
+// Preflighter is an optional capability of an Executor: a check that the
+// executor can run at all (credentials, a cassette), so that a batch that
+// cannot succeed stops with one clear error instead of failing every
+// repository. Run calls Preflight once, from its own goroutine, after the
+// batch spec is validated and before the manifest is written or anything is
+// cloned. An error stops the batch (Run wraps it in ErrPreflight); it is not
+// retried.
+type Preflighter interface {
+	Preflight(ctx context.Context) error
+}
+
 // Job is one repository's execution.
 type Job struct {
 	RepoID     string            // the manifest id, also the name of OutDir

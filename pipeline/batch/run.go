@@ -77,6 +77,9 @@ func Run(ctx context.Context, opts RunOptions) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	if err := preflight(ctx, opts.Executor); err != nil {
+		return Summary{}, err
+	}
 	m, err := FreezeManifest(opts.Out, built)
 	if err != nil {
 		return Summary{}, err
@@ -106,6 +109,18 @@ func Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		runErr = err
 	}
 	return sum, runErr
+}
+
+// preflight runs the executor's Preflight check, when it has one.
+func preflight(ctx context.Context, e Executor) error {
+	p, ok := e.(Preflighter)
+	if !ok {
+		return nil
+	}
+	if err := p.Preflight(ctx); err != nil {
+		return fmt.Errorf("%w: %w", ErrPreflight, err)
+	}
+	return nil
 }
 
 func (o *RunOptions) validate() ([]Status, error) {
