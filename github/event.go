@@ -95,17 +95,30 @@ type eventPayload struct {
 		Title       string          `json:"title"`
 		PullRequest json.RawMessage `json:"pull_request"`
 	} `json:"issue"`
-	PullRequest *prPayload `json:"pull_request"`
-	Review      *struct {
-		ID   int64       `json:"id"`
-		Body string      `json:"body"`
-		User userPayload `json:"user"`
-	} `json:"review"`
-	Comment *struct {
-		ID   int64       `json:"id"`
-		Body string      `json:"body"`
-		User userPayload `json:"user"`
-	} `json:"comment"`
+	PullRequest *prPayload      `json:"pull_request"`
+	Review      *commentPayload `json:"review"`
+	Comment     *commentPayload `json:"comment"`
+}
+
+// commentPayload is a comment or a review: both have an id, a body and an
+// author.
+type commentPayload struct {
+	ID   int64       `json:"id"`
+	Body string      `json:"body"`
+	User userPayload `json:"user"`
+}
+
+func (cm *commentPayload) fill(c *Context) {
+	c.CommentID, c.CommentBody, c.CommentAuthor = cm.ID, cm.Body, cm.User.Login
+}
+
+// needComment fills c from the payload's comment, which event name requires.
+func needComment(name string, p *eventPayload, c *Context) error {
+	if p.Comment == nil {
+		return fmt.Errorf("%w: %s payload has no comment", ErrEvent, name)
+	}
+	p.Comment.fill(c)
+	return nil
 }
 
 // LoadEvent decodes an event payload (the file named by GITHUB_EVENT_PATH)
@@ -151,13 +164,10 @@ func fillKind(name string, p *eventPayload, c *Context) error {
 		}
 		fillPR(c, p.PullRequest)
 		if name == EventPullRequestReview && p.Review != nil { // the review's text is the "comment"
-			c.CommentID, c.CommentBody, c.CommentAuthor = p.Review.ID, p.Review.Body, p.Review.User.Login
+			p.Review.fill(c)
 		}
 		if name == EventReviewComment {
-			if p.Comment == nil {
-				return fmt.Errorf("%w: %s payload has no comment", ErrEvent, name)
-			}
-			c.CommentID, c.CommentBody, c.CommentAuthor = p.Comment.ID, p.Comment.Body, p.Comment.User.Login
+			return needComment(name, p, c)
 		}
 	case EventIssueComment, EventIssues:
 		if p.Issue == nil || p.Issue.Number <= 0 {
@@ -167,10 +177,7 @@ func fillKind(name string, p *eventPayload, c *Context) error {
 		pr := bytes.TrimSpace(p.Issue.PullRequest)
 		c.IsPR = len(pr) > 0 && !bytes.Equal(pr, []byte("null"))
 		if name == EventIssueComment {
-			if p.Comment == nil {
-				return fmt.Errorf("%w: %s payload has no comment", ErrEvent, name)
-			}
-			c.CommentID, c.CommentBody, c.CommentAuthor = p.Comment.ID, p.Comment.Body, p.Comment.User.Login
+			return needComment(name, p, c)
 		}
 	case EventPush:
 		c.Ref, c.SHA = p.Ref, p.After
