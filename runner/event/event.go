@@ -44,6 +44,18 @@ type Tokens struct {
 	CacheWrite int64 `json:"cache_write"`
 }
 
+// Add returns the field-by-field sum of t and u, as when a run's totals are
+// summed from its steps.
+func (t Tokens) Add(u Tokens) Tokens {
+	return Tokens{
+		Input:      t.Input + u.Input,
+		Output:     t.Output + u.Output,
+		Reasoning:  t.Reasoning + u.Reasoning,
+		CacheRead:  t.CacheRead + u.CacheRead,
+		CacheWrite: t.CacheWrite + u.CacheWrite,
+	}
+}
+
 // Limits are the run's limits as resolved (0 or "" means none).
 type Limits struct {
 	MaxSteps    int     `json:"max_steps,omitempty"`

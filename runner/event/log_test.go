@@ -119,3 +119,20 @@ func FuzzReadLog(f *testing.F) {
 		}
 	})
 }
+
+func TestTokensAdd(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b Tokens
+		want Tokens
+	}{
+		{"zero", Tokens{}, Tokens{}, Tokens{}},
+		{"every field", Tokens{1, 2, 3, 4, 5}, Tokens{10, 20, 30, 40, 50}, Tokens{11, 22, 33, 44, 55}},
+		{"one side", Tokens{Input: 7, CacheWrite: 2}, Tokens{}, Tokens{Input: 7, CacheWrite: 2}},
+	}
+	for _, tt := range tests {
+		if got := tt.a.Add(tt.b); got != tt.want {
+			t.Errorf("%s: %+v.Add(%+v) = %+v, want %+v", tt.name, tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -1,20 +1,15 @@
 package report
 
-import (
-	"errors"
-
-	"github.com/seed43ef5acb/runner/runner/event"
-)
+import "errors"
 
 // Sentinel errors of this package.
 var (
 	// ErrNoRunFinished is returned by WriteResult for a record that is not
 	// run.finished.
 	ErrNoRunFinished = errors.New("not a run.finished record")
-	// ErrNoEvents is returned by WriteOut when the log holds no records.
+	// ErrNoEvents is returned by Load and WriteOut when a log holds no
+	// records.
 	ErrNoEvents = errors.New("event log is empty")
 	// ErrFormat is returned by Render for an unknown format.
 	ErrFormat = errors.New("unknown report format")
 )
-
-func errorsIsUnknown(err error) bool { return errors.Is(err, event.ErrUnknownType) }

@@ -7,6 +7,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -116,7 +117,7 @@ func Build(records []event.Record) (Report, error) {
 	for _, rec := range records {
 		p, err := rec.Payload()
 		if err != nil {
-			if errorsIsUnknown(err) {
+			if errors.Is(err, event.ErrUnknownType) {
 				continue
 			}
 			return Report{}, err
@@ -192,12 +193,7 @@ func (b *builder) stepFinished(v event.StepFinished) {
 	if b.finished {
 		return
 	}
-	t := &b.r.Tokens
-	t.Input += v.Tokens.Input
-	t.Output += v.Tokens.Output
-	t.Reasoning += v.Tokens.Reasoning
-	t.CacheRead += v.Tokens.CacheRead
-	t.CacheWrite += v.Tokens.CacheWrite
+	b.r.Tokens = b.r.Tokens.Add(v.Tokens)
 	if v.CostUSD != nil {
 		b.stepCost += *v.CostUSD
 		b.costKnown = true
