@@ -136,7 +136,7 @@ func (c *Console) runFinished(b *strings.Builder, v RunFinished) {
 	parts = append(parts, FormatMS(v.DurationMS))
 	c.trusted(b, c.paint(col, mark+" "+v.Status)+" · "+strings.Join(parts, " · "))
 	if v.Error != nil {
-		c.untrusted(b, "  "+c.paint(red, sayOnce(sanitize(v.Error.Class, 40), oneLine(v.Error.Message, 300))))
+		c.untrusted(b, "  "+c.paint(red, SayOnce(sanitize(v.Error.Class, 40), oneLine(v.Error.Message, 300))))
 		c.resumeCommands(b)
 	}
 }

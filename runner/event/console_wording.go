@@ -11,9 +11,12 @@ import (
 // may each repeat the class, rule or subject the event also carries); the
 // console composes one sentence and drops what a part already says.
 
-// sayOnce joins label and msg as "label: msg", or returns msg alone when it
-// already says label (an error that names its own class).
-func sayOnce(label, msg string) string {
+// SayOnce joins label and msg as "label: msg", or returns msg alone when it
+// already says label, compared case-insensitively (an error that names its
+// own class or status is not prefixed again: "cancelled: cancelled (SIGTERM)"
+// becomes "cancelled (SIGTERM)"). An empty msg gives label; an empty label
+// gives msg.
+func SayOnce(label, msg string) string {
 	switch {
 	case msg == "":
 		return label
@@ -76,7 +79,7 @@ func (c *Console) retryText(v Retry) string {
 	if c.o.RetryAttempts > 0 {
 		n += "/" + strconv.Itoa(c.o.RetryAttempts)
 	}
-	return fmt.Sprintf("%s in %s: %s", n, FormatMS(v.DelayMS), sayOnce(v.ErrorClass, oneLine(v.Error, 160)))
+	return fmt.Sprintf("%s in %s: %s", n, FormatMS(v.DelayMS), SayOnce(v.ErrorClass, oneLine(v.Error, 160)))
 }
 
 // cutBy is what ended a step that finished with reason "error", from the

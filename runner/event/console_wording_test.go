@@ -115,8 +115,8 @@ func TestSayOnce(t *testing.T) {
 		{"", "msg", "msg"},
 	}
 	for _, tt := range tests {
-		if got := sayOnce(tt.label, tt.msg); got != tt.want {
-			t.Errorf("sayOnce(%q, %q) = %q, want %q", tt.label, tt.msg, got, tt.want)
+		if got := SayOnce(tt.label, tt.msg); got != tt.want {
+			t.Errorf("SayOnce(%q, %q) = %q, want %q", tt.label, tt.msg, got, tt.want)
 		}
 	}
 }
