@@ -1,11 +1,13 @@
 package batch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +15,10 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/seed43ef5acb/runner/github"
 )
 
 // commitFile records, inside a cached clone, the commit every run of that
@@ -27,6 +33,30 @@ var hexCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
 type cloner struct {
 	dir   string // cache dir
 	depth int    // 0 = full history
+	// token authenticates clones from server (see auth); "" = anonymous.
+	token  string
+	server string // the GitHub server URL; "" = github.DefaultServerURL
+}
+
+// auth returns the credentials for cloning src: the token as basic auth
+// x-access-token:TOKEN (what GitHub expects of an installation or Actions
+// token) when src is on the GitHub server, that is has the server URL's
+// scheme (https for github.com) and host, and carries no credentials of
+// its own. Anything else (local paths, file://, ssh, other hosts) is
+// cloned without the token, so it never leaks to a third party.
+func (c *cloner) auth(src string) transport.AuthMethod {
+	if c.token == "" {
+		return nil
+	}
+	server, err := url.Parse(cmp.Or(c.server, github.DefaultServerURL))
+	if err != nil || server.Host == "" {
+		return nil
+	}
+	u, err := url.Parse(src)
+	if err != nil || u.User != nil || !strings.EqualFold(u.Scheme, server.Scheme) || !strings.EqualFold(u.Host, server.Host) {
+		return nil
+	}
+	return &githttp.BasicAuth{Username: "x-access-token", Password: c.token}
 }
 
 // workTree makes a fresh work tree of repo at dst (which must not exist)
@@ -88,7 +118,7 @@ func (c *cloner) cached(ctx context.Context, repo Repo, src string) (string, str
 // to run on. A branch or tag is fetched alone and shallow; a full commit
 // hash needs the history, so it is fetched without depth.
 func (c *cloner) clone(ctx context.Context, dir, src, ref string) (string, error) {
-	opts := &git.CloneOptions{URL: src, Depth: c.depth, SingleBranch: true, Tags: git.NoTags}
+	opts := &git.CloneOptions{URL: src, Depth: c.depth, SingleBranch: true, Tags: git.NoTags, Auth: c.auth(src)}
 	if ref == "" || hexCommit.MatchString(ref) {
 		if ref != "" {
 			opts.Depth, opts.SingleBranch = 0, false

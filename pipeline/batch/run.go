@@ -39,6 +39,13 @@ type RunOptions struct {
 	// itself and needs time to write its final event). 0 = DefaultTimeoutGrace.
 	TimeoutGrace  time.Duration
 	KeepWorkTrees bool // leave work trees in CacheDir/work for debugging
+	// GitHubToken (GITHUB_TOKEN, else GH_TOKEN; the caller reads the
+	// environment) lets private repositories on the GitHub server be
+	// cloned: it is sent as basic auth x-access-token:TOKEN, only to URLs
+	// with GitHubServerURL's scheme and host. "" clones anonymously.
+	GitHubToken string
+	// GitHubServerURL is GITHUB_SERVER_URL; "" = github.DefaultServerURL.
+	GitHubServerURL string
 }
 
 // Summary is the outcome of Run over the shard's repositories.

@@ -76,7 +76,7 @@ func newBatchRun(opts RunOptions, spec *Spec, shard Shard, total int) (*batchRun
 	}
 	return &batchRun{
 		opts: opts, spec: spec, shard: shard,
-		clone:    &cloner{dir: opts.CacheDir, depth: spec.Clone.Depth},
+		clone:    &cloner{dir: opts.CacheDir, depth: spec.Clone.Depth, token: opts.GitHubToken, server: opts.GitHubServerURL},
 		workRoot: filepath.Join(opts.CacheDir, "work"),
 		log:      log,
 		prog:     newProgress(opts.Progress, opts.TTY, total),
