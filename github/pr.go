@@ -115,8 +115,11 @@ func ensureOnce(ctx context.Context, client *gh.Client, o PROptions) (url string
 		}
 		created = pr != nil
 		if pr == nil { // already exists: opened concurrently
-			if pr, err = findPullRequest(ctx, client, o); err != nil || pr == nil {
-				return "", 0, false, fmt.Errorf("github: pull request for %s exists but was not found: %w", o.Branch, err)
+			if pr, err = findPullRequest(ctx, client, o); err != nil {
+				return "", 0, false, err
+			}
+			if pr == nil {
+				return "", 0, false, fmt.Errorf("github: pull request for %s exists but was not found", o.Branch)
 			}
 		}
 	}

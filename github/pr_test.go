@@ -79,6 +79,21 @@ func TestEnsurePullRequestRaceFallsBackToUpdate(t *testing.T) {
 	}
 }
 
+// TestEnsurePullRequestRaceNotFound: the create says one exists, but the
+// list still shows none (another head, or closed meanwhile).
+func TestEnsurePullRequestRaceNotFound(t *testing.T) {
+	reg := githubtest.New(t, "/api-v3")
+	list := "/repos/octo/hello/pulls"
+	reg.Register(http.MethodGet, list, githubtest.JSON(200, []any{}))
+	reg.Register(http.MethodPost, list, githubtest.JSON(422, map[string]any{"message": "Validation Failed",
+		"errors": []any{map[string]any{"resource": "PullRequest", "code": "custom", "message": "A pull request already exists for octo:runner/fix-1."}}}))
+	reg.Register(http.MethodGet, list, githubtest.JSON(200, []any{prJSON(3, "other")}))
+	_, _, _, err := EnsurePullRequest(t.Context(), reg.Client(), prOptions())
+	if err == nil || err.Error() != "github: pull request for runner/fix-1 exists but was not found" {
+		t.Errorf("err = %v", err)
+	}
+}
+
 func TestEnsurePullRequestOtherErrors(t *testing.T) {
 	reg := githubtest.New(t, "/api-v3")
 	reg.Register(http.MethodGet, "/repos/octo/hello/pulls", githubtest.JSON(200, []any{}))
