@@ -57,14 +57,7 @@ retries: 1
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Errorf("spec (-want +got):\n%s", diff)
 	}
-	m, err := BuildManifest(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, r := range m.Repos {
-		ids = append(ids, r.ID)
-	}
+	ids := manifestIDs(t, s)
 	wantIDs := []string{"github.com-org-a-main", "custom", "github.com-org-d", "github.com-org-b-v2", "elsewhere-c"}
 	if diff := cmp.Diff(wantIDs, ids); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
@@ -211,14 +204,7 @@ func TestBuildManifestIDs(t *testing.T) {
 	s := &Spec{Name: "x", Repos: []RepoSpec{
 		{Path: "a"}, {Path: "./a"}, {URL: "file:///a"}, {Path: "b", ID: "a-2"},
 	}}
-	m, err := BuildManifest(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, r := range m.Repos {
-		ids = append(ids, r.ID)
-	}
+	ids := manifestIDs(t, s)
 	if diff := cmp.Diff([]string{"a", "a-3", "a-4", "a-2"}, ids); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
 	}
@@ -258,4 +244,18 @@ func FuzzLoadSpec(f *testing.F) {
 			t.Fatalf("manifest: %v", err)
 		}
 	})
+}
+
+// manifestIDs builds the manifest of s and returns its ids in order.
+func manifestIDs(t *testing.T, s *Spec) []string {
+	t.Helper()
+	m, err := BuildManifest(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 0, len(m.Repos))
+	for _, r := range m.Repos {
+		ids = append(ids, r.ID)
+	}
+	return ids
 }
