@@ -297,3 +297,56 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestPushTypeChanges: a directory that became a file and a file that
+// became a directory are pushed whatever order the patch lists the paths in.
+func TestPushTypeChanges(t *testing.T) {
+	t.Parallel()
+	asFile := map[string]string{".gitignore": "ignored\n", "a.txt": "a\n", "b.txt": "b\n", "keep": "now a file\n", "old/gone.txt": "g\n"}
+	asDir := map[string]string{".gitignore": "ignored\n", "a.txt/y": "y\n", "b.txt": "b\n", "keep/x.txt": "x\n", "old/gone.txt": "g\n"}
+	tests := []struct {
+		name   string
+		change func(t *testing.T, work string)
+		paths  []string
+		want   map[string]string // path → content of the pushed tree
+	}{
+		{"dir to file", dirToFile, []string{"keep", "keep/x.txt"}, asFile},
+		{"dir to file, reversed", dirToFile, []string{"keep/x.txt", "keep"}, asFile},
+		{"file to dir", fileToDir, []string{"a.txt", "a.txt/y"}, asDir},
+		{"file to dir, reversed", fileToDir, []string{"a.txt/y", "a.txt"}, asDir},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			work, remote, base := seed(t)
+			tt.change(t, work)
+			_, err := PushBranch(t.Context(), PushOptions{RepoDir: work, BaseCommit: base, WorkTree: work, Paths: tt.paths,
+				Branch: "b", RemoteURL: remote, Message: "m", Time: testSig.When})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := branchTree(t, remote, "b")
+			contents := map[string]string{}
+			for p, f := range got {
+				contents[p] = f.Content
+			}
+			if d := cmp.Diff(tt.want, contents); d != "" {
+				t.Errorf("branch tree (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func dirToFile(t *testing.T, work string) {
+	if err := os.RemoveAll(filepath.Join(work, "keep")); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, work, map[string]string{"keep": "now a file\n"})
+}
+
+func fileToDir(t *testing.T, work string) {
+	if err := os.Remove(filepath.Join(work, "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, work, map[string]string{"a.txt/y": "y\n"})
+}

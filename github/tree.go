@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -48,8 +51,16 @@ func patchTree(s storer.EncodedObjectStorer, base *object.Tree, dir string, path
 			}
 		}
 	}
+	// Removals go first and puts after, so a path that turned from a file
+	// into a directory (or back) is free whatever order paths list it in.
+	puts := map[string]object.TreeEntry{}
 	for _, p := range paths {
-		if err := applyPath(s, root, dir, p); err != nil {
+		if err := applyPath(s, root, dir, p, puts); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(puts)) {
+		if err := root.put(rel, puts[rel]); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
@@ -70,7 +81,10 @@ func cleanRepoPath(p string) (string, error) {
 	return c, nil
 }
 
-func applyPath(s storer.EncodedObjectStorer, root *treeNode, dir, p string) error {
+// applyPath removes p from root when dir has no file there (absent, under
+// what is now a file, or now a directory whose files are listed on their
+// own), or writes its blob and records the entry in puts.
+func applyPath(s storer.EncodedObjectStorer, root *treeNode, dir, p string, puts map[string]object.TreeEntry) error {
 	rel, err := cleanRepoPath(p)
 	if err != nil {
 		return err
@@ -78,7 +92,7 @@ func applyPath(s storer.EncodedObjectStorer, root *treeNode, dir, p string) erro
 	full := filepath.Join(dir, filepath.FromSlash(rel))
 	fi, err := os.Lstat(full)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR): // ENOTDIR: a parent is a file now
 		root.remove(rel)
 		return nil
 	case err != nil:
@@ -91,7 +105,8 @@ func applyPath(s storer.EncodedObjectStorer, root *treeNode, dir, p string) erro
 	if err != nil {
 		return err
 	}
-	return root.put(rel, entry)
+	puts[rel] = entry
+	return nil
 }
 
 func writeBlob(s storer.EncodedObjectStorer, full string, fi fs.FileInfo) (object.TreeEntry, error) {
@@ -159,8 +174,11 @@ func (n *treeNode) put(p string, e object.TreeEntry) error {
 	if err != nil {
 		return err
 	}
-	if _, isDir := d.dirs[name]; isDir {
-		return fmt.Errorf("%w: %s is a directory in the tree", ErrPush, p)
+	if sub, isDir := d.dirs[name]; isDir {
+		if !sub.empty() {
+			return fmt.Errorf("%w: %s is a directory in the tree", ErrPush, p)
+		}
+		delete(d.dirs, name) // its files were all removed: a file takes its place
 	}
 	e.Name = name
 	d.files[name] = e
