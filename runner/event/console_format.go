@@ -142,11 +142,6 @@ func diffstat(files, add, del int) string {
 	return fmt.Sprintf("%s, +%d -%d", plural(files, "file"), add, del)
 }
 
-func addTokens(a, b Tokens) Tokens {
-	return Tokens{Input: a.Input + b.Input, Output: a.Output + b.Output, Reasoning: a.Reasoning + b.Reasoning,
-		CacheRead: a.CacheRead + b.CacheRead, CacheWrite: a.CacheWrite + b.CacheWrite}
-}
-
 // isBidiControl reports the Unicode bidirectional overrides and isolates,
 // which can make a terminal show text in another order than it is.
 func isBidiControl(r rune) bool {

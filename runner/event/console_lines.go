@@ -87,7 +87,7 @@ func (c *Console) denied(b *strings.Builder, v PermissionDenied) {
 // stepFinished writes the step's line; why, when not "", replaces the
 // finish reason (a step cut short by the timeout).
 func (c *Console) stepFinished(b *strings.Builder, v StepFinished, why string) {
-	c.tokens = addTokens(c.tokens, v.Tokens)
+	c.tokens = c.tokens.Add(v.Tokens)
 	parts := []string{firstOf(why, v.FinishReason), tokenSummary(v.Tokens)}
 	if v.CostUSD != nil {
 		c.cost += *v.CostUSD
