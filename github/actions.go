@@ -83,7 +83,8 @@ func (a *Actions) Sticky(ctx context.Context, task string) (*Sticky, error) {
 
 // PublishPullRequest pushes the patch (push.Branch, to the repository's
 // HTTPS remote with the token unless push.RemoteURL/Token are set) and
-// opens or updates the pull request for that branch.
+// opens or updates the pull request for that branch. pr.Base is required;
+// without it nothing is pushed.
 func (a *Actions) PublishPullRequest(ctx context.Context, push PushOptions, pr PROptions) (url string, number int, created bool, err error) {
 	if push.RemoteURL == "" {
 		push.RemoteURL = a.Env.RemoteURL()
@@ -91,13 +92,13 @@ func (a *Actions) PublishPullRequest(ctx context.Context, push PushOptions, pr P
 	if push.Token == "" {
 		push.Token = a.Env.Token
 	}
+	if pr.Base == "" { // checked first: no branch is pushed for a pull request that cannot be opened
+		return "", 0, false, fmt.Errorf("github: pull request for %s: no base branch", push.Branch)
+	}
 	if _, err := PushBranch(ctx, push); err != nil {
 		return "", 0, false, err
 	}
 	pr.Owner, pr.Repo, pr.Branch = firstNonEmpty(pr.Owner, a.Env.Owner), firstNonEmpty(pr.Repo, a.Env.Repo), push.Branch
-	if pr.Base == "" {
-		return "", 0, false, fmt.Errorf("github: pull request for %s: no base branch", push.Branch)
-	}
 	return EnsurePullRequest(ctx, a.Client, pr)
 }
 

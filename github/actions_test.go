@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/seed43ef5acb/runner/github/githubtest"
 )
 
@@ -74,6 +77,24 @@ func TestActionsCommentToPullRequest(t *testing.T) {
 		if got, _ := branchTree(t, remote, branch); got["a.txt"].Content != content {
 			t.Errorf("run %d: branch has %q", i, got["a.txt"].Content)
 		}
+	}
+}
+
+func TestPublishPullRequestNeedsBaseBeforePushing(t *testing.T) {
+	work, remote, base := seed(t)
+	writeFiles(t, work, map[string]string{"a.txt": "changed\n"})
+	a := &Actions{Env: &Env{Owner: "octo", Repo: "hello"}}
+	push := PushOptions{RepoDir: work, BaseCommit: base, WorkTree: work, Paths: []string{"a.txt"}, Branch: "runner/x", RemoteURL: remote, Message: "m"}
+	_, _, _, err := a.PublishPullRequest(t.Context(), push, PROptions{Title: "t"})
+	if err == nil || !strings.Contains(err.Error(), "no base branch") {
+		t.Fatalf("err = %v", err)
+	}
+	repo, err := git.PlainOpen(remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Reference(plumbing.NewBranchReferenceName("runner/x"), true); err == nil {
+		t.Error("the branch was pushed although no pull request can be opened")
 	}
 }
 
