@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 )
@@ -58,35 +59,17 @@ func TestClonerAuthSelection(t *testing.T) {
 // so it is plain http on loopback.
 func TestClonePrivateOverHTTP(t *testing.T) {
 	t.Parallel()
-	gitBin, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	src := filepath.Join(dir, "remote", "private")
-	makeRepo(t, src, map[string]string{"f.txt": "secret\n"})
-	backend := &cgi.Handler{Path: gitBin, Args: []string{"http-backend"},
-		Env: []string{"GIT_PROJECT_ROOT=" + filepath.Dir(src), "GIT_HTTP_EXPORT_ALL=1"}}
-	var denied atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || u != "x-access-token" || p != "tok" {
-			denied.Add(1)
-			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(w, "auth", http.StatusUnauthorized)
-			return
-		}
-		backend.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	url := srv.URL + "/private"
+	url, denied := privateGitServer(t, filepath.Join(dir, "remote"), "# private\n")
+	srvURL := strings.TrimSuffix(url, "/private")
 
 	tests := []struct {
 		name, token, server string
 		wantErr             bool
 	}{
-		{"token for the server", "tok", srv.URL, false},
-		{"no token", "", srv.URL, true},
-		{"wrong token", "nope", srv.URL, true},
+		{"token for the server", "tok", srvURL, false},
+		{"no token", "", srvURL, true},
+		{"wrong token", "nope", srvURL, true},
 		{"token kept from another host", "tok", "", true}, // the server is github.com: not sent
 	}
 	for i, tt := range tests {
@@ -107,12 +90,70 @@ func TestClonePrivateOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := readFile(t, filepath.Join(work, "f.txt")); got != "secret\n" || len(commit) != 40 {
-				t.Errorf("f.txt = %q, commit %q", got, commit)
+			if got := readFile(t, filepath.Join(work, "README.md")); got != "# private\n" || len(commit) != 40 {
+				t.Errorf("README.md = %q, commit %q", got, commit)
 			}
 		})
 	}
 	if denied.Load() == 0 {
 		t.Error("the server never refused a request: auth was not exercised")
 	}
+}
+
+// TestRunClonesPrivateWithToken: RunOptions.GitHubToken reaches the cloner.
+func TestRunClonesPrivateWithToken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	url, _ := privateGitServer(t, filepath.Join(dir, "remote"), "# private\n")
+	server := strings.TrimSuffix(url, "/private")
+	write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\n")
+	spec := filepath.Join(dir, "batch.yaml")
+	write(t, spec, "version: 1\nname: p\ntask: task.yaml\nretries: 0\nrepos:\n  - url: "+url+"\n    inputs: {name: private}\n")
+	tests := []struct {
+		name, token string
+		want        Status
+	}{
+		{"with the token", "tok", StatusSuccess},
+		{"without a token", "", StatusInfraFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			sum, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Executor: newFakeExec(func(string) behaviour { return edit }),
+				GitHubToken: tt.token, GitHubServerURL: server, RetryBackoff: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.Results) != 1 || sum.Results[0].Status != tt.want {
+				t.Fatalf("results %+v, want one %s", sum.Results, tt.want)
+			}
+		})
+	}
+}
+
+// privateGitServer serves a new repository (README.md = readme) under root
+// through git http-backend, refusing any request without basic auth
+// x-access-token:tok, and returns its URL and the count of refusals.
+func privateGitServer(t *testing.T, root, readme string) (string, *atomic.Int32) {
+	t.Helper()
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	makeRepo(t, filepath.Join(root, "private"), map[string]string{"README.md": readme})
+	backend := &cgi.Handler{Path: gitBin, Args: []string{"http-backend"},
+		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
+	denied := &atomic.Int32{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "x-access-token" || p != "tok" {
+			denied.Add(1)
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "auth", http.StatusUnauthorized)
+			return
+		}
+		backend.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/private", denied
 }
