@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -32,20 +31,32 @@ func Load(ctx context.Context, paths ...string) ([]Report, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("load reports: %w", err)
 		}
-		data, err := os.ReadFile(p)
+		recs, err := readLogFile(p, p)
 		if err != nil {
 			return nil, fmt.Errorf("load reports: %w", err)
-		}
-		recs, err := event.ReadLog(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("load reports: %s: %w", p, err)
-		}
-		if len(recs) == 0 {
-			return nil, fmt.Errorf("load reports: %s: %w", p, ErrNoEvents)
 		}
 		all = append(all, recs...)
 	}
 	return BuildRuns(all)
+}
+
+// readLogFile reads the event log at path (a truncated last line is
+// tolerated). A log without records is ErrNoEvents. Errors other than
+// opening the file are prefixed with name.
+func readLogFile(path, name string) ([]event.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := event.ReadLog(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: %w", name, ErrNoEvents)
+	}
+	return recs, nil
 }
 
 // Render formats reports as "markdown" (documents separated by a rule) or

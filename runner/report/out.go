@@ -50,17 +50,9 @@ func WriteOut(ctx context.Context, dir string, o MarkdownOptions) (Report, error
 	if err := ctx.Err(); err != nil {
 		return Report{}, fmt.Errorf("write out dir: %w", err)
 	}
-	f, err := os.Open(filepath.Join(dir, EventsFile))
+	recs, err := readLogFile(filepath.Join(dir, EventsFile), EventsFile)
 	if err != nil {
 		return Report{}, fmt.Errorf("write out dir: %w", err)
-	}
-	recs, err := event.ReadLog(f)
-	f.Close()
-	if err != nil {
-		return Report{}, fmt.Errorf("write out dir: %s: %w", EventsFile, err)
-	}
-	if len(recs) == 0 {
-		return Report{}, fmt.Errorf("write out dir: %s: %w", EventsFile, ErrNoEvents)
 	}
 	rep, err := Build(recs)
 	if err != nil {
