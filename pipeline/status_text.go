@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // signalNames are the signals cmd cancels a run on, by their usual names.
@@ -39,7 +41,7 @@ func cancelMessage(cause error) string {
 	if errors.Is(cause, context.Canceled) {
 		return "cancelled"
 	}
-	return sayOnce("cancelled", cause.Error())
+	return event.SayOnce("cancelled", cause.Error())
 }
 
 // cancelError is the error of work stopped by a cancel: it matches
@@ -77,26 +79,13 @@ func (r *execRun) timeoutMessage() string {
 	return fmt.Sprintf("the run's timeout (%s, %s) was reached", limit, from)
 }
 
-// sayOnce joins label and msg as "label: msg" unless msg already says
-// label, so a message that carries its own class or status is not
-// prefixed with it again ("cancelled: cancelled: …").
-func sayOnce(label, msg string) string {
-	switch {
-	case msg == "":
-		return label
-	case label == "", strings.Contains(strings.ToLower(msg), strings.ToLower(label)):
-		return msg
-	}
-	return label + ": " + msg
-}
-
 // statusError is the error Exec returns for a run that did not succeed:
 // "run <status>: <message>", or the message alone when it names the
 // status already ("cancelled (SIGTERM)", "the run's timeout … was reached").
 func statusError(st runStatus) error {
 	msg, lower := st.Message, strings.ToLower(st.Message)
 	if !strings.Contains(lower, st.Status) && !strings.Contains(lower, strings.ReplaceAll(st.Status, "_", " ")) {
-		msg = sayOnce("run "+st.Status, msg)
+		msg = event.SayOnce("run "+st.Status, msg)
 	}
 	return &ExitError{Code: st.Code, Err: errors.New(msg)}
 }
