@@ -53,7 +53,12 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ) err
 	for i, s := range statuses {
 		failOn[i] = string(s)
 	}
+	ghEnv, err := github.LoadEnv(env.Map())
+	if err != nil {
+		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
+	}
 	sum, err := batch.Run(ctx, batch.RunOptions{
+		GitHubToken: ghEnv.Token, GitHubServerURL: ghEnv.ServerURL,
 		SpecPath: c.Spec, Out: c.Out, Shard: shard.Index, Shards: shard.Count,
 		Concurrency: c.Concurrency, Redo: c.Redo, OnlyFailed: c.OnlyFailed, FailOn: failOn,
 		Progress: streams.Stderr, TTY: isTerminal(streams.Stderr), CacheDir: c.CacheDir,
