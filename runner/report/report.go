@@ -136,6 +136,7 @@ type builder struct {
 	stepCost  float64
 	costKnown bool
 	finished  bool
+	open      map[string]string // call id → tool of calls started and not yet ended
 }
 
 func (b *builder) add(rec event.Record, p event.Payload) {
@@ -152,7 +153,14 @@ func (b *builder) add(rec event.Record, p event.Payload) {
 		b.r.FinalMessage = v.Text // the last text part, until run.finished says otherwise
 	case event.ToolStarted:
 		b.tool(v.Tool).Calls++
+		if b.open == nil {
+			b.open = map[string]string{}
+		}
+		b.open[v.CallID] = v.Tool
+	case event.ToolCompleted:
+		delete(b.open, v.CallID)
 	case event.ToolFailed:
+		delete(b.open, v.CallID)
 		t := b.tool(v.Tool)
 		t.Failed++
 		if v.Denied {
@@ -227,6 +235,9 @@ func (b *builder) finish() Report {
 			c := math.Round(b.stepCost*1e9) / 1e9 // no float noise from the sum (the runner's rounding)
 			r.CostUSD = &c
 		}
+	}
+	for _, tool := range b.open {
+		b.tool(tool).Failed++ // never ended: the runner would call it aborted
 	}
 	r.Tools = make([]ToolUse, 0, len(b.tools))
 	for _, t := range b.tools {

@@ -282,3 +282,39 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A log cut while a tool ran counts that call as failed (the runner would
+// have ended it as "tool execution aborted") and calls the last text the
+// last message, not the final one.
+func TestBuildKilledMidTool(t *testing.T) {
+	var buf bytes.Buffer
+	w := event.NewWriter(&buf, "run-1")
+	for _, p := range []event.Payload{
+		event.RunStarted{Task: "t", Model: "m"},
+		event.StepStarted{Step: 1},
+		event.Text{Step: 1, Text: "Running the tests."},
+		event.ToolStarted{Step: 1, CallID: "c1", Tool: "read", Input: json.RawMessage(`{"path":"a"}`)},
+		event.ToolCompleted{Step: 1, CallID: "c1", Tool: "read", Output: "x"},
+		event.ToolStarted{Step: 1, CallID: "c2", Tool: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)},
+	} {
+		if err := w.Emit(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := event.ReadLog(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ToolUse{{Name: "bash", Calls: 1, Failed: 1}, {Name: "read", Calls: 1}}
+	if diff := cmp.Diff(want, r.Tools); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	md := r.Markdown(MarkdownOptions{})
+	if !strings.Contains(md, "Last message (the run did not finish)") || strings.Contains(md, "Final message") {
+		t.Errorf("an incomplete log's last text must not be called final:\n%s", md)
+	}
+}

@@ -16,6 +16,9 @@ func (r Report) finalSection(h string) section {
 		return section{name: "Final message"}
 	}
 	head := h + " Final message\n\n"
+	if r.Status == StatusIncomplete {
+		head = h + " Last message (the run did not finish)\n\n"
+	}
 	s := section{name: "Final message", text: head + balanceFences(msg) + "\n\n"}
 	s.cut = func(n int) (string, bool) {
 		const tail = "\n\n_… message shortened._\n\n"
