@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
+	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/runner/event"
 	runreport "github.com/seed43ef5acb/runner/runner/report"
 )
 
@@ -15,6 +19,9 @@ type ReportCmd struct {
 // Run loads the logs and prints the reports on stdout.
 func (c *ReportCmd) Run(ctx context.Context, streams Streams) error {
 	reports, err := runreport.Load(ctx, c.Events...)
+	if errors.Is(err, runreport.ErrNoEvents) || errors.Is(err, event.ErrMalformed) || errors.Is(err, event.ErrVersion) {
+		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err) // the input is wrong, not the machinery: exit 2
+	}
 	if err != nil {
 		return err
 	}
