@@ -55,6 +55,12 @@ func fakeRunner(args []string) int {
 	if name == "exec.json" {
 		return fakeExec(args, environ)
 	}
+	// github finalize --events FILE, with the comment turned off: the
+	// outputs come from the event log as in the real command.
+	if _, err := Finalize(context.Background(), FinalizeOptions{EventsFile: args[3], OutputPath: environ["GITHUB_OUTPUT"]}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
 	return 0
 }
 
@@ -84,13 +90,18 @@ func fakeExec(args []string, environ map[string]string) int {
 	}
 	out := args[slices.Index(args, "--out")+1]
 	events := filepath.Join(out, "events.jsonl")
-	if err := os.WriteFile(events, []byte(startedLine+"\n"), 0o644); err != nil {
-		return 3
+	if environ["FAKE_KILLED"] == "1" { // killed mid-run: no run.finished, no outputs
+		_ = os.WriteFile(events, []byte(startedLine+"\n"+`{"v":1,"seq":2,"ty`), 0o644)
+		return 143
 	}
 	code, _ := strconv.Atoi(environ["FAKE_EXIT"])
 	cost := 0.25
 	res := RunOutputs{Status: map[bool]string{true: "success", false: "failed"}[code == 0], ExitCode: code,
 		EventsPath: events, CostUSD: &cost, CommentURL: "https://example/c"}
+	finished := fmt.Sprintf(`{"v":1,"seq":2,"time":"2026-01-01T00:00:01Z","run_id":"r","type":"run.finished","status":%q,"exit_code":%d,"cost_usd":0.25}`, res.Status, code)
+	if err := os.WriteFile(events, []byte(startedLine+"\n"+finished+"\n"), 0o644); err != nil {
+		return 3
+	}
 	return writeOut(env, res.List(), code)
 }
 
@@ -228,6 +239,27 @@ func TestActionFailedRunIsFinalized(t *testing.T) {
 	want := []string{"github", "finalize", "--events", filepath.Join(r.outputs["prep"]["dir"], "events.jsonl")}
 	if !slices.Equal(rec.Args, want) || rec.Env["GITHUB_TOKEN"] != "tok-2" {
 		t.Errorf("finalize args %q env %v", rec.Args, rec.Env)
+	}
+	if r.outputs["finalize"]["status"] != "failed" {
+		t.Errorf("finalize step outputs = %v", r.outputs["finalize"])
+	}
+}
+
+// TestActionKilledRunReportsFinalize: a run killed before it wrote its
+// outputs gets them from the finalize step (status cancelled, exit 130).
+func TestActionKilledRunReportsFinalize(t *testing.T) {
+	t.Parallel()
+	base := eventEnv(t, "workflow_dispatch", "workflow_dispatch.json", "")
+	base["FAKE_KILLED"] = "1"
+	r := newActionRun(t, map[string]string{"task": "t.yaml"}, base)
+	r.runAll(fakeGoDir(t))
+	if r.outputs["run"] != nil {
+		t.Fatalf("the killed run wrote outputs: %v", r.outputs["run"])
+	}
+	got := r.actionOutputs()
+	events := filepath.Join(r.outputs["prep"]["dir"], "events.jsonl")
+	if got["status"] != "cancelled" || got["exit-code"] != "130" || got["events-path"] != events || got["cost-usd"] != "" {
+		t.Errorf("action outputs = %v", got)
 	}
 }
 

@@ -84,12 +84,16 @@ func TestActionLint(t *testing.T) {
 		}
 	}
 	for _, name := range OutputNames() {
-		if got, want := a.Outputs[name].Value, "${{ steps.run.outputs."+name+" }}"; got != want {
+		want := "${{ steps.finalize.outputs." + name + " || steps.run.outputs." + name + " }}"
+		if got := a.Outputs[name].Value; got != want {
 			t.Errorf("output %q value = %q, want %q", name, got, want)
 		}
 	}
 	if len(a.Outputs) != len(OutputNames()) {
 		t.Errorf("outputs %v, want exactly %v", a.Outputs, OutputNames())
+	}
+	if fin := stepByID(t, a, "finalize"); !strings.Contains(fin.If, "cancelled()") || !strings.Contains(fin.Run, "github finalize") {
+		t.Errorf("finalize step = %+v", fin)
 	}
 	run := stepByID(t, a, "run")
 	if !regexp.MustCompile(`(?m)^\s*exec "\$RUNNER_TEMP/runner" `).MatchString(run.Run) {
@@ -151,17 +155,27 @@ func newActionRun(t *testing.T, inputs map[string]string, base map[string]string
 
 func (r *actionRun) eval(s string) string {
 	return exprRe.ReplaceAllStringFunc(s, func(m string) string {
-		expr := exprRe.FindStringSubmatch(m)[1]
-		if name, ok := strings.CutPrefix(expr, "inputs."); ok {
-			return r.inputs[name]
+		for _, expr := range strings.Split(exprRe.FindStringSubmatch(m)[1], "||") {
+			if v := r.evalOne(strings.TrimSpace(expr)); v != "" {
+				return v
+			}
 		}
-		if rest, ok := strings.CutPrefix(expr, "steps."); ok {
-			id, out, _ := strings.Cut(rest, ".outputs.")
-			return r.outputs[id][out]
-		}
-		r.t.Fatalf("expression %q not understood by the test", expr)
 		return ""
 	})
+}
+
+// evalOne evaluates one operand of an expression: inputs.NAME or
+// steps.ID.outputs.NAME.
+func (r *actionRun) evalOne(expr string) string {
+	if name, ok := strings.CutPrefix(expr, "inputs."); ok {
+		return r.inputs[name]
+	}
+	if rest, ok := strings.CutPrefix(expr, "steps."); ok {
+		id, out, _ := strings.Cut(rest, ".outputs.")
+		return r.outputs[id][out]
+	}
+	r.t.Fatalf("expression %q not understood by the test", expr)
+	return ""
 }
 
 // step runs one shell step and returns its exit code.
