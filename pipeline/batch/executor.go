@@ -67,11 +67,25 @@ const (
 const (
 	ClassInfra    = "infra"    // file system, git, process crash
 	ClassProvider = "provider" // the model provider failed after the runner's own retries
+	// The classes the agent loop gives a run that ended with status
+	// "error" (exit code 3) because of the model provider or itself: the
+	// llm error classes and runner.ClassInternal.
+	ClassRetryable = "retryable" // a provider error that outlived the runner's own retries
+	ClassFatal     = "fatal"     // the provider refused the call (credentials, unknown model, a cassette that does not fit)
+	ClassInternal  = "internal"  // the agent loop crashed
 )
 
-// Infra reports whether the outcome is an infrastructure failure to retry.
+// Infra reports whether the outcome is an infrastructure failure to retry:
+// its error class is one of ClassInfra, ClassProvider, ClassRetryable,
+// ClassFatal or ClassInternal. A run that ended with status "error" for
+// another reason (class "context-overflow": the task outgrew the model's
+// context window; ClassSpec) is a task failure.
 func (o Outcome) Infra() bool {
-	return o.ErrorClass == ClassInfra || o.ErrorClass == ClassProvider
+	switch o.ErrorClass {
+	case ClassInfra, ClassProvider, ClassRetryable, ClassFatal, ClassInternal:
+		return true
+	}
+	return false
 }
 
 // statusOf maps a finished run's outcome to a batch status. Cancelled runs

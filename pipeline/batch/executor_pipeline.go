@@ -36,6 +36,10 @@ const (
 // code 2): a task failure, not retried.
 const ClassSpec = "spec"
 
+// classContextOverflow is llm.ClassContextOverflow: the conversation
+// outgrew the model's context window even after compaction.
+const classContextOverflow = "context-overflow"
+
 // PipelineExecutor is the Executor of `runner batch run`: it runs each job
 // with the exec pipeline (pipeline.Exec), as `runner exec TASK --repo
 // WORKDIR --out OUTDIR --quiet` would, and builds the Outcome from the
@@ -69,8 +73,12 @@ func (e *PipelineExecutor) Preflight(context.Context) error {
 
 // Exec runs job. Exit code 2 (an invalid spec or inputs) is a task failure
 // (status "error", class ClassSpec); exit code 3 is an infrastructure
-// failure (a Go error when the run left no result, else an Outcome with
-// the run's error class, provider or infra), which Run retries.
+// failure, which Run retries and records as infra_failed when retries run
+// out: a Go error when the run left no result, else an Outcome with the
+// run's error class (Outcome.Infra; a class it does not know comes with a
+// Go error). The one exception is a run whose context window overflowed
+// (class "context-overflow"): retrying would repeat it, so it is a task
+// failure.
 func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 	task, err := jobSpec(job)
 	if err != nil {
@@ -92,6 +100,12 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 	}
 	code := pipeline.ExitCode(runErr)
 	switch {
+	case found && o.Infra():
+		return o, nil // Run retries it, then records infra_failed
+	case found && code == pipeline.ExitInfra && o.ErrorClass != classContextOverflow:
+		// Exit code 3 with a class this package does not know: still the
+		// machinery, as for `runner exec`.
+		return o, fmt.Errorf("%s: %w", job.RepoID, runErr)
 	case found:
 		if err := saveTree(ctx, job.WorkDir, job.OutDir); err != nil {
 			return o, err
