@@ -92,12 +92,31 @@ func (v Verdict) Denied() (Check, bool) {
 //     the command may be in after cd/pushd/popd (dirFlow): `cd src && cat
 //     ../x` reads x in the work tree, `cd src; cat ../x` may run from the
 //     root; after a cd to a directory only known at run time, a word
-//     climbing out with '..' is denied. Whether a path is read or written
-//     is not known, so only external_directory is checked: `cat *` allows
-//     `cat .env` inside the work tree. Interpreters (python -c, awk
+//     climbing out with '..' is denied. Interpreters (python -c, awk
 //     system()), paths inside option values the rules above do not take
 //     apart (-Wl,-rpath,/x), and what programs open on their own (config
 //     files, $HOME caches) are the rule author's business.
+//   - The same words, when they name a path inside the work tree that is
+//     in a .git directory or is an .env* file (after cd placement and
+//     symlink resolution; the rule of Paths.Check), get the read tool's
+//     protection (KindPath checks, permission read): `cat .env`, `cat <
+//     .env`, `cp .env x`, `cp x .git/hooks/y`, `ls .git` and `git add .env`
+//     are denied unless a read rule names .env or .git explicitly (`read:
+//     {".env": allow}`). Whether an argument is read or written is not
+//     known, so read decides it; output redirections stay edits. git's own
+//     use of .git (`git status`) names no path. Globs are judged
+//     conservatively: a component that starts with a literal and could
+//     expand to .git or .env* (`.env*`, `.e*`, `.[e]nv`, `.*`, `*/.env`)
+//     is protected, and its allow rule must name the element and match
+//     the glob for every expansion (`.env*` allows `cat .env*`, `.env`
+//     does not); brace and extended globs and substitutions whose text
+//     mentions .env or .git are judged by that text. A component starting
+//     with an expansion is not (`cat *` and `cat *.go`: bash's globs skip
+//     dotfiles; `$F` is only known at run time). Words that name a path to
+//     leave out are not reads: the value of --exclude, --exclude-dir,
+//     --ignore and --ignore-dir, and find's -name/-path… pattern after
+//     -not/'!' or before -prune. A word that merely looks like a path
+//     (`grep .env src`, `git commit -m .env`) is denied too.
 //   - Input beyond MaxCommandBytes, a syntax tree deeper than 256, or more
 //     than 16 nested wrappers is denied as too complex to judge.
 func CheckBash(rs Ruleset, workTree, command string) Verdict {

@@ -31,20 +31,24 @@ func (a *analyzer) pathArgs(prog string, ws []word) {
 		return
 	case "cd":
 		if len(cdOperands(ws)) == 0 {
-			a.pathWord("cd", pathWord{name: "~", home: true})
+			a.pathWord("cd", pathWord{name: "~", home: true}, false)
 		}
 	}
-	for _, w := range ws {
+	for i, w := range ws {
+		protect := !excludeOperand(prog, ws, i)
 		for _, pw := range pathsOf(w) {
-			a.pathWord(w.text, pw)
+			a.pathWord(w.text, pw, protect)
+		}
+		if protect {
+			a.protectedGlob(w)
 		}
 	}
 }
 
 // pathWord records the external_directory check of one path, from every
-// directory the command may run in; nothing is recorded for a path inside
-// the work tree.
-func (a *analyzer) pathWord(subject string, pw pathWord) {
+// directory the command may run in; inside the work tree, when protect is
+// set, a path to .git or an .env* file gets the read tool's protection.
+func (a *analyzer) pathWord(subject string, pw pathWord, protect bool) {
 	switch {
 	case pw.home:
 		if hasDotDot(pw.name) {
@@ -60,7 +64,7 @@ func (a *analyzer) pathWord(subject string, pw pathWord) {
 			a.addPath(subject, pw.name, defaultDeny(ExternalDirectory, pw.name, a.pathsErr.Error()))
 		}
 	case filepath.IsAbs(pw.name):
-		a.resolvedPath(subject, pw.name)
+		a.resolvedPath(subject, pw.name, protect)
 	default:
 		dirs := a.dirs
 		if len(dirs) == 0 {
@@ -68,8 +72,11 @@ func (a *analyzer) pathWord(subject string, pw pathWord) {
 		}
 		for _, dir := range dirs.sorted() {
 			if dir != unknownDir {
-				a.resolvedPath(subject, filepath.Join(dir, pw.name))
+				a.resolvedPath(subject, filepath.Join(dir, pw.name), protect)
 				continue
+			}
+			if protect {
+				a.protectedName(subject, pw.name)
 			}
 			if escapes(pw.name) {
 				a.addPath(subject, pw.name, defaultDeny(ExternalDirectory, pw.name, "the command changes to a directory "+
@@ -80,13 +87,16 @@ func (a *analyzer) pathWord(subject string, pw pathWord) {
 }
 
 // resolvedPath checks the absolute path name after resolving symlinks.
-func (a *analyzer) resolvedPath(subject, name string) {
+func (a *analyzer) resolvedPath(subject, name string, protect bool) {
 	t, err := a.paths.Resolve(name)
 	if err != nil {
 		a.addPath(subject, name, defaultDeny(ExternalDirectory, name, fmt.Sprintf("invalid path: %v", err)))
 		return
 	}
 	if t.Inside {
+		if protect {
+			a.protectedTarget(subject, t)
+		}
 		return
 	}
 	pat := t.Pattern()

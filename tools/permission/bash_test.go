@@ -179,7 +179,8 @@ func TestCheckBash(t *testing.T) {
 		{strict(), "echo hi > $F", false},
 		{strict(), "echo hi > ~/x", false},
 		{strict(), "cd src && echo hi > out.txt", false},
-		{strict(), "cat < .env", true},
+		{strict(), "cat < src/a.go", true},
+		{strict(), "cat < .env", false}, // an input is read: .env is protected (bash_protected.go)
 		{strict(), "{ echo hi; } > src/x", true},
 		{strict(), "{ echo hi; } > vendor/x", false},
 		// empty and broken input
