@@ -22,8 +22,9 @@ import (
 
 // Files the pipeline executor adds to out/<repo-id>/.
 const (
-	// TaskFile is the task spec the repository ran with, when it is not
-	// the batch's task file as is (an inline task, a per-repository cost cap).
+	// TaskFile is the task spec the repository ran with: a copy of the
+	// batch's task file, the inline task, or either with the
+	// per-repository cost cap applied. Publishing reads it.
 	TaskFile = "task.yaml"
 	// TreeDir holds the files of the final patch as the run left them
 	// (deleted files are absent), so that publishing can rebuild the
@@ -119,29 +120,28 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 	return Outcome{}, fmt.Errorf("%s: %w: the run left no %s", job.RepoID, pipeline.ErrInfra, report.ResultFile)
 }
 
-// jobSpec returns the task spec file to run: the batch's task file, or
-// out/<repo-id>/task.yaml when the task is inline or the job's cost cap is
-// below the spec's own limit.
+// jobSpec stores the task spec the job runs with in out/<repo-id>/task.yaml
+// (the batch's task file, an inline task, or either with the job's cost
+// cap), so that publishing (taskSpecOf) finds it wherever the out dir is
+// merged or copied to; it returns the spec file to run: the batch's task
+// file as is (its relative references stay valid), else the stored copy.
 func jobSpec(job Job) (string, error) {
-	data := job.SpecInline
-	if data == nil && job.MaxCostUSD <= 0 {
-		return job.SpecPath, nil
-	}
+	data, run := job.SpecInline, ""
 	if data == nil {
 		var err error
 		if data, err = os.ReadFile(job.SpecPath); err != nil {
-			return "", fmt.Errorf("%w: read task spec: %w", pipeline.ErrUsage, err)
+			return job.SpecPath, nil // the pipeline reports it (exit code 2: a task failure)
 		}
+		run = job.SpecPath
 	}
 	if job.MaxCostUSD > 0 {
 		capped, changed, err := capCost(data, job.MaxCostUSD)
 		if err != nil {
 			return "", err
 		}
-		if !changed && job.SpecInline == nil {
-			return job.SpecPath, nil
+		if changed {
+			data, run = capped, ""
 		}
-		data = capped
 	}
 	path := filepath.Join(job.OutDir, TaskFile)
 	if err := os.MkdirAll(job.OutDir, 0o755); err != nil {
@@ -150,7 +150,7 @@ func jobSpec(job Job) (string, error) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	return path, nil
+	return cmp.Or(run, path), nil
 }
 
 // capCost lowers the spec's limits.max_cost_usd to limit (adding it when
