@@ -20,6 +20,9 @@ var (
 	// ErrNoChanges means the patched tree equals the base tree: there is
 	// nothing to push.
 	ErrNoChanges = errors.New("github: no changes to push")
+	// ErrNoToken means neither GITHUB_TOKEN nor GH_TOKEN is set, so the
+	// API cannot be called.
+	ErrNoToken = errors.New("github: no token: GITHUB_TOKEN and GH_TOKEN are empty")
 	// ErrBranchName means a branch name is not a valid git ref name.
 	ErrBranchName = errors.New("github: invalid branch name")
 )

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -125,7 +126,11 @@ type Renderer func(ctx context.Context, eventsFile string) (string, error)
 // FinalizeOptions configure Finalize.
 type FinalizeOptions struct {
 	EventsFile string
-	Sticky     *Sticky // the comment to update; nil: no comment
+	Sticky     *Sticky // the comment to update; nil: OpenSticky, else no comment
+	// OpenSticky, when Sticky is nil, returns the comment to update (nil:
+	// none). It is called only after the outputs and the summary are
+	// written, so its API calls (the token's identity) cannot lose them.
+	OpenSticky func(ctx context.Context) (*Sticky, error)
 	// CreateMissing posts the comment when the run never did; by default
 	// only a comment the run started is updated.
 	CreateMissing bool
@@ -137,14 +142,19 @@ type FinalizeOptions struct {
 	Timeout time.Duration
 }
 
+// incompleteNote explains, under the report's heading, why a log without
+// run.finished (which the report calls incomplete) has status cancelled.
+const incompleteNote = "> **incomplete** (no `run.finished`: cancelled or killed): the action reports status `cancelled`, exit code 130.\n\n"
+
 // Finalize brings the sticky comment in line with an events file, for
 // `runner github finalize --events FILE` in an `if: cancelled() ||
 // failure()` step: a run killed before its last event is reported as
-// cancelled. Only a comment the run started is updated unless
-// CreateMissing is set; a Sticky without Task takes the task name from the
-// events. Running it again changes nothing (the comment is edited only when
-// its body differs). It also writes the outputs and step summary of
-// its own step when their paths are given.
+// cancelled. The outputs (all but comment-url) and the step summary are
+// written first, from the events file alone, so no API failure can lose
+// them; comment-url follows once the comment is updated. Only a comment
+// the run started is updated unless CreateMissing is set; a Sticky without
+// Task takes the task name from the events. Running it again changes
+// nothing (the comment is edited only when its body differs).
 func Finalize(ctx context.Context, o FinalizeOptions) (RunOutputs, error) {
 	f, err := os.Open(o.EventsFile)
 	if err != nil {
@@ -161,32 +171,56 @@ func Finalize(ctx context.Context, o FinalizeOptions) (RunOutputs, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	report := outcome.Markdown()
-	if o.Render != nil {
-		if r, rerr := o.Render(ctx, o.EventsFile); rerr == nil && strings.TrimSpace(r) != "" {
-			report = r
-		}
-	}
+	report := finalReport(ctx, o, outcome)
 	out := RunOutputs{Status: outcome.Result.Status, ExitCode: outcome.Result.ExitCode, PatchPath: outcome.Result.PatchPath,
 		EventsPath: o.EventsFile, CostUSD: outcome.Result.CostUSD}
 	var errs []error
-	if o.Sticky != nil {
-		if o.Sticky.Task == "" {
-			o.Sticky.Task = outcome.Task
-		}
-		var err error
-		if o.CreateMissing {
-			out.CommentURL, err = o.Sticky.Finish(ctx, report)
-		} else {
-			out.CommentURL, _, err = o.Sticky.Update(ctx, report)
-		}
-		errs = append(errs, err)
+	if o.OutputPath != "" {
+		list := slices.DeleteFunc(out.List(), func(x Output) bool { return x.Name == "comment-url" })
+		errs = append(errs, WriteOutputs(o.OutputPath, list...))
 	}
 	if o.SummaryPath != "" {
 		errs = append(errs, AppendSummary(o.SummaryPath, report))
 	}
-	if o.OutputPath != "" {
-		errs = append(errs, WriteOutputs(o.OutputPath, out.List()...))
+	sticky := o.Sticky
+	if sticky == nil && o.OpenSticky != nil {
+		sticky, err = o.OpenSticky(ctx)
+		errs = append(errs, err)
+	}
+	if sticky != nil {
+		if sticky.Task == "" {
+			sticky.Task = outcome.Task
+		}
+		if o.CreateMissing {
+			out.CommentURL, err = sticky.Finish(ctx, report)
+		} else {
+			out.CommentURL, _, err = sticky.Update(ctx, report)
+		}
+		errs = append(errs, err)
+	}
+	if o.OutputPath != "" && out.CommentURL != "" {
+		errs = append(errs, WriteOutputs(o.OutputPath, Output{Name: "comment-url", Value: out.CommentURL}))
 	}
 	return out, errors.Join(errs...)
+}
+
+// finalReport renders the report (Outcome.Markdown when there is no
+// renderer or it fails); for a log without run.finished the renderer's
+// report gets a note under its heading tying "incomplete" to the
+// cancelled status.
+func finalReport(ctx context.Context, o FinalizeOptions, outcome Outcome) string {
+	if o.Render == nil {
+		return outcome.Markdown()
+	}
+	r, err := o.Render(ctx, o.EventsFile)
+	if err != nil || strings.TrimSpace(r) == "" {
+		return outcome.Markdown()
+	}
+	if outcome.Finished {
+		return r
+	}
+	if head, rest, ok := strings.Cut(r, "\n\n"); ok && strings.HasPrefix(head, "#") {
+		return head + "\n\n" + incompleteNote + rest
+	}
+	return incompleteNote + r
 }

@@ -105,3 +105,62 @@ func TestRunOutputsListsEveryName(t *testing.T) {
 		t.Errorf("list = %v", got)
 	}
 }
+
+// TestFinalizeOutputsBeforeAPI: the outputs are in GITHUB_OUTPUT before any
+// API call, and an API failure afterwards is returned without losing them.
+func TestFinalizeOutputsBeforeAPI(t *testing.T) {
+	events := writeEvents(t, startedLine,
+		`{"v":1,"seq":2,"time":"2026-01-01T00:00:01Z","run_id":"r","type":"run.finished","status":"failed","exit_code":1,"cost_usd":0.5}`)
+	outPath := filepath.Join(t.TempDir(), "out")
+	broke := errors.New("identity of the token: connection refused")
+	var seen map[string]string
+	out, err := Finalize(t.Context(), FinalizeOptions{EventsFile: events, OutputPath: outPath,
+		OpenSticky: func(context.Context) (*Sticky, error) {
+			seen = parseOutputs(t, outPath)
+			return nil, broke
+		}})
+	if !errors.Is(err, broke) {
+		t.Errorf("err = %v, want the API failure", err)
+	}
+	if out.Status != "failed" || seen["status"] != "failed" || seen["exit-code"] != "1" || seen["cost-usd"] != "0.5" || seen["events-path"] != events {
+		t.Errorf("outputs before the API call = %v (out %+v)", seen, out)
+	}
+	if _, ok := parseOutputs(t, outPath)["comment-url"]; ok {
+		t.Error("comment-url written without a comment")
+	}
+}
+
+// TestFinalizeIncompleteNote: the report of a log without run.finished
+// (the report says "incomplete") explains the cancelled status under its
+// heading.
+func TestFinalizeIncompleteNote(t *testing.T) {
+	tests := []struct {
+		name, lines, report, want string
+	}{
+		{"killed", startedLine, "### ⏳ runner: fix — incomplete\n\nbody\n",
+			"### ⏳ runner: fix — incomplete\n\n" + incompleteNote + "body\n"},
+		{"finished", startedLine + "\n" + `{"v":1,"seq":2,"type":"run.finished","status":"success","exit_code":0}`,
+			"### ✅ runner: fix — success\n\nbody\n", "### ✅ runner: fix — success\n\nbody\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			events := writeEvents(t, tt.lines)
+			render := func(context.Context, string) (string, error) { return tt.report, nil }
+			summary := filepath.Join(dir, "summary")
+			if _, err := Finalize(t.Context(), FinalizeOptions{EventsFile: events, Render: render, SummaryPath: summary}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(summary)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(got), tt.want) {
+				t.Errorf("summary = %q\nwant it to hold %q", got, tt.want)
+			}
+		})
+	}
+	if !strings.Contains(incompleteNote, "cancelled") || !strings.Contains(incompleteNote, "incomplete") {
+		t.Errorf("note %q", incompleteNote)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/seed43ef5acb/runner/github"
@@ -23,27 +22,43 @@ type GitHubFinalizeCmd struct {
 	Comment string `help:"\"false\" leaves the comment alone (outputs are still written); the action's comment input." env:"RUNNER_COMMENT" enum:"true,false," default:"" placeholder:"BOOL"`
 }
 
-// Run updates the sticky comment and writes the step's outputs. Outside
-// GitHub Actions it does nothing and exits 2.
+// Run writes the step's outputs from the event log, then updates the
+// sticky comment; an API failure is reported (exit 3) but cannot lose the
+// outputs. Outside GitHub Actions it does nothing and exits 2; without a
+// token it writes the outputs, calls no API and exits 2.
 func (c *GitHubFinalizeCmd) Run(ctx context.Context, streams Streams, env Environ) error {
-	a, err := github.Setup(ctx, env.Map(), nil)
+	environ := env.Map()
+	genv, err := github.LoadEnv(environ)
 	if err != nil {
 		return err
 	}
-	if a == nil {
+	if !genv.Actions {
 		return fmt.Errorf("%w: not running in GitHub Actions (GITHUB_ACTIONS is not \"true\"): nothing to finalize; see `runner report` for a local summary", pipeline.ErrUsage)
 	}
-	var sticky *github.Sticky
-	if c.Comment != "false" {
-		sticky, err = a.Sticky(ctx, c.Task)
-		if errors.Is(err, github.ErrNoNumber) {
-			fmt.Fprintf(streams.Stderr, "runner: %v: no comment to update\n", err)
-		} else if err != nil {
-			return err
+	ev, err := github.Load(ctx, genv, nil) // nil client: no API call
+	if err != nil {
+		return err
+	}
+	var open func(context.Context) (*github.Sticky, error)
+	var noToken error
+	switch {
+	case c.Comment == "false":
+	case ev.GitHub.Number <= 0:
+		fmt.Fprintf(streams.Stderr, "runner: %v: %s event: no comment to update\n", github.ErrNoNumber, ev.GitHub.EventName)
+	case genv.Token == "":
+		noToken = fmt.Errorf("%w: %w: the comment was not updated; set GITHUB_TOKEN (the action's github-token input, e.g. ${{ github.token }}) or pass --comment=false", pipeline.ErrUsage, github.ErrNoToken)
+	default:
+		open = func(ctx context.Context) (*github.Sticky, error) {
+			client, err := github.NewClient(genv, nil)
+			if err != nil {
+				return nil, err
+			}
+			a := &github.Actions{Env: genv, Client: client, Event: ev, Self: environ["RUNNER_GITHUB_LOGIN"]}
+			return a.Sticky(ctx, c.Task)
 		}
 	}
 	out, err := github.Finalize(ctx, github.FinalizeOptions{
-		EventsFile: c.Events, Sticky: sticky, CreateMissing: c.Create, OutputPath: a.Env.Output,
+		EventsFile: c.Events, OpenSticky: open, CreateMissing: c.Create, OutputPath: genv.Output,
 		Render: func(ctx context.Context, events string) (string, error) {
 			return runreport.MarkdownFile(ctx, events, runreport.MarkdownOptions{MaxLen: runreport.GitHubCommentMax})
 		},
@@ -51,5 +66,8 @@ func (c *GitHubFinalizeCmd) Run(ctx context.Context, streams Streams, env Enviro
 	if out.CommentURL != "" {
 		fmt.Fprintln(streams.Stdout, out.CommentURL)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return noToken
 }
