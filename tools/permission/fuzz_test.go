@@ -22,7 +22,10 @@ func bashSeeds(f *testing.F) []string {
 		"cd src && go test ./... 2>&1 | tail -20", "echo > /proc/self/cwd/x",
 		// path arguments
 		"rm -rf /tmp/x", "cat ../../etc/passwd", "cd src && cat ../x", "grep -r x ~/.ssh", "ls /tmp/*",
-		"go test -coverprofile=/tmp/c.out", "cd $D; cat ../x", "cat < /etc/passwd"}
+		"go test -coverprofile=/tmp/c.out", "cd $D; cat ../x", "cat < /etc/passwd",
+		// protected paths
+		"cat .env", "cat < .env", "cp x .git/hooks/pre-commit", "cat .e*", "cat {.env,x}", "cat */.env",
+		"grep -r x --exclude-dir=.git .", "find . -path ./.git -prune -o -print", "git status", "ls -a"}
 	data, err := os.ReadFile(filepath.Join("testdata", "bash.jsonl"))
 	if err != nil {
 		f.Fatal(err)
@@ -78,6 +81,9 @@ func FuzzCheckBash(f *testing.F) {
 		if v := p.CheckBash(broad(), a); v.Allowed {
 			if arg := outsideArg(p, a); arg != "" {
 				t.Fatalf("%q allowed with %q outside the work tree: %+v", a, arg, v.Checks)
+			}
+			if arg := protectedArg(a); arg != "" {
+				t.Fatalf("%q allowed with %q naming .git or .env: %+v", a, arg, v.Checks)
 			}
 			if !p.CheckBash(broad(Rule{ExternalDirectory, "**", Allow}), a).Allowed {
 				t.Fatalf("%q allowed, but denied once external_directory is allowed", a)
@@ -163,6 +169,48 @@ func osResolve(abs string) string {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// protectedArg returns the first static argument word of a plain command
+// in src that names a .git or .env* path by its text (not an option, nor
+// the operand of an exclude option), "" when there is none.
+func protectedArg(src string) string {
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil || len(src) > MaxCommandBytes || strings.IndexByte(src, 0) >= 0 {
+		return ""
+	}
+	found := ""
+	syntax.Walk(file, func(n syntax.Node) bool {
+		ce, ok := n.(*syntax.CallExpr)
+		if !ok || found != "" || len(ce.Args) < 2 {
+			return found == ""
+		}
+		prog := convertWord(ce.Args[0])
+		if !prog.static() {
+			return true
+		}
+		base := path.Base(prog.lit())
+		if _, wraps := wrapperFor(base); wraps || isShell(base) || strings.Contains(
+			" find echo printf tee xargs command builtin exec eval source . cd pushd ", " "+base+" ") {
+			return true
+		}
+		prev := ""
+		for _, w := range ce.Args[1:] {
+			cw := convertWord(w)
+			lit, last := cw.lit(), prev
+			prev = lit
+			if !cw.static() || lit == "" || strings.HasPrefix(lit, "-") || strings.HasPrefix(lit, "/") ||
+				strings.ContainsAny(lit, "=\n") || excludeOption(last) {
+				continue
+			}
+			if protectedKind(path.Clean(lit)) != "" {
+				found = lit
+				return false
+			}
+		}
+		return true
+	})
+	return found
 }
 
 // outsideArg returns a literal absolute argument outside the work tree of
