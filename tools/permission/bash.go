@@ -116,7 +116,9 @@ func (v Verdict) Denied() (Check, bool) {
 //     leave out are not reads: the value of --exclude, --exclude-dir,
 //     --ignore and --ignore-dir, and find's -name/-path… pattern after
 //     -not/'!' or before -prune. A word that merely looks like a path
-//     (`grep .env src`, `git commit -m .env`) is denied too.
+//     (`grep .env src`, `git commit -m .env`) is denied too. Programs that
+//     walk a directory (`grep -r x .`, `tar -cf t .`, `cp -r . d`) reach
+//     .env without naming it: that is not seen.
 //   - Input beyond MaxCommandBytes, a syntax tree deeper than 256, or more
 //     than 16 nested wrappers is denied as too complex to judge.
 func CheckBash(rs Ruleset, workTree, command string) Verdict {
