@@ -1,0 +1,149 @@
+package github
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// workflowFile is the part of a workflow the tests read.
+type workflowFile struct {
+	Jobs map[string]workflowJob `yaml:"jobs"`
+}
+
+type workflowJob struct {
+	Needs   any               `yaml:"needs"`
+	If      string            `yaml:"if"`
+	Outputs map[string]string `yaml:"outputs"`
+	Steps   []actionStep      `yaml:"steps"`
+}
+
+func loadWorkflow(t *testing.T, name string) workflowFile {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "examples", "workflows", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf workflowFile
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	return wf
+}
+
+// TestWorkflowsUploadHiddenFiles: batch out dirs hold changed dotfiles
+// (<id>/tree/.gitignore, .github/*); an artifact without them would make
+// publish delete those files in the pull request.
+func TestWorkflowsUploadHiddenFiles(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "examples", "workflows", "*.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploads := 0
+	for _, f := range files {
+		for job, j := range loadWorkflow(t, filepath.Base(f)).Jobs {
+			for i, s := range j.Steps {
+				if !strings.HasPrefix(s.Uses, "actions/upload-artifact@") {
+					continue
+				}
+				uploads++
+				if s.With["include-hidden-files"] != "true" {
+					t.Errorf("%s: job %s step %d uploads without include-hidden-files: true", f, job, i)
+				}
+			}
+		}
+	}
+	if uploads < 3 {
+		t.Errorf("found %d uploads, want the nightly batch's shard, merged and published", uploads)
+	}
+}
+
+// runScript runs a workflow step's script with fake commands first on PATH
+// and returns its exit code and GITHUB_OUTPUT.
+func runScript(t *testing.T, s actionStep, env map[string]string, fakes map[string]string) (int, string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, script := range fakes {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/bash\n"+script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "output")
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", s.Run)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + out, "HOME=" + dir}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	_ = cmd.Run()
+	data, _ := os.ReadFile(out)
+	return cmd.ProcessState.ExitCode(), string(data)
+}
+
+func jobStep(t *testing.T, j workflowJob, name string) actionStep {
+	t.Helper()
+	for _, s := range j.Steps {
+		if s.ID == name || strings.HasPrefix(s.Run, name) {
+			return s
+		}
+	}
+	t.Fatalf("no step %q", name)
+	return actionStep{}
+}
+
+// TestNightlyBatchPublishesDespiteFailedRepos: a night where some
+// repositories failed still publishes the others and then fails in the
+// verdict job; a merge that could not complete publishes nothing.
+func TestNightlyBatchPublishesDespiteFailedRepos(t *testing.T) {
+	wf := loadWorkflow(t, "nightly-batch.yml")
+	merge := wf.Jobs["merge"]
+	if merge.Outputs["failed-repos"] != "${{ steps.merge.outputs.failed-repos }}" {
+		t.Errorf("merge outputs = %v", merge.Outputs)
+	}
+	step := jobStep(t, merge, "merge")
+	for _, tt := range []struct {
+		exit     string
+		wantCode int
+		wantOut  string
+	}{{"0", 0, "failed-repos=false\n"}, {"1", 0, "failed-repos=true\n"}, {"3", 3, ""}} {
+		code, out := runScript(t, step, nil, map[string]string{"runner": `[ "$1 $2" = "batch merge" ] || exit 9; exit ` + tt.exit})
+		if code != tt.wantCode || out != tt.wantOut {
+			t.Errorf("merge exit %s: step exit %d output %q, want %d %q", tt.exit, code, out, tt.wantCode, tt.wantOut)
+		}
+	}
+	publish := wf.Jobs["publish"]
+	for _, want := range []string{"!cancelled()", "needs.merge.result == 'success'"} {
+		if !strings.Contains(publish.If, want) {
+			t.Errorf("publish if %q lacks %q", publish.If, want)
+		}
+	}
+	verdict := wf.Jobs["verdict"]
+	needs, _ := verdict.Needs.([]any)
+	if verdict.If != "always()" || !slices.Contains(needs, any("publish")) || !slices.Contains(needs, any("merge")) {
+		t.Fatalf("verdict job = %+v", verdict)
+	}
+	for _, tt := range []struct {
+		merge, publish, failed string
+		want                   int
+	}{
+		{"success", "success", "false", 0},
+		{"success", "skipped", "false", 0},
+		{"success", "success", "true", 1},
+		{"success", "failure", "false", 1},
+		{"failure", "skipped", "", 1},
+	} {
+		code, _ := runScript(t, verdict.Steps[0], map[string]string{"MERGE": tt.merge, "PUBLISH": tt.publish, "FAILED_REPOS": tt.failed}, nil)
+		if code != tt.want {
+			t.Errorf("verdict %+v: exit %d", tt, code)
+		}
+	}
+}
