@@ -70,8 +70,35 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ) err
 	if err != nil {
 		return err
 	}
+	if msg := c.nothingToDo(sum); msg != "" {
+		fmt.Fprintf(streams.Stderr, "nothing to do: %s\n", msg)
+	}
 	fmt.Fprintf(streams.Stderr, "Results: %s\n", c.Out)
 	return sum.Err()
+}
+
+// nothingToDo says why a run that ran no repository had nothing to do;
+// "" when it ran some, or some are still pending.
+func (c *BatchRunCmd) nothingToDo(sum batch.Summary) string {
+	if sum.Ran > 0 || len(sum.Pending) > 0 || sum.Resumed == 0 || sum.Resumed < sum.Total {
+		return ""
+	}
+	if c.OnlyFailed {
+		return "no repository ended task_failed, infra_failed or timeout (use --redo to run them all again)"
+	}
+	verb := "have"
+	if sum.Resumed == 1 {
+		verb = "has"
+	}
+	return fmt.Sprintf("%s already %s a final status (use --redo or --only-failed)", repositories(sum.Resumed), verb)
+}
+
+// repositories is "1 repository", "2 repositories".
+func repositories(n int) string {
+	if n == 1 {
+		return "1 repository"
+	}
+	return fmt.Sprintf("%d repositories", n)
 }
 
 // BatchMergeCmd is `runner batch merge DIR... --out DIR`.

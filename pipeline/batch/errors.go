@@ -15,8 +15,13 @@ var (
 	// both kinds of invalid spec to the same exit code.
 	ErrInvalidSpec = pipeline.ErrInvalidSpec
 	// ErrManifestMismatch means out/manifest.json exists but lists other
-	// repositories than the batch spec now does.
-	ErrManifestMismatch = errors.New("manifest does not match the batch spec")
+	// repositories than the batch spec now does (or merged shard dirs
+	// disagree). It matches pipeline.ErrUsage (exit code 2): the remedy is
+	// another --out (or other dirs to merge).
+	ErrManifestMismatch error = &usageError{msg: "manifest does not match the batch spec"}
+	// ErrMergeIntoInput means batch merge was asked to write into one of
+	// the dirs it merges. It matches pipeline.ErrUsage (exit code 2).
+	ErrMergeIntoInput error = &usageError{msg: "the merge out dir is one of the dirs to merge"}
 	// ErrBadShard is an invalid --shard I/N or index/count pair.
 	ErrBadShard = errors.New("invalid shard")
 	// ErrBadStatus is an unknown status name (for --fail-on).
@@ -42,3 +47,11 @@ var (
 	// ErrNoPublisher means PublishOptions.Publisher was nil.
 	ErrNoPublisher = errors.New("no publisher configured")
 )
+
+// usageError is a sentinel with its own message that also matches
+// pipeline.ErrUsage, so the CLI exits 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func (e *usageError) Unwrap() error { return pipeline.ErrUsage }

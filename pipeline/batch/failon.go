@@ -10,21 +10,28 @@ func DefaultFailOn() []Status { return []Status{StatusTaskFailed, StatusInfraFai
 
 // ParseStatuses parses --fail-on values; each may itself be a
 // comma-separated list ("task_failed,timeout"). "none" alone means no
-// status fails the batch. Unknown names are ErrBadStatus.
+// status fails the batch. Unknown or empty names, and "none" with other
+// statuses, are ErrBadStatus.
 func ParseStatuses(values []string) ([]Status, error) {
 	out := []Status{}
+	none := false
 	for _, v := range values {
 		for _, name := range strings.Split(v, ",") {
 			name = strings.TrimSpace(name)
-			if name == "" || name == "none" {
+			switch {
+			case name == "":
+				return nil, fmt.Errorf("%w: empty status name (give statuses, or none to never fail)", ErrBadStatus)
+			case name == "none":
+				none = true
 				continue
-			}
-			st := Status(name)
-			if !contains(statusNames(), name) {
+			case !contains(statusNames(), name):
 				return nil, fmt.Errorf("%w %q (known: %s)", ErrBadStatus, name, strings.Join(statusNames(), ", "))
 			}
-			out = append(out, st)
+			out = append(out, Status(name))
 		}
+	}
+	if none && len(out) > 0 {
+		return nil, fmt.Errorf("%w: none cannot be combined with other statuses", ErrBadStatus)
 	}
 	return out, nil
 }
@@ -52,16 +59,35 @@ func ShouldFail(results []RepoResult, failOn []Status) bool {
 
 // Err is the batch's exit decision as an error: nil unless Failed, else an
 // error matching ErrBatchFailed (and pipeline.ErrTaskFailed, so the CLI
-// exits 1) that counts the repositories by failing status.
+// exits 1) that counts the repositories by failing status:
+// "batch failed: 2 repositories ended in a --fail-on status (task_failed: 1, infra_failed: 1)".
 func (s Summary) Err() error {
 	if !s.Failed {
 		return nil
 	}
 	var parts []string
+	total := 0
 	for _, st := range s.FailOn {
 		if n := s.Counts[st]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s: %d", st, n))
+			total += n
 		}
 	}
-	return fmt.Errorf("%w: %s", ErrBatchFailed, strings.Join(parts, ", "))
+	return &batchFailedError{msg: fmt.Sprintf("batch failed: %s ended in a --fail-on status (%s)",
+		plural(total, "repository", "repositories"), strings.Join(parts, ", "))}
+}
+
+// batchFailedError is Summary.Err: its own message, matching ErrBatchFailed.
+type batchFailedError struct{ msg string }
+
+func (e *batchFailedError) Error() string { return e.msg }
+
+func (e *batchFailedError) Unwrap() error { return ErrBatchFailed }
+
+// plural is "1 repository", "2 repositories".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -56,6 +56,9 @@ func Merge(ctx context.Context, dirs []string, out string) (*MergeReport, error)
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("batch merge: no shard dirs given")
 	}
+	if err := checkNotInput(dirs, out); err != nil {
+		return nil, err
+	}
 	m, err := commonManifest(dirs)
 	if err != nil {
 		return nil, err
@@ -67,6 +70,9 @@ func Merge(ctx context.Context, dirs []string, out string) (*MergeReport, error)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("create merge out dir: %w", err)
+	}
+	if err := removeStale(out, chosen); err != nil {
+		return nil, err
 	}
 	for _, repo := range m.Repos {
 		s, ok := chosen[repo.ID]
@@ -86,6 +92,48 @@ func Merge(ctx context.Context, dirs []string, out string) (*MergeReport, error)
 		return rep, fmt.Errorf("%w: %d of %d repositories have no result (a shard missing?)", ErrIncomplete, len(rep.Missing), len(m.Repos))
 	}
 	return rep, nil
+}
+
+// checkNotInput refuses an out dir that is one of the dirs to merge
+// (ErrMergeIntoInput): merging would overwrite the inputs as it reads them.
+func checkNotInput(dirs []string, out string) error {
+	for _, d := range dirs {
+		same, err := sameDir(d, out)
+		if err != nil {
+			return err
+		}
+		if same {
+			return fmt.Errorf("%w: %s (give --out a new directory)", ErrMergeIntoInput, out)
+		}
+	}
+	return nil
+}
+
+// removeStale removes, from an out dir that already holds a batch's
+// results (an earlier merge), the per-repository dirs this merge will not
+// write: the ids of its earlier manifest and results that have no chosen
+// result now. Other files and dirs are left alone.
+func removeStale(out string, chosen map[string]sourced) error {
+	ids := map[string]bool{}
+	if old, err := ReadManifest(out); err == nil {
+		for _, r := range old.Repos {
+			ids[r.ID] = true
+		}
+	}
+	if results, err := ReadResults(out); err == nil {
+		for _, r := range results {
+			ids[r.ID] = true
+		}
+	}
+	for id := range ids {
+		if _, ok := chosen[id]; ok || id == "" || !filepath.IsLocal(id) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(out, id)); err != nil {
+			return fmt.Errorf("remove stale %s: %w", filepath.Join(out, id), err)
+		}
+	}
+	return nil
 }
 
 func commonManifest(dirs []string) (*Manifest, error) {
@@ -156,11 +204,11 @@ func copyRepoDir(ctx context.Context, from, out, id string) error {
 	if same, err := sameDir(src, dst); err != nil || same {
 		return err
 	}
-	if _, err := os.Stat(src); os.IsNotExist(err) {
-		return nil // skipped repositories have no dir
-	}
 	if err := os.RemoveAll(dst); err != nil {
 		return fmt.Errorf("replace %s: %w", dst, err)
+	}
+	if _, err := os.Stat(src); os.IsNotExist(err) {
+		return nil // skipped repositories have no dir
 	}
 	if err := copyTree(ctx, src, dst, ""); err != nil {
 		return fmt.Errorf("copy %s: %w", src, err)
@@ -168,16 +216,29 @@ func copyRepoDir(ctx context.Context, from, out, id string) error {
 	return nil
 }
 
+// sameDir reports whether a and b name the same directory (following
+// symlinks when they exist).
 func sameDir(a, b string) (bool, error) {
-	aa, err := filepath.Abs(a)
+	aa, err := resolvedPath(a)
 	if err != nil {
-		return false, fmt.Errorf("resolve %s: %w", a, err)
+		return false, err
 	}
-	bb, err := filepath.Abs(b)
+	bb, err := resolvedPath(b)
 	if err != nil {
-		return false, fmt.Errorf("resolve %s: %w", b, err)
+		return false, err
 	}
 	return aa == bb, nil
+}
+
+func resolvedPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", p, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, nil
+	}
+	return abs, nil
 }
 
 // writeMerged writes manifest.json, results.jsonl and summary.md into out.

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/seed43ef5acb/runner/pipeline"
 )
 
 // runShards runs the batch at spec as n shards into dir/shard-I and
@@ -94,6 +96,32 @@ func TestMergeShards(t *testing.T) {
 		}
 	})
 
+	t.Run("into an earlier merge", func(t *testing.T) {
+		out := filepath.Join(dir, "merged-twice")
+		if _, err := Merge(t.Context(), dirs, out); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Merge(t.Context(), []string{dirs[0], dirs[2]}, out); !errors.Is(err, ErrIncomplete) {
+			t.Fatalf("err = %v, want ErrIncomplete", err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "repos-r01")); !os.IsNotExist(err) {
+			t.Errorf("the stale dir of repos-r01 (not in this merge) is still there: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "repos-r00", "changes.patch")); err != nil {
+			t.Errorf("merged repos-r00: %v", err)
+		}
+	})
+
+	t.Run("into an input", func(t *testing.T) {
+		_, err := Merge(t.Context(), dirs, dirs[1]+string(filepath.Separator))
+		if !errors.Is(err, ErrMergeIntoInput) || pipeline.ExitCode(err) != pipeline.ExitUsage {
+			t.Errorf("err = %v (exit %d), want ErrMergeIntoInput, exit 2", err, pipeline.ExitCode(err))
+		}
+		if _, err := os.Stat(filepath.Join(dirs[1], SummaryFile)); err != nil {
+			t.Errorf("the input lost its summary: %v", err)
+		}
+	})
+
 	t.Run("duplicates", func(t *testing.T) {
 		// Shard 0 of 3 run again as shard 0 of 2 overlaps with shard 2 of 3 on r06.
 		again := filepath.Join(dir, "again")
@@ -141,7 +169,10 @@ func TestRunRejectsChangedManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: out, Executor: newFakeExec(nil)})
-	if !errors.Is(err, ErrManifestMismatch) {
-		t.Errorf("err = %v, want ErrManifestMismatch", err)
+	if !errors.Is(err, ErrManifestMismatch) || pipeline.ExitCode(err) != pipeline.ExitUsage {
+		t.Errorf("err = %v (exit %d), want ErrManifestMismatch, exit 2", err, pipeline.ExitCode(err))
+	}
+	if err != nil && !strings.Contains(err.Error(), "use a new --out directory") {
+		t.Errorf("err = %v does not say what to do", err)
 	}
 }

@@ -101,8 +101,10 @@ func TestParseStatusesAndShouldFail(t *testing.T) {
 	if none, err := ParseStatuses([]string{"none"}); err != nil || none == nil || len(none) != 0 {
 		t.Errorf("none: %v %v", none, err)
 	}
-	if _, err := ParseStatuses([]string{"failed"}); !errors.Is(err, ErrBadStatus) {
-		t.Errorf("unknown status: %v", err)
+	for _, bad := range [][]string{{"failed"}, {""}, {"task_failed,"}, {"none,task_failed"}, {"none", "timeout"}} {
+		if _, err := ParseStatuses(bad); !errors.Is(err, ErrBadStatus) {
+			t.Errorf("ParseStatuses(%q) = %v, want ErrBadStatus", bad, err)
+		}
 	}
 	results := []RepoResult{{Status: StatusSuccess}, {Status: StatusTimeout}}
 	tests := []struct {
@@ -142,6 +144,10 @@ func TestFormatLine(t *testing.T) {
 	got := formatLine(3, 20, RepoResult{ID: "x", Status: StatusTaskFailed, CostUSD: 0.12, Steps: 5, DurationMS: 1234, Error: "checks\nfailed"})
 	want := "[ 3/20] x  task_failed  $0.1200  5 steps  0 files  1.234s  checks failed"
 	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	got = formatLine(1, 9, RepoResult{ID: "y", Status: StatusSuccess, Steps: 1, FilesChanged: 1, DurationMS: 5})
+	if want := "[1/9] y  success  $0.0000  1 step  1 file  5ms"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

@@ -51,8 +51,8 @@ func (p *progress) finished(r RepoResult) {
 // formatLine is "[ 3/20] id  status  $0.1200  5 steps  3 files  1.2s  error".
 func formatLine(done, total int, r RepoResult) string {
 	width := len(fmt.Sprint(total))
-	s := fmt.Sprintf("[%*d/%d] %s  %s  $%.4f  %d steps  %d files  %s",
-		width, done, total, r.ID, r.Status, r.CostUSD, r.Steps, r.FilesChanged,
+	s := fmt.Sprintf("[%*d/%d] %s  %s  $%.4f  %s  %s  %s",
+		width, done, total, r.ID, r.Status, r.CostUSD, plural(r.Steps, "step", "steps"), plural(r.FilesChanged, "file", "files"),
 		(time.Duration(r.DurationMS) * time.Millisecond).Round(time.Millisecond))
 	if r.Error != "" {
 		s += "  " + oneLine(r.Error, 160)

@@ -79,7 +79,7 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Errorf("summary counts (-want +got):\n%s", diff)
 	}
 	if err := sum.Err(); !errors.Is(err, ErrBatchFailed) || !errors.Is(err, pipeline.ErrTaskFailed) ||
-		err.Error() != "batch failed: task failed: task_failed: 2, infra_failed: 2" {
+		err.Error() != "batch failed: 4 repositories ended in a --fail-on status (task_failed: 2, infra_failed: 2)" {
 		t.Errorf("exit decision: %v", err)
 	}
 	if !sum.Failed || sum.Total != 20 || sum.Ran != 20 || len(sum.Pending) != 0 {
