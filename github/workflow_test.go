@@ -147,3 +147,60 @@ func TestNightlyBatchPublishesDespiteFailedRepos(t *testing.T) {
 		}
 	}
 }
+
+// TestK8sMergeJobPublishesDespiteFailedRepos: the merge Job's init
+// containers merge with --fail-on none and publish; the last container
+// decides (default --fail-on) and fails the Job without a retry.
+func TestK8sMergeJobPublishesDespiteFailedRepos(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "examples", "k8s", "merge-job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type container struct {
+		Name string
+		Args []string
+	}
+	var job struct {
+		Spec struct {
+			PodFailurePolicy struct {
+				Rules []struct {
+					Action      string
+					OnExitCodes struct {
+						ContainerName string `yaml:"containerName"`
+						Operator      string
+						Values        []int
+					} `yaml:"onExitCodes"`
+				}
+			} `yaml:"podFailurePolicy"`
+			Template struct {
+				Spec struct {
+					RestartPolicy  string      `yaml:"restartPolicy"`
+					InitContainers []container `yaml:"initContainers"`
+					Containers     []container
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &job); err != nil {
+		t.Fatal(err)
+	}
+	pod := job.Spec.Template.Spec
+	if len(pod.InitContainers) != 2 || len(pod.Containers) != 1 || pod.RestartPolicy != "Never" {
+		t.Fatalf("pod = %+v", pod)
+	}
+	merge, publish, verdict := pod.InitContainers[0].Args, pod.InitContainers[1].Args, pod.Containers[0]
+	if !slices.Equal(merge[:2], []string{"batch", "merge"}) || !strings.Contains(strings.Join(merge, " "), "--fail-on none") {
+		t.Errorf("merge args = %q, want --fail-on none", merge)
+	}
+	if !slices.Equal(publish[:2], []string{"batch", "publish"}) {
+		t.Errorf("publish args = %q", publish)
+	}
+	if !slices.Equal(verdict.Args[:2], []string{"batch", "merge"}) || slices.Contains(verdict.Args, "--fail-on") {
+		t.Errorf("verdict args = %q, want the default --fail-on", verdict.Args)
+	}
+	rules := job.Spec.PodFailurePolicy.Rules
+	if len(rules) != 1 || rules[0].Action != "FailJob" || rules[0].OnExitCodes.ContainerName != verdict.Name ||
+		rules[0].OnExitCodes.Operator != "In" || !slices.Equal(rules[0].OnExitCodes.Values, []int{1}) {
+		t.Errorf("podFailurePolicy = %+v", rules)
+	}
+}
