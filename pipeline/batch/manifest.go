@@ -165,8 +165,9 @@ func FreezeManifest(dir string, m *Manifest) (*Manifest, error) {
 		return nil, err
 	}
 	if err := sameRepos(stored, m); err != nil {
-		return nil, fmt.Errorf("%s: %w: %w (use a new --out directory, or remove the manifest to start over)",
-			filepath.Join(dir, ManifestFile), ErrManifestMismatch, err)
+		return nil, fmt.Errorf("%s: %w: %w (this out dir belongs to the earlier list of repositories; --redo does not change that: "+
+			"use a new --out directory, or delete %s to start over)",
+			filepath.Join(dir, ManifestFile), ErrManifestMismatch, err, dir)
 	}
 	return stored, nil
 }
