@@ -183,7 +183,7 @@ func TestActionInlinePrompt(t *testing.T) {
 	}
 	var rec record
 	readJSONFile(t, filepath.Join(r.temp, "exec.json"), &rec)
-	task := filepath.Join(r.outputs["prep"]["dir"], "inline-task.yaml")
+	task := filepath.Join(r.outputs["prep"]["dir"], "prompt-input.yaml")
 	if len(rec.Args) < 2 || rec.Args[1] != task {
 		t.Fatalf("args = %q", rec.Args)
 	}
@@ -200,7 +200,8 @@ func TestActionInlinePrompt(t *testing.T) {
 	if err := yaml.Unmarshal(data, &spec); err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if spec.Version != 1 || spec.Name != "inline" || spec.Prompt != prompt || spec.Permissions["read"] != "allow" || len(spec.Permissions) != 1 {
+	// Template delimiters are escaped; action_prompt_test.go renders them.
+	if spec.Version != 1 || spec.Name != "inline" || spec.Prompt != strings.ReplaceAll(prompt, "{{", `{{"{{"}}`) || spec.Permissions["read"] != "allow" || len(spec.Permissions) != 1 {
 		t.Errorf("spec = %+v\nfile:\n%s", spec, data)
 	}
 }
