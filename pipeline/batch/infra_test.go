@@ -75,7 +75,8 @@ func TestProviderGaveUpIsInfraFailed(t *testing.T) {
 		t.Errorf("executor calls = %d, want 6 (2 repositories × 3 attempts)", n)
 	}
 	for _, r := range sum.Results {
-		if r.Status != StatusInfraFailed || r.Attempts != 3 || r.ErrorClass != ClassRetryable || !strings.Contains(r.Error, "gave up after 5 retries") {
+		if r.Status != StatusInfraFailed || r.Attempts != 3 || r.ErrorClass != ClassRetryable ||
+			!strings.HasPrefix(r.Error, "after 3 attempts: ") || !strings.Contains(r.Error, "gave up after 5 retries") {
 			t.Errorf("result = %+v, want infra_failed after 3 attempts", r)
 		}
 	}

@@ -236,10 +236,10 @@ func (a *attempts) runWithRetries(ctx context.Context) (Outcome, error) {
 	}, backoff.WithBackOff(bo), backoff.WithMaxTries(uint(a.b.spec.Retries)+1), backoff.WithMaxElapsedTime(0))
 	var infra *errInfraOutcome
 	if errors.As(err, &infra) {
-		return infra.o, fmt.Errorf("after %d attempts: %w", a.n, err)
+		return infra.o, fmt.Errorf("after %s: %w", plural(a.n, "attempt", "attempts"), err)
 	}
 	if err != nil {
-		return o, fmt.Errorf("after %d attempts: %w", a.n, err)
+		return o, fmt.Errorf("after %s: %w", plural(a.n, "attempt", "attempts"), err)
 	}
 	return o, nil
 }
