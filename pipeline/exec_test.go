@@ -88,7 +88,7 @@ func TestCopyTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(t.TempDir(), "copy")
-	if err := copyTree(t.Context(), src, dst); err != nil {
+	if err := CopyTree(t.Context(), src, dst, ""); err != nil {
 		t.Fatal(err)
 	}
 	for p, content := range files {
@@ -107,7 +107,7 @@ func TestCopyTree(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := copyTree(ctx, src, filepath.Join(t.TempDir(), "c")); !errors.Is(err, context.Canceled) {
+	if err := CopyTree(ctx, src, filepath.Join(t.TempDir(), "c"), ""); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled copy: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // prepareWorkspace resolves the work tree: --repo itself, or with
@@ -39,17 +40,21 @@ func (r *execRun) prepareWorkspace(ctx context.Context) error {
 	}
 	r.tempDir = tmp
 	dst := filepath.Join(tmp, filepath.Base(abs))
-	if err := copyTree(ctx, abs, dst); err != nil {
+	if err := CopyTree(ctx, abs, dst, ""); err != nil {
 		return fmt.Errorf("%w: --isolate: copy %s: %w", ErrInfra, repo, err)
 	}
 	r.workTree = dst
 	return nil
 }
 
-// copyTree copies the directory src to dst (which must not exist):
+// CopyTree copies the directory src to dst (which must not exist):
 // directories, regular files with their modes and modification times, and
-// symlinks as links. Other file types (sockets, devices) are left out.
-func copyTree(ctx context.Context, src, dst string) error {
+// symlinks as links, never followed. Other file types (sockets, devices) are
+// left out. Regular files under the linkDir subdirectory of src (a slash
+// path; "" for none) are hard-linked where the file system allows it, for
+// content never modified in place such as git objects and packs. It stops
+// with ctx's error when ctx ends.
+func CopyTree(ctx context.Context, src, dst, linkDir string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -70,17 +75,35 @@ func copyTree(ctx context.Context, src, dst string) error {
 		case d.IsDir():
 			return os.MkdirAll(target, info.Mode().Perm()|0o700)
 		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
+			return CopySymlink(path, target)
 		case d.Type().IsRegular():
+			if linkDir != "" && strings.HasPrefix(filepath.ToSlash(rel), linkDir+"/") && os.Link(path, target) == nil {
+				return nil
+			}
 			return copyFile(path, target, info)
 		default:
 			return nil
 		}
 	})
+}
+
+// CopySymlink makes dst a symlink with the same target as the link src.
+func CopySymlink(src, dst string) error {
+	link, err := os.Readlink(src)
+	if err != nil {
+		return err
+	}
+	return os.Symlink(link, dst)
+}
+
+// CopyFile copies the regular file src to dst (which must not exist),
+// keeping its mode and modification time.
+func CopyFile(src, dst string) error {
+	info, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	return copyFile(src, dst, info)
 }
 
 // copyFile copies one regular file, keeping its mode and times.

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +17,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/seed43ef5acb/runner/github"
+	"github.com/seed43ef5acb/runner/pipeline"
 )
 
 // commitFile records, inside a cached clone, the commit every run of that
@@ -66,7 +65,7 @@ func (c *cloner) workTree(ctx context.Context, repo Repo, src, dst string) (stri
 	if err != nil {
 		return "", err
 	}
-	if err := copyTree(ctx, cache, filepath.Join(dst, ".git"), "objects"); err != nil {
+	if err := pipeline.CopyTree(ctx, cache, filepath.Join(dst, ".git"), "objects"); err != nil {
 		return "", fmt.Errorf("copy cached clone: %w", err)
 	}
 	if err := checkout(dst, commit); err != nil {
@@ -205,69 +204,6 @@ func clearDir(dir string) error {
 		}
 	}
 	return nil
-}
-
-// copyTree copies the directories, regular files and symlinks (as links,
-// never followed) under src to dst; other kinds (sockets, devices) are left
-// out. Files under the linkDir subdirectory of src ("" for none) are hard-linked
-// when the file system allows it: git objects and packs are never modified
-// in place, so a work tree may share them with the cache.
-func copyTree(ctx context.Context, src, dst, linkDir string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case d.Type().IsRegular():
-			if linkDir != "" && strings.HasPrefix(filepath.ToSlash(rel), linkDir+"/") && os.Link(path, target) == nil {
-				return nil
-			}
-			return copyFile(path, target)
-		case d.Type()&fs.ModeSymlink != 0: // out/<id>/tree/ keeps a changed link as a link
-			return copySymlink(path, target)
-		}
-		return nil
-	})
-}
-
-// copySymlink makes dst a symlink with the same target as the link src.
-func copySymlink(src, dst string) error {
-	target, err := os.Readlink(src)
-	if err != nil {
-		return err
-	}
-	return os.Symlink(target, dst)
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, st.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func shortHash(h string) string {

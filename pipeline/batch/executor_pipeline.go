@@ -300,11 +300,14 @@ func copyChanged(src, dst, rel string) error {
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return err
 	}
+	if err := os.Remove(to); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err // a rerun replaces what an earlier attempt saved
+	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return copySymlink(from, to)
+		return pipeline.CopySymlink(from, to)
 	case fi.Mode().IsRegular():
-		return copyFile(from, to)
+		return pipeline.CopyFile(from, to)
 	}
 	return nil
 }

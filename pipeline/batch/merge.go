@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/pipeline"
 )
 
 // MergeReport says what Merge found.
@@ -210,7 +212,7 @@ func copyRepoDir(ctx context.Context, from, out, id string) error {
 	if _, err := os.Stat(src); os.IsNotExist(err) {
 		return nil // skipped repositories have no dir
 	}
-	if err := copyTree(ctx, src, dst, ""); err != nil {
+	if err := pipeline.CopyTree(ctx, src, dst, ""); err != nil {
 		return fmt.Errorf("copy %s: %w", src, err)
 	}
 	return nil
