@@ -175,6 +175,36 @@ func osResolve(abs string) string {
 // in src that names a .git or .env* path by its text (not an option, nor
 // the operand of an exclude option), "" when there is none.
 func protectedArg(src string) string {
+	return firstPlainArg(src, " find echo printf tee xargs command builtin exec eval source . cd pushd ",
+		func(prev, lit string) bool {
+			if lit == "" || strings.HasPrefix(lit, "-") || strings.HasPrefix(lit, "/") ||
+				strings.ContainsAny(lit, "=\n") || excludeOption(prev) {
+				return false
+			}
+			return protectedKind(path.Clean(lit)) != ""
+		})
+}
+
+// outsideArg returns a literal absolute argument outside the work tree of
+// a command in src that runs no other command (no wrapper, shell, find,
+// git, echo or printf), or "" when there is none.
+func outsideArg(p Paths, src string) string {
+	return firstPlainArg(src, " find git echo printf tee xargs command builtin exec eval source . ",
+		func(_, lit string) bool {
+			if !strings.HasPrefix(lit, "/") || safeDevice(lit) {
+				return false
+			}
+			t, err := p.Resolve(lit)
+			return err == nil && !t.Inside
+		})
+}
+
+// firstPlainArg walks the simple commands of src whose program is static and
+// neither a wrapper, a shell nor one of skip (space-separated, with spaces
+// at both ends), and returns the first static argument word for which pick
+// (given the previous argument's text) is true; "" when none is, or when
+// src does not parse or is out of bounds.
+func firstPlainArg(src, skip string, pick func(prev, lit string) bool) string {
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil || len(src) > MaxCommandBytes || strings.IndexByte(src, 0) >= 0 {
 		return ""
@@ -190,8 +220,7 @@ func protectedArg(src string) string {
 			return true
 		}
 		base := path.Base(prog.lit())
-		if _, wraps := wrapperFor(base); wraps || isShell(base) || strings.Contains(
-			" find echo printf tee xargs command builtin exec eval source . cd pushd ", " "+base+" ") {
+		if _, wraps := wrapperFor(base); wraps || isShell(base) || strings.Contains(skip, " "+base+" ") {
 			return true
 		}
 		prev := ""
@@ -199,50 +228,8 @@ func protectedArg(src string) string {
 			cw := convertWord(w)
 			lit, last := cw.lit(), prev
 			prev = lit
-			if !cw.static() || lit == "" || strings.HasPrefix(lit, "-") || strings.HasPrefix(lit, "/") ||
-				strings.ContainsAny(lit, "=\n") || excludeOption(last) {
-				continue
-			}
-			if protectedKind(path.Clean(lit)) != "" {
+			if cw.static() && pick(last, lit) {
 				found = lit
-				return false
-			}
-		}
-		return true
-	})
-	return found
-}
-
-// outsideArg returns a literal absolute argument outside the work tree of
-// a command in src that runs no other command (no wrapper, shell, find,
-// git, echo or printf), or "" when there is none.
-func outsideArg(p Paths, src string) string {
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-	if err != nil || len(src) > MaxCommandBytes || strings.IndexByte(src, 0) >= 0 {
-		return ""
-	}
-	found := ""
-	syntax.Walk(file, func(n syntax.Node) bool {
-		ce, ok := n.(*syntax.CallExpr)
-		if !ok || found != "" || len(ce.Args) < 2 {
-			return found == ""
-		}
-		prog := convertWord(ce.Args[0])
-		if !prog.static() {
-			return true
-		}
-		base := path.Base(prog.lit())
-		if _, wraps := wrapperFor(base); wraps || isShell(base) || strings.Contains(
-			" find git echo printf tee xargs command builtin exec eval source . ", " "+base+" ") {
-			return true
-		}
-		for _, w := range ce.Args[1:] {
-			cw := convertWord(w)
-			if !cw.static() || !strings.HasPrefix(cw.lit(), "/") || safeDevice(cw.lit()) {
-				continue
-			}
-			if t, err := p.Resolve(cw.lit()); err == nil && !t.Inside {
-				found = cw.lit()
 				return false
 			}
 		}
