@@ -12,8 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed43ef5acb/runner/github/githubtest"
 	"gopkg.in/yaml.v3"
+
+	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // TestMain lets the test binary act as the runner the action starts (see
@@ -96,7 +98,7 @@ func fakeExec(args []string, environ map[string]string) int {
 	}
 	code, _ := strconv.Atoi(environ["FAKE_EXIT"])
 	cost := 0.25
-	res := RunOutputs{Status: map[bool]string{true: "success", false: "failed"}[code == 0], ExitCode: code,
+	res := RunOutputs{Status: map[bool]event.Status{true: event.StatusSuccess, false: event.StatusFailed}[code == 0], ExitCode: code,
 		EventsPath: events, CostUSD: &cost, CommentURL: "https://example/c"}
 	finished := fmt.Sprintf(`{"v":1,"seq":2,"time":"2026-01-01T00:00:01Z","run_id":"r","type":"run.finished","status":%q,"exit_code":%d,"cost_usd":0.25}`, res.Status, code)
 	if err := os.WriteFile(events, []byte(startedLine+"\n"+finished+"\n"), 0o644); err != nil {

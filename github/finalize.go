@@ -19,7 +19,7 @@ import (
 // RunOutputs are the step outputs of `runner exec` in Actions; action.yml
 // maps each name (see List) to an output of the action.
 type RunOutputs struct {
-	Status     string // run.finished status, or skipped/refused from the gate
+	Status     event.Status // run.finished status
 	ExitCode   int
 	PatchPath  string
 	EventsPath string
@@ -39,7 +39,7 @@ func (r RunOutputs) List() []Output {
 	if r.CostUSD != nil {
 		cost = strconv.FormatFloat(*r.CostUSD, 'f', -1, 64)
 	}
-	values := []string{r.Status, strconv.Itoa(r.ExitCode), r.PatchPath, r.EventsPath, r.CommentURL, r.PRURL, cost}
+	values := []string{string(r.Status), strconv.Itoa(r.ExitCode), r.PatchPath, r.EventsPath, r.CommentURL, r.PRURL, cost}
 	out := make([]Output, len(values))
 	for i, name := range OutputNames() {
 		out[i] = Output{Name: name, Value: values[i]}
@@ -94,7 +94,7 @@ func ReadOutcome(r io.Reader) (Outcome, error) {
 // Markdown is a minimal report of the outcome, used when no renderer is
 // given or the renderer fails.
 func (o Outcome) Markdown() string {
-	icon := map[string]string{event.StatusSuccess: "✅", event.StatusCancelled: "🛑"}[o.Result.Status]
+	icon := map[event.Status]string{event.StatusSuccess: "✅", event.StatusCancelled: "🛑"}[o.Result.Status]
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s runner: %s\n\n", firstNonEmpty(icon, "❌"), o.Result.Status)
 	var facts []string

@@ -123,7 +123,7 @@ func TestExecStatuses(t *testing.T) {
 	tests := map[string]struct {
 		replies []llmtest.Reply
 		code    int
-		status  string
+		status  event.Status
 	}{
 		"max steps": {[]llmtest.Reply{writeTurn(), writeTurn()}, ExitTaskFailed, event.StatusMaxSteps},
 		"provider":  {[]llmtest.Reply{llmtest.HTTPError(401, `{"error":{"message":"bad key","type":"invalid_request_error"}}`)}, ExitInfra, event.StatusError},

@@ -17,7 +17,7 @@ import (
 )
 
 func TestStatusCode(t *testing.T) {
-	for status, want := range map[string]int{
+	for status, want := range map[event.Status]int{
 		event.StatusSuccess: 0, event.StatusFailed: 1, event.StatusMaxSteps: 1,
 		event.StatusBudgetExceeded: 1, event.StatusTimeout: 1, event.StatusBlocked: 1,
 		event.StatusError: 3, event.StatusCancelled: 130,
@@ -45,11 +45,11 @@ func TestDecideStatus(t *testing.T) {
 			want: runStatus{"cancelled", 130, "cancelled", "cancelled"}},
 		"SIGTERM": {ctx: termed, result: &runner.Result{Status: "success"},
 			want: runStatus{"cancelled", 130, "cancelled", "cancelled (SIGTERM)"}},
-		"timeout names its limit": {result: &runner.Result{Status: "timeout", Err: &runner.Error{Class: runner.ClassTimeout, Message: "x"}},
+		"timeout names its limit": {result: &runner.Result{Status: "timeout", Err: &runner.Error{Class: event.ClassTimeout, Message: "x"}},
 			want: runStatus{"timeout", 1, "timeout", "the run's timeout (1ms, --timeout) was reached"}},
 		"infra":    {mainErr: fmt.Errorf("snapshot: %w", ErrInfra), want: runStatus{"error", 3, "infra", "snapshot: infrastructure error"}},
 		"provider": {mainErr: ErrProvider, want: runStatus{"error", 3, "provider", "provider error"}},
-		"agent status": {result: &runner.Result{Status: "max_steps", Err: &runner.Error{Class: runner.ClassMaxSteps, Message: "12 steps"}},
+		"agent status": {result: &runner.Result{Status: "max_steps", Err: &runner.Error{Class: event.ClassMaxSteps, Message: "12 steps"}},
 			want: runStatus{"max_steps", 1, "max_steps", "12 steps"}},
 		"checks": {result: &runner.Result{Status: "success"}, checksErr: errors.New("check tests failed"),
 			want: runStatus{"failed", 1, "checks", "check tests failed"}},

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -112,18 +113,11 @@ func durationString(d time.Duration) string {
 
 // runStatus is how the run ended.
 type runStatus struct {
-	Status  string
+	Status  event.Status
 	Code    int
-	Class   string
+	Class   event.ErrorClass
 	Message string
 }
-
-// Error classes of run.finished for failures the pipeline itself decides.
-const (
-	classInfra    = "infra"
-	classProvider = "provider"
-	classChecks   = "checks"
-)
 
 // decideStatus turns the outcome of the main stages into the run's status:
 // a signal wins, then a failed stage, then the agent's own status, then the
@@ -131,16 +125,16 @@ const (
 func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 	switch {
 	case ctx.Err() != nil:
-		return runStatus{event.StatusCancelled, ExitCancelled, runner.ClassCancelled,
+		return runStatus{event.StatusCancelled, ExitCancelled, event.ClassCancelled,
 			cancelMessage(context.Cause(ctx))}
 	case mainErr != nil:
 		code := ExitCode(mainErr)
 		if code == ExitCancelled {
-			return runStatus{event.StatusCancelled, code, runner.ClassCancelled, mainErr.Error()}
+			return runStatus{event.StatusCancelled, code, event.ClassCancelled, mainErr.Error()}
 		}
-		class := classInfra
+		class := event.ClassInfra
 		if errors.Is(mainErr, ErrProvider) {
-			class = classProvider
+			class = event.ClassProvider
 		}
 		return runStatus{event.StatusError, ExitInfra, class, mainErr.Error()}
 	case r.ranAgent && r.result.Status != event.StatusSuccess:
@@ -153,13 +147,13 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 		}
 		return st
 	case r.checksErr != nil:
-		return runStatus{event.StatusFailed, ExitTaskFailed, classChecks, r.checksErr.Error()}
+		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassChecks, r.checksErr.Error()}
 	}
 	return runStatus{Status: event.StatusSuccess, Code: ExitOK}
 }
 
 // statusCode maps a run status to the exit code.
-func statusCode(status string) int {
+func statusCode(status event.Status) int {
 	switch status {
 	case event.StatusSuccess:
 		return ExitOK
@@ -187,7 +181,7 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 		FilesChanged: len(r.files),
 	}
 	if st.Status != event.StatusSuccess {
-		fin.Error = &event.RunError{Class: firstNonEmpty(st.Class, st.Status), Message: firstNonEmpty(st.Message, st.Status)}
+		fin.Error = &event.RunError{Class: cmp.Or(st.Class, event.ErrorClass(st.Status)), Message: cmp.Or(st.Message, string(st.Status))}
 	}
 	emitErr := r.emit(fin)
 	closeErr := r.closeSinks()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools"
 )
 
@@ -81,7 +82,7 @@ func (r *execRun) agentError(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return errCancelled(ctx)
 	}
-	if r.result.Status == "success" {
+	if r.result.Status == event.StatusSuccess {
 		return nil
 	}
 	return nil // the status is the run's; the checks stage skips

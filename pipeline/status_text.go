@@ -83,9 +83,9 @@ func (r *execRun) timeoutMessage() string {
 // "run <status>: <message>", or the message alone when it names the
 // status already ("cancelled (SIGTERM)", "the run's timeout … was reached").
 func statusError(st runStatus) error {
-	msg, lower := st.Message, strings.ToLower(st.Message)
-	if !strings.Contains(lower, st.Status) && !strings.Contains(lower, strings.ReplaceAll(st.Status, "_", " ")) {
-		msg = event.SayOnce("run "+st.Status, msg)
+	msg, lower, status := st.Message, strings.ToLower(st.Message), string(st.Status)
+	if !strings.Contains(lower, status) && !strings.Contains(lower, strings.ReplaceAll(status, "_", " ")) {
+		msg = event.SayOnce("run "+status, msg)
 	}
 	return &ExitError{Code: st.Code, Err: errors.New(msg)}
 }

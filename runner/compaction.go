@@ -40,7 +40,7 @@ func (s *Session) reserve(window int) int {
 // history with the task and the summary; ok=false ends the run.
 func (s *Session) compact(ctx context.Context, reason string) (outcome, bool) {
 	if s.compactions >= s.cfg.MaxCompactions {
-		return failure(event.StatusError, string(llm.ClassContextOverflow),
+		return failure(event.StatusError, event.ClassContextOverflow,
 			fmt.Sprintf("context window still full after %d compactions", s.compactions), nil), false
 	}
 	var before int64
@@ -53,7 +53,7 @@ func (s *Session) compact(ctx context.Context, reason string) (outcome, bool) {
 			return s.ctxOutcome(ctx), false
 		}
 		le := classify(err)
-		return failure(event.StatusError, string(le.Class), "compaction failed: "+le.Error(), le), false
+		return failure(event.StatusError, event.ErrorClass(le.Class), "compaction failed: "+le.Error(), le), false
 	}
 	s.compactions++
 	s.msgs, s.wire = nil, nil

@@ -176,7 +176,7 @@ func TestStopRules(t *testing.T) {
 		name   string
 		rule   stopRule
 		setup  func(s *Session)
-		status string // "" means no stop
+		status event.Status // "" means no stop
 	}{
 		{name: "denials under", rule: stopOnDenials, setup: func(s *Session) { s.denials = 4 }},
 		{name: "denials at max", rule: stopOnDenials, setup: func(s *Session) { s.denials = 5 }, status: event.StatusBlocked},

@@ -1,6 +1,10 @@
 package runner
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+)
 
 // Sentinel errors.
 var (
@@ -25,30 +29,15 @@ var (
 	ErrStreamEnded = errors.New("model stream ended without finishing the step")
 )
 
-// Error classes of a Result's Err (Error.Class), beyond the llm error
-// classes ("retryable", "context-overflow", "fatal") a provider failure
-// carries.
-const (
-	ClassCancelled     = "cancelled"
-	ClassTimeout       = "timeout"
-	ClassMaxSteps      = "max_steps"
-	ClassBudget        = "budget"
-	ClassBlocked       = "blocked"
-	ClassContentFilter = "content-filter"
-	ClassLength        = "length"
-	ClassOutput        = "structured-output"
-	ClassInternal      = "internal"
-	ClassModel         = "model"
-)
-
-// Error is why a run did not succeed: a class (one of the Class constants
-// or an llm.ErrorClass) and a message for people, with the cause.
+// Error is why a run did not succeed: a class (one of the event.Class
+// constants, an llm.ErrorClass converted) and a message for people, with
+// the cause.
 type Error struct {
-	Class   string
+	Class   event.ErrorClass
 	Message string
 	Err     error
 }
 
-func (e *Error) Error() string { return e.Class + ": " + e.Message }
+func (e *Error) Error() string { return string(e.Class) + ": " + e.Message }
 
 func (e *Error) Unwrap() error { return e.Err }

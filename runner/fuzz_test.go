@@ -61,7 +61,7 @@ func FuzzSession(f *testing.F) {
 	f.Add([]byte{4, 5, 6, 8, 0, 1, 2, 8})
 	f.Add([]byte{9, 1, 6, 7, 8, 9, 10, 8})
 	f.Add([]byte{6, 6, 8, 6, 8, 6, 8, 3, 8})
-	statuses := []string{event.StatusSuccess, event.StatusFailed, event.StatusError, event.StatusCancelled,
+	statuses := []event.Status{event.StatusSuccess, event.StatusFailed, event.StatusError, event.StatusCancelled,
 		event.StatusMaxSteps, event.StatusBudgetExceeded, event.StatusTimeout, event.StatusBlocked}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		bash := &fakeTool{name: "bash", run: func(context.Context, tools.Call) (tools.Result, error) {

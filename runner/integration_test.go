@@ -126,7 +126,7 @@ func TestIntegrationCancelMidStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != event.StatusCancelled || res.FinalMessage != "" || res.RunError().Class != ClassCancelled {
+	if res.Status != event.StatusCancelled || res.FinalMessage != "" || res.RunError().Class != event.ClassCancelled {
 		t.Fatalf("result %+v", res)
 	}
 	if got := sink.types(); got[len(got)-1] != "step.finished" {

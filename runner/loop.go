@@ -57,7 +57,7 @@ func (s *Session) beforeStep(ctx context.Context) (outcome, bool) {
 		return s.ctxOutcome(ctx), true
 	}
 	if !s.stepOpen() && s.cfg.Limits.MaxSteps > 0 && s.step >= s.cfg.Limits.MaxSteps {
-		return failure(event.StatusMaxSteps, ClassMaxSteps,
+		return failure(event.StatusMaxSteps, event.ClassMaxSteps,
 			fmt.Sprintf("reached max_steps (%d)", s.cfg.Limits.MaxSteps), nil), true
 	}
 	return outcome{}, false
@@ -169,7 +169,7 @@ func (s *Session) handleFailure(ctx context.Context, t *turn) (stepResult, bool)
 		return stepResult{}, false
 	default:
 		s.closeFailedStep(ctx, t)
-		return stop(failure(event.StatusError, string(le.Class), le.Error(), le)), true
+		return stop(failure(event.StatusError, event.ErrorClass(le.Class), le.Error(), le)), true
 	}
 }
 
@@ -179,7 +179,7 @@ func (s *Session) retryOutcome(ctx context.Context, le *llm.Error, err error) ou
 	if ctx.Err() != nil {
 		return s.ctxOutcome(ctx)
 	}
-	return failure(event.StatusError, string(le.Class), err.Error(), le)
+	return failure(event.StatusError, event.ErrorClass(le.Class), err.Error(), le)
 }
 
 // closeFailedStep keeps, of a failed attempt, only the tool calls that ran
@@ -215,17 +215,17 @@ func (s *Session) closeOpenStep() {
 func (s *Session) ctxOutcome(ctx context.Context) outcome {
 	cause := context.Cause(ctx)
 	if errors.Is(cause, ErrTimeout) && s.cfg.Limits.Timeout > 0 {
-		return failure(event.StatusTimeout, ClassTimeout,
+		return failure(event.StatusTimeout, event.ClassTimeout,
 			fmt.Sprintf("the run's timeout (%s) was reached", s.cfg.Limits.Timeout), cause)
 	}
 	if errors.Is(cause, ErrTimeout) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return failure(event.StatusTimeout, ClassTimeout, "the run timed out", cause)
+		return failure(event.StatusTimeout, event.ClassTimeout, "the run timed out", cause)
 	}
-	return failure(event.StatusCancelled, ClassCancelled, "the run was cancelled", cause)
+	return failure(event.StatusCancelled, event.ClassCancelled, "the run was cancelled", cause)
 }
 
 // failure is an outcome with an error.
-func failure(status, class, msg string, cause error) outcome {
+func failure(status event.Status, class event.ErrorClass, msg string, cause error) outcome {
 	return outcome{status: status, err: &Error{Class: class, Message: msg, Err: cause}}
 }
 

@@ -262,7 +262,7 @@ func TestRetriesExhaustedAndFatal(t *testing.T) {
 		name    string
 		scripts []script
 		retries int
-		class   string
+		class   event.ErrorClass
 	}{
 		{name: "retries exhausted", scripts: []script{sc(fail(llm.ClassRetryable, 0)), sc(fail(llm.ClassRetryable, 0)),
 			sc(fail(llm.ClassRetryable, 0)), sc(fail(llm.ClassRetryable, 0))}, retries: 3, class: "retryable"},
@@ -350,7 +350,7 @@ func TestMaxDenialsBlocks(t *testing.T) {
 	if got := len(sink.of("permission.denied")); got != 3 {
 		t.Errorf("permission.denied events = %d", got)
 	}
-	if res.RunError().Class != ClassBlocked {
+	if res.RunError().Class != event.ClassBlocked {
 		t.Errorf("run error = %+v", res.RunError())
 	}
 }
@@ -360,7 +360,7 @@ func TestFinishReasons(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		scripts []script
-		status  string
+		status  event.Status
 		final   string
 	}{
 		{name: "length continued once", scripts: []script{

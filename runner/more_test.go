@@ -25,7 +25,7 @@ func TestStructuredOutput(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		scripts []script
-		status  string
+		status  event.Status
 		output  string
 		steps   int
 	}{
@@ -167,7 +167,7 @@ func TestCancelMidStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != event.StatusCancelled || res.RunError().Class != ClassCancelled || res.Steps != 1 {
+	if res.Status != event.StatusCancelled || res.RunError().Class != event.ClassCancelled || res.Steps != 1 {
 		t.Fatalf("result %+v", res)
 	}
 	want := []string{"step.started", "tool.started", "tool.completed", "step.finished"}
@@ -188,7 +188,7 @@ func TestTimeout(t *testing.T) {
 	if res.Status != event.StatusTimeout {
 		t.Fatalf("result %+v", res)
 	}
-	if e := res.RunError(); e == nil || e.Class != ClassTimeout || e.Message != "the run's timeout (20ms) was reached" {
+	if e := res.RunError(); e == nil || e.Class != event.ClassTimeout || e.Message != "the run's timeout (20ms) was reached" {
 		t.Errorf("run error %+v, want the timeout named with its value", e)
 	}
 }

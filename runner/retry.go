@@ -21,7 +21,7 @@ func (s *Session) waitRetry(ctx context.Context, le *llm.Error) error {
 	s.emit(event.Retry{
 		Step:       s.step,
 		Attempt:    s.failures,
-		ErrorClass: string(le.Class),
+		ErrorClass: event.ErrorClass(le.Class),
 		Error:      le.Error(),
 		DelayMS:    delay.Milliseconds(),
 	})

@@ -23,7 +23,7 @@ func TestScenariosThroughLLMTest(t *testing.T) {
 		name    string
 		replies []llmtest.Reply
 		setup   func(*Config)
-		status  string
+		status  event.Status
 		check   func(t *testing.T, res Result, sink *recSink)
 	}{
 		{name: "stop with tool calls", replies: []llmtest.Reply{

@@ -20,7 +20,7 @@ import (
 // Result is the outcome of Run or Continue. Steps, Tokens and CostUSD are
 // totals over the whole session.
 type Result struct {
-	Status           string // one of the event.Status* constants
+	Status           event.Status
 	FinalMessage     string // the last assistant text
 	StructuredOutput json.RawMessage
 	Steps            int
@@ -39,7 +39,7 @@ func (r Result) RunError() *event.RunError {
 		if r.Err == nil {
 			return nil
 		}
-		return &event.RunError{Class: ClassInternal, Message: r.Err.Error()}
+		return &event.RunError{Class: event.ClassInternal, Message: r.Err.Error()}
 	}
 	return &event.RunError{Class: e.Class, Message: e.Message}
 }
@@ -82,7 +82,7 @@ type Session struct {
 
 // outcome is how a Run or Continue ended.
 type outcome struct {
-	status     string
+	status     event.Status
 	err        *Error
 	structured json.RawMessage
 }
@@ -191,7 +191,7 @@ func (s *Session) drive(ctx context.Context) (res Result) {
 			s.cfg.Logger.Error("runner panic", "panic", r, "stack", string(debug.Stack()))
 			s.closeOpenStep()
 			res = s.result(outcome{status: event.StatusError, err: &Error{
-				Class: ClassInternal, Message: fmt.Sprintf("internal error: %v", r),
+				Class: event.ClassInternal, Message: fmt.Sprintf("internal error: %v", r),
 			}})
 		}
 	}()

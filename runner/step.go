@@ -89,16 +89,16 @@ func (s *Session) judgeFinish(t *turn) (stepResult, bool) {
 	case llm.FinishLength:
 		s.lengthTries++
 		if s.lengthTries > 1 {
-			return stop(failure(event.StatusFailed, ClassLength,
+			return stop(failure(event.StatusFailed, event.ClassLength,
 				"the model's reply hit the output token limit twice in a row", nil)), true
 		}
 		s.appendMessage(userMessage(lengthNote))
 		return stepResult{}, false
 	case llm.FinishContentFilter:
-		return stop(failure(event.StatusFailed, ClassContentFilter,
+		return stop(failure(event.StatusFailed, event.ClassContentFilter,
 			"the provider's content filter stopped the reply", nil)), true
 	case llm.FinishError:
-		return stop(failure(event.StatusFailed, ClassModel, "the model ended its reply with an error", nil)), true
+		return stop(failure(event.StatusFailed, event.ClassModel, "the model ended its reply with an error", nil)), true
 	}
 	s.lengthTries = 0
 	if s.schema == nil {
@@ -126,7 +126,7 @@ func stopOnDenials(s *Session) (outcome, bool) {
 	if s.denials < s.cfg.Limits.MaxDenials {
 		return outcome{}, false
 	}
-	return failure(event.StatusBlocked, ClassBlocked,
+	return failure(event.StatusBlocked, event.ClassBlocked,
 		fmt.Sprintf("%d permission denials (max_denials %d)", s.denials, s.cfg.Limits.MaxDenials), nil), true
 }
 
@@ -136,7 +136,7 @@ func stopOnOutputTries(s *Session) (outcome, bool) {
 	if s.schema == nil || s.outputTries < maxStructuredTries {
 		return outcome{}, false
 	}
-	return failure(event.StatusFailed, ClassOutput,
+	return failure(event.StatusFailed, event.ClassOutput,
 		fmt.Sprintf("no valid structured output after %d tries", s.outputTries), nil), true
 }
 
@@ -146,7 +146,7 @@ func stopOnCost(s *Session) (outcome, bool) {
 	if limit <= 0 || s.cost < limit {
 		return outcome{}, false
 	}
-	return failure(event.StatusBudgetExceeded, ClassBudget,
+	return failure(event.StatusBudgetExceeded, event.ClassBudget,
 		fmt.Sprintf("cost $%.4f reached max_cost_usd $%.4f", s.cost, limit), nil), true
 }
 
@@ -157,7 +157,7 @@ func stopOnTokens(s *Session) (outcome, bool) {
 	if limit <= 0 || used < limit {
 		return outcome{}, false
 	}
-	return failure(event.StatusBudgetExceeded, ClassBudget,
+	return failure(event.StatusBudgetExceeded, event.ClassBudget,
 		fmt.Sprintf("%d tokens reached max_tokens %d", used, limit), nil), true
 }
 
@@ -166,6 +166,6 @@ func stopOnLastStep(s *Session) (outcome, bool) {
 	if !s.isLastStep() {
 		return outcome{}, false
 	}
-	return failure(event.StatusMaxSteps, ClassMaxSteps,
+	return failure(event.StatusMaxSteps, event.ClassMaxSteps,
 		fmt.Sprintf("reached max_steps (%d) before the model finished", s.cfg.Limits.MaxSteps), nil), true
 }

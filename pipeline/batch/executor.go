@@ -3,6 +3,8 @@ package batch
 import (
 	"context"
 	"time"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // Executor runs the task on one repository's work tree, without
@@ -46,43 +48,25 @@ type Job struct {
 
 // Outcome is what Exec reports: the run.finished fields a batch records.
 type Outcome struct {
-	Status       string  // a run.finished status: success, failed, error, cancelled, max_steps, budget_exceeded, timeout, blocked
-	CostUSD      float64 // total cost in USD
+	Status       event.Status // how the run ended (run.finished status)
+	CostUSD      float64      // total cost in USD
 	Steps        int
 	FilesChanged int
-	PatchPath    string // the patch file, absolute or relative to OutDir
-	Error        string // the run's error message, if any
-	ErrorClass   string // the run's error class, if any (see Infra)
+	PatchPath    string           // the patch file, absolute or relative to OutDir
+	Error        string           // the run's error message, if any
+	ErrorClass   event.ErrorClass // the run's error class, if any (see Infra)
 }
 
-// Run statuses of run.finished (runner/event), as Outcome.Status values.
-const (
-	runSuccess        = "success"
-	runCancelled      = "cancelled"
-	runBudgetExceeded = "budget_exceeded"
-	runTimeout        = "timeout"
-)
-
-// Error classes that mean the machinery, not the task, failed.
-const (
-	ClassInfra    = "infra"    // file system, git, process crash
-	ClassProvider = "provider" // the model provider failed after the runner's own retries
-	// The classes the agent loop gives a run that ended with status
-	// "error" (exit code 3) because of the model provider or itself: the
-	// llm error classes and runner.ClassInternal.
-	ClassRetryable = "retryable" // a provider error that outlived the runner's own retries
-	ClassFatal     = "fatal"     // the provider refused the call (credentials, unknown model, a cassette that does not fit)
-	ClassInternal  = "internal"  // the agent loop crashed
-)
-
 // Infra reports whether the outcome is an infrastructure failure to retry:
-// its error class is one of ClassInfra, ClassProvider, ClassRetryable,
-// ClassFatal or ClassInternal. A run that ended with status "error" for
-// another reason (class "context-overflow": the task outgrew the model's
-// context window; ClassSpec) is a task failure.
+// its error class is one of event.ClassInfra, ClassProvider (the model
+// provider failed after the runner's own retries), ClassRetryable,
+// ClassFatal or ClassInternal (the agent loop crashed). A run that ended
+// with status "error" for another reason (event.ClassContextOverflow: the
+// task outgrew the model's context window; event.ClassSpec) is a task
+// failure.
 func (o Outcome) Infra() bool {
 	switch o.ErrorClass {
-	case ClassInfra, ClassProvider, ClassRetryable, ClassFatal, ClassInternal:
+	case event.ClassInfra, event.ClassProvider, event.ClassRetryable, event.ClassFatal, event.ClassInternal:
 		return true
 	}
 	return false
@@ -92,14 +76,14 @@ func (o Outcome) Infra() bool {
 // and infrastructure failures are decided by the caller, not here.
 func statusOf(o Outcome) Status {
 	switch o.Status {
-	case runSuccess:
+	case event.StatusSuccess:
 		if o.FilesChanged == 0 {
 			return StatusNoChange
 		}
 		return StatusSuccess
-	case runTimeout:
+	case event.StatusTimeout:
 		return StatusTimeout
-	case runBudgetExceeded:
+	case event.StatusBudgetExceeded:
 		return StatusBudgetExceeded
 	default: // failed, max_steps, blocked, error (task)
 		return StatusTaskFailed

@@ -32,15 +32,6 @@ const (
 	TreeDir = "tree"
 )
 
-// ClassSpec is the error class of a repository whose run could not start
-// because the task spec, its inputs or the command line were invalid (exit
-// code 2): a task failure, not retried.
-const ClassSpec = "spec"
-
-// classContextOverflow is llm.ClassContextOverflow: the conversation
-// outgrew the model's context window even after compaction.
-const classContextOverflow = "context-overflow"
-
 // PipelineExecutor is the Executor of `runner batch run`: it runs each job
 // with the exec pipeline (pipeline.Exec), as `runner exec TASK --repo
 // WORKDIR --out OUTDIR --quiet` would, and builds the Outcome from the
@@ -73,7 +64,7 @@ func (e *PipelineExecutor) Preflight(context.Context) error {
 }
 
 // Exec runs job. Exit code 2 (an invalid spec or inputs) is a task failure
-// (status "error", class ClassSpec); exit code 3 is an infrastructure
+// (status "error", class event.ClassSpec); exit code 3 is an infrastructure
 // failure, which Run retries and records as infra_failed when retries run
 // out: a Go error when the run left no result, else an Outcome with the
 // run's error class (Outcome.Infra; a class it does not know comes with a
@@ -103,7 +94,7 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 	switch {
 	case found && o.Infra():
 		return o, nil // Run retries it, then records infra_failed
-	case found && code == pipeline.ExitInfra && o.ErrorClass != classContextOverflow:
+	case found && code == pipeline.ExitInfra && o.ErrorClass != event.ClassContextOverflow:
 		// Exit code 3 with a class this package does not know: still the
 		// machinery, as for `runner exec`.
 		return o, fmt.Errorf("%s: %w", job.RepoID, runErr)
@@ -113,7 +104,7 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		}
 		return o, nil
 	case code == pipeline.ExitUsage:
-		return Outcome{Status: event.StatusError, Error: runErr.Error(), ErrorClass: ClassSpec}, nil
+		return Outcome{Status: event.StatusError, Error: runErr.Error(), ErrorClass: event.ClassSpec}, nil
 	case runErr != nil:
 		return Outcome{}, fmt.Errorf("%s: %w", job.RepoID, runErr)
 	}
@@ -273,7 +264,7 @@ func saveTree(ctx context.Context, workDir, outDir string) error {
 	}
 	dst := filepath.Join(outDir, TreeDir)
 	for _, f := range files {
-		if f.Status == "deleted" {
+		if f.Status == event.ChangeDeleted {
 			continue
 		}
 		if err := copyChanged(workDir, dst, f.Path); err != nil {

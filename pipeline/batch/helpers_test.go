@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // makeRepo creates a git repository at dir with one commit holding files.
@@ -230,7 +232,7 @@ func (f *fakeExec) run(ctx context.Context, job Job) (Outcome, error) {
 	for i := range steps {
 		select {
 		case <-ctx.Done():
-			return Outcome{Status: runCancelled}, ctx.Err()
+			return Outcome{Status: event.StatusCancelled}, ctx.Err()
 		case <-time.After(f.delay):
 		}
 		body := fmt.Sprintf("step %d of %s\n%s", i, job.RepoID, strings.Repeat("x", 512))
@@ -254,13 +256,13 @@ func (f *fakeExec) run(ctx context.Context, job Job) (Outcome, error) {
 		}
 		return f.edit(job, o, h.Sum(nil))
 	case broken:
-		o.Status, o.Error, o.ErrorClass = "error", "503 from provider", ClassProvider
+		o.Status, o.Error, o.ErrorClass = "error", "503 from provider", event.ClassProvider
 		return o, nil
 	case goErrAlways:
 		return Outcome{}, errors.New("crashed")
 	case slow:
 		<-ctx.Done()
-		return Outcome{Status: runCancelled, CostUSD: f.cost}, nil
+		return Outcome{Status: event.StatusCancelled, CostUSD: f.cost}, nil
 	case overBudget:
 		o.Status = "budget_exceeded"
 		return o, nil

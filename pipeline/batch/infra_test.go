@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // TestResultInfraMapping: the run.finished record in result.json maps to
@@ -55,7 +57,7 @@ type gaveUpExec struct{ calls atomic.Int32 }
 
 func (g *gaveUpExec) Exec(_ context.Context, job Job) (Outcome, error) {
 	g.calls.Add(1)
-	return Outcome{Status: "error", ErrorClass: ClassRetryable, CostUSD: 0.01,
+	return Outcome{Status: "error", ErrorClass: event.ClassRetryable, CostUSD: 0.01,
 		Error: "gave up after 5 retries: provider error (retryable): connection refused"}, nil
 }
 
@@ -75,7 +77,7 @@ func TestProviderGaveUpIsInfraFailed(t *testing.T) {
 		t.Errorf("executor calls = %d, want 6 (2 repositories × 3 attempts)", n)
 	}
 	for _, r := range sum.Results {
-		if r.Status != StatusInfraFailed || r.Attempts != 3 || r.ErrorClass != ClassRetryable ||
+		if r.Status != StatusInfraFailed || r.Attempts != 3 || r.ErrorClass != event.ClassRetryable ||
 			!strings.HasPrefix(r.Error, "after 3 attempts: ") || !strings.Contains(r.Error, "gave up after 5 retries") {
 			t.Errorf("result = %+v, want infra_failed after 3 attempts", r)
 		}
@@ -109,7 +111,7 @@ func TestPipelineExecutorProviderDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := sum.Results[0]
-	if r.Status != StatusInfraFailed || r.Attempts != 2 || r.ErrorClass != ClassFatal {
+	if r.Status != StatusInfraFailed || r.Attempts != 2 || r.ErrorClass != event.ClassFatal {
 		t.Errorf("result = %+v, want infra_failed (class fatal) after 2 attempts", r)
 	}
 	if n := hits.Load(); n != 2 {

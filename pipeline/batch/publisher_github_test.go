@@ -15,6 +15,7 @@ import (
 	"github.com/seed43ef5acb/runner/github/githubtest"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // noteCassette writes a two-turn scripted session: write NOTE.md, then
@@ -151,7 +152,7 @@ func TestExecutorSpecErrorIsTaskFailure(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Exec returned a Go error for an invalid spec: %v", err)
 	}
-	if o.Status != "error" || o.ErrorClass != ClassSpec || o.Infra() || statusOf(o) != StatusTaskFailed {
+	if o.Status != "error" || o.ErrorClass != event.ClassSpec || o.Infra() || statusOf(o) != StatusTaskFailed {
 		t.Errorf("outcome = %+v", o)
 	}
 }

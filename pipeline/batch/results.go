@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // File names inside an out dir.
@@ -56,23 +58,23 @@ func (s Status) Failed() bool {
 // merged and moved out dirs stay valid. When a repository has several
 // lines (a rerun, a publish), the last one is its result.
 type RepoResult struct {
-	Repo         string     `json:"repo"` // URL or path as written in the spec
-	ID           string     `json:"id"`
-	Status       Status     `json:"status"`
-	CostUSD      float64    `json:"cost_usd"`
-	Steps        int        `json:"steps"`
-	DurationMS   int64      `json:"duration_ms"`
-	FilesChanged int        `json:"files_changed"`
-	PatchPath    string     `json:"patch_path,omitempty"`
-	Error        string     `json:"error,omitempty"`
-	ErrorClass   string     `json:"error_class,omitempty"`
-	Attempts     int        `json:"attempts,omitempty"` // executions, counting infrastructure retries
-	Commit       string     `json:"commit,omitempty"`   // the base commit the task ran on
-	Shard        string     `json:"shard,omitempty"`    // "I/N" when sharded
-	FinishedAt   time.Time  `json:"finished_at"`
-	PRURL        string     `json:"pr_url,omitempty"`
-	PublishedAt  *time.Time `json:"published_at,omitempty"`
-	PublishError string     `json:"publish_error,omitempty"`
+	Repo         string           `json:"repo"` // URL or path as written in the spec
+	ID           string           `json:"id"`
+	Status       Status           `json:"status"`
+	CostUSD      float64          `json:"cost_usd"`
+	Steps        int              `json:"steps"`
+	DurationMS   int64            `json:"duration_ms"`
+	FilesChanged int              `json:"files_changed"`
+	PatchPath    string           `json:"patch_path,omitempty"`
+	Error        string           `json:"error,omitempty"`
+	ErrorClass   event.ErrorClass `json:"error_class,omitempty"`
+	Attempts     int              `json:"attempts,omitempty"` // executions, counting infrastructure retries
+	Commit       string           `json:"commit,omitempty"`   // the base commit the task ran on
+	Shard        string           `json:"shard,omitempty"`    // "I/N" when sharded
+	FinishedAt   time.Time        `json:"finished_at"`
+	PRURL        string           `json:"pr_url,omitempty"`
+	PublishedAt  *time.Time       `json:"published_at,omitempty"`
+	PublishError string           `json:"publish_error,omitempty"`
 }
 
 // resultsLog appends results to out/results.jsonl, one fsynced line per

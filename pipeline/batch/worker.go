@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // batchRun is one invocation of Run: the pool, the budget and the outputs.
@@ -166,7 +168,7 @@ func (b *batchRun) runRepo(ctx context.Context, r Repo) error {
 	if err != nil {
 		res.Status, res.Error = StatusInfraFailed, err.Error()
 		if res.ErrorClass == "" {
-			res.ErrorClass = ClassInfra
+			res.ErrorClass = event.ClassInfra
 		}
 	} else {
 		res.Status = statusOf(o)
@@ -301,12 +303,12 @@ func (a *attempts) exec(ctx context.Context, job Job) (Outcome, error) {
 	o, err := a.b.opts.Executor.Exec(jctx, job)
 	timedOut := ctx.Err() == nil && errors.Is(jctx.Err(), context.DeadlineExceeded)
 	switch {
-	case timedOut && (err != nil || o.Status == runCancelled):
-		o.Status, o.Error = runTimeout, fmt.Sprintf("no result %s after the %s timeout", a.b.opts.TimeoutGrace, job.Timeout)
+	case timedOut && (err != nil || o.Status == event.StatusCancelled):
+		o.Status, o.Error = event.StatusTimeout, fmt.Sprintf("no result %s after the %s timeout", a.b.opts.TimeoutGrace, job.Timeout)
 		return o, nil
 	case err != nil:
 		return o, fmt.Errorf("exec: %w", err)
-	case o.Status == runCancelled && ctx.Err() == nil:
+	case o.Status == event.StatusCancelled && ctx.Err() == nil:
 		return o, fmt.Errorf("exec: the run was cancelled while the batch was not")
 	}
 	return o, nil

@@ -134,9 +134,9 @@ func (c *Console) runFinished(b *strings.Builder, v RunFinished) {
 		parts = append(parts, plural(v.FilesChanged, "file")+" changed")
 	}
 	parts = append(parts, FormatMS(v.DurationMS))
-	c.trusted(b, c.paint(col, mark+" "+v.Status)+" · "+strings.Join(parts, " · "))
+	c.trusted(b, c.paint(col, mark+" "+string(v.Status))+" · "+strings.Join(parts, " · "))
 	if v.Error != nil {
-		c.untrusted(b, "  "+c.paint(red, SayOnce(sanitize(v.Error.Class, 40), oneLine(v.Error.Message, 300))))
+		c.untrusted(b, "  "+c.paint(red, SayOnce(sanitize(string(v.Error.Class), 40), oneLine(v.Error.Message, 300))))
 		c.resumeCommands(b)
 	}
 }

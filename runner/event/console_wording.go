@@ -79,13 +79,13 @@ func (c *Console) retryText(v Retry) string {
 	if c.o.RetryAttempts > 0 {
 		n += "/" + strconv.Itoa(c.o.RetryAttempts)
 	}
-	return fmt.Sprintf("%s in %s: %s", n, FormatMS(v.DelayMS), SayOnce(v.ErrorClass, oneLine(v.Error, 160)))
+	return fmt.Sprintf("%s in %s: %s", n, FormatMS(v.DelayMS), SayOnce(string(v.ErrorClass), oneLine(v.Error, 160)))
 }
 
 // cutBy is what ended a step that finished with reason "error", from the
 // run's final status: "cut short by the timeout" or "cut short by the
 // cancel"; "" when the run's status does not explain it.
-func cutBy(status string) string {
+func cutBy(status Status) string {
 	switch status {
 	case StatusTimeout:
 		return "cut short by the timeout"

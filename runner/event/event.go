@@ -143,11 +143,11 @@ type PermissionDenied struct {
 
 // Retry records a retried model call.
 type Retry struct {
-	Step       int    `json:"step"`
-	Attempt    int    `json:"attempt"`
-	ErrorClass string `json:"error_class"`
-	Error      string `json:"error"`
-	DelayMS    int64  `json:"delay_ms"`
+	Step       int        `json:"step"`
+	Attempt    int        `json:"attempt"`
+	ErrorClass ErrorClass `json:"error_class"`
+	Error      string     `json:"error"`
+	DelayMS    int64      `json:"delay_ms"`
 }
 
 // Compaction records a summarised history.
@@ -168,12 +168,12 @@ type StepFinished struct {
 
 // FileChange is one file in a patch.
 type FileChange struct {
-	Path      string `json:"path"`
-	OldPath   string `json:"old_path,omitempty"`
-	Status    string `json:"status"` // added | modified | deleted | renamed
-	Additions int    `json:"additions"`
-	Deletions int    `json:"deletions"`
-	Binary    bool   `json:"binary"`
+	Path      string       `json:"path"`
+	OldPath   string       `json:"old_path,omitempty"`
+	Status    ChangeStatus `json:"status"`
+	Additions int          `json:"additions"`
+	Deletions int          `json:"deletions"`
+	Binary    bool         `json:"binary"`
 }
 
 // Patch records the changes from the base tree (Step nil: the final patch).
@@ -203,27 +203,15 @@ type CheckFinished struct {
 	DurationMS int64  `json:"duration_ms"`
 }
 
-// Run statuses (run.finished "status").
-const (
-	StatusSuccess        = "success"
-	StatusFailed         = "failed"
-	StatusError          = "error"
-	StatusCancelled      = "cancelled"
-	StatusMaxSteps       = "max_steps"
-	StatusBudgetExceeded = "budget_exceeded"
-	StatusTimeout        = "timeout"
-	StatusBlocked        = "blocked"
-)
-
 // RunError is the error of a run that did not succeed.
 type RunError struct {
-	Class   string `json:"class"`
-	Message string `json:"message"`
+	Class   ErrorClass `json:"class"`
+	Message string     `json:"message"`
 }
 
 // RunFinished closes the log; it is always the last line.
 type RunFinished struct {
-	Status           string          `json:"status"`
+	Status           Status          `json:"status"`
 	ExitCode         int             `json:"exit_code"`
 	FinalMessage     string          `json:"final_message"`
 	StructuredOutput json.RawMessage `json:"structured_output"`

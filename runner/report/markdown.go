@@ -130,7 +130,7 @@ func truncationNote(cut, omitted []string) string {
 }
 
 // statusIcon is the emoji of a status.
-func statusIcon(status string) string {
+func statusIcon(status event.Status) string {
 	switch status {
 	case event.StatusSuccess:
 		return "✅"
@@ -157,14 +157,14 @@ func (r Report) head(o MarkdownOptions) string {
 		}
 	}
 	return fmt.Sprintf("%s %s %s — %s\n\n", strings.Repeat("#", o.HeadingLevel), statusIcon(r.Status),
-		cell(title), strings.ReplaceAll(r.Status, "_", " "))
+		cell(title), strings.ReplaceAll(string(r.Status), "_", " "))
 }
 
 func (r Report) summaryTable() string {
 	var b strings.Builder
 	b.WriteString("| | |\n|---|---|\n")
 	row := func(k, v string) { fmt.Fprintf(&b, "| **%s** | %s |\n", k, v) }
-	status := statusIcon(r.Status) + " " + r.Status
+	status := statusIcon(r.Status) + " " + string(r.Status)
 	if r.ExitCode != nil {
 		status += fmt.Sprintf(" (exit %d)", *r.ExitCode)
 	}
@@ -201,7 +201,7 @@ func (r Report) errorBlock() string {
 	if len(msg) > 1000 {
 		msg = cutBytes(msg, 1000) + "…"
 	}
-	return fmt.Sprintf("**Error** (%s): %s\n\n", code(r.Error.Class), msg)
+	return fmt.Sprintf("**Error** (%s): %s\n\n", code(string(r.Error.Class)), msg)
 }
 
 // checksText is "1/2 passed" over the last attempt of each check.

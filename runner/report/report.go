@@ -18,7 +18,7 @@ import (
 
 // StatusIncomplete is the status of a log without run.finished (the run was
 // killed or is still going).
-const StatusIncomplete = "incomplete"
+const StatusIncomplete event.Status = "incomplete"
 
 // Report is the summary of one run. Its JSON form is the output of
 // `runner report --format json`.
@@ -29,7 +29,7 @@ type Report struct {
 	Repo             string          `json:"repo"`
 	RunnerVersion    string          `json:"runner_version"`
 	Started          time.Time       `json:"started"`
-	Status           string          `json:"status"`    // run.finished status, or "incomplete"
+	Status           event.Status    `json:"status"`    // run.finished status, or "incomplete"
 	ExitCode         *int            `json:"exit_code"` // nil when incomplete
 	Steps            int             `json:"steps"`
 	Tokens           event.Tokens    `json:"tokens"`

@@ -50,7 +50,7 @@ func (r Report) changesSection(h string) string {
 		if f.Binary {
 			add, del = "binary", ""
 		}
-		return fmt.Sprintf("| %s | %s | %s | %s |", name, cell(f.Status), add, del)
+		return fmt.Sprintf("| %s | %s | %s | %s |", name, cell(string(f.Status)), add, del)
 	})
 }
 

@@ -5,15 +5,17 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // FileChange is one file of a diff between two trees. A change of type
 // (symlink, regular file, gitlink) is two changes, deleted then added, as
 // git apply requires.
 type FileChange struct {
-	Path    string // new path; the old path for deletions
-	OldPath string // set for renames only
-	Status  string // StatusAdded, StatusModified, StatusDeleted or StatusRenamed
+	Path    string             // new path; the old path for deletions
+	OldPath string             // set for renames only
+	Status  event.ChangeStatus // event.ChangeAdded, ChangeModified, ChangeDeleted or ChangeRenamed
 	// OldMode and NewMode are git modes (0o100644, 0o100755, 0o120000,
 	// 0o160000); 0 on the side where the file does not exist.
 	OldMode, NewMode uint32
@@ -21,14 +23,6 @@ type FileChange struct {
 	// Additions and Deletions count added and removed lines (0 for binary).
 	Additions, Deletions int
 }
-
-// Change statuses.
-const (
-	StatusAdded    = "added"
-	StatusModified = "modified"
-	StatusDeleted  = "deleted"
-	StatusRenamed  = "renamed"
-)
 
 // change is one path pair found by the tree diff; a zero mode marks the
 // missing side.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/utils/diff"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // Limits of text diffs: larger files, and files with a NUL byte in their
@@ -94,13 +96,13 @@ func (s *Store) fileSection(c *change, bw *bufio.Writer) (FileChange, error) {
 	fc := FileChange{Path: c.newPath, OldMode: c.from.mode, NewMode: c.to.mode}
 	switch {
 	case c.from.mode == 0:
-		fc.Status = StatusAdded
+		fc.Status = event.ChangeAdded
 	case c.to.mode == 0:
-		fc.Status, fc.Path = StatusDeleted, c.oldPath
+		fc.Status, fc.Path = event.ChangeDeleted, c.oldPath
 	case c.oldPath != c.newPath:
-		fc.Status, fc.OldPath = StatusRenamed, c.oldPath
+		fc.Status, fc.OldPath = event.ChangeRenamed, c.oldPath
 	default:
-		fc.Status = StatusModified
+		fc.Status = event.ChangeModified
 	}
 	contentChanged := c.from.hash != c.to.hash
 	var old, cur []byte

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 func track(t *testing.T, s *Store) Tree {
@@ -221,7 +223,7 @@ func TestSubdirectoryWorkTreeAndSeeding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantChanges := []FileChange{{Path: "a.go", Status: StatusModified, OldMode: modeFile, NewMode: modeFile, Additions: 1, Deletions: 1}}
+	wantChanges := []FileChange{{Path: "a.go", Status: event.ChangeModified, OldMode: modeFile, NewMode: modeFile, Additions: 1, Deletions: 1}}
 	if d := cmp.Diff(wantChanges, changes); d != "" {
 		t.Fatalf("changes (-want +got):\n%s", d)
 	}

@@ -1,0 +1,66 @@
+package event
+
+// Status is how a run ended: the "status" of run.finished. The values are
+// the Status constants; a log carries them as JSON strings.
+type Status string
+
+// Run statuses (run.finished "status").
+const (
+	StatusSuccess        Status = "success"
+	StatusFailed         Status = "failed"
+	StatusError          Status = "error"
+	StatusCancelled      Status = "cancelled"
+	StatusMaxSteps       Status = "max_steps"
+	StatusBudgetExceeded Status = "budget_exceeded"
+	StatusTimeout        Status = "timeout"
+	StatusBlocked        Status = "blocked"
+)
+
+// ErrorClass says why a run (or a model call) did not succeed: the "class"
+// of run.finished's error and the "error_class" of a retry. Every producer
+// in the module uses these constants; the first three are llm.ErrorClass
+// values (the llm package sits below this one and keeps its own copy, and
+// a test in runner checks that they agree).
+type ErrorClass string
+
+// Error classes. The provider's (llm.ErrorClass values):
+const (
+	ClassRetryable       ErrorClass = "retryable"        // a provider error that outlived the runner's own retries
+	ClassContextOverflow ErrorClass = "context-overflow" // the conversation outgrew the model's context window
+	ClassFatal           ErrorClass = "fatal"            // the provider refused the call (credentials, unknown model, a cassette that does not fit)
+)
+
+// Error classes the agent loop gives a run (runner.Error.Class).
+const (
+	ClassCancelled     ErrorClass = "cancelled"
+	ClassTimeout       ErrorClass = "timeout"
+	ClassMaxSteps      ErrorClass = "max_steps"
+	ClassBudget        ErrorClass = "budget"
+	ClassBlocked       ErrorClass = "blocked"
+	ClassContentFilter ErrorClass = "content-filter"
+	ClassLength        ErrorClass = "length"
+	ClassOutput        ErrorClass = "structured-output"
+	ClassInternal      ErrorClass = "internal" // the agent loop crashed
+	ClassModel         ErrorClass = "model"
+)
+
+// Error classes the pipeline and batch give a run around the agent loop.
+const (
+	ClassInfra    ErrorClass = "infra"    // file system, git, process crash
+	ClassProvider ErrorClass = "provider" // the model provider failed after the runner's own retries
+	ClassChecks   ErrorClass = "checks"   // the task's checks still fail after the retries
+	// ClassSpec is a repository whose run could not start because its task
+	// spec or inputs are invalid (exit code 2): a task failure.
+	ClassSpec ErrorClass = "spec"
+)
+
+// ChangeStatus is how a file changed: the "status" of a patch's file.
+type ChangeStatus string
+
+// Change statuses (patch "files[].status").
+const (
+	ChangeAdded    ChangeStatus = "added"
+	ChangeModified ChangeStatus = "modified"
+	ChangeDeleted  ChangeStatus = "deleted"
+	ChangeRenamed  ChangeStatus = "renamed"
+)
