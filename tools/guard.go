@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/seed43ef5acb/runner/tools/permission"
+	"github.com/seed43ef5acb/runner/tools/permission/bashcheck"
 )
 
 // Request is one permission check a call needs before it runs.
@@ -103,7 +104,7 @@ func (g *guarded) check(r Request) (*Denial, *permission.Target) {
 	}
 	switch r.Permission {
 	case permission.Bash:
-		v := g.paths.CheckBash(g.rules, r.Target)
+		v := bashcheck.CheckPaths(g.rules, g.paths, r.Target)
 		if c, denied := v.Denied(); denied {
 			return denialOf(c.Decision, fmt.Sprintf("%s %s: %s", c.Kind, strconv.Quote(c.Subject), c.Decision.Reason)), nil
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/tools/permission"
+	"github.com/seed43ef5acb/runner/tools/permission/bashcheck"
 )
 
 // PolicyCmd groups the permission commands.
@@ -55,7 +56,7 @@ func (c *PolicyCheckCmd) Run(streams Streams) error {
 	if err != nil {
 		return err
 	}
-	x := permission.Explain(rules, c.Repo, c.query())
+	x := bashcheck.Explain(rules, c.Repo, c.query())
 	if c.JSON {
 		data, err := json.MarshalIndent(x, "", "  ")
 		if err != nil {

@@ -21,17 +21,17 @@ func (r Rule) String() string {
 // default deny.
 func (rs Ruleset) Evaluate(permission, pattern string) Decision {
 	if isPathPermission(permission) {
-		m := func(r Rule) bool { return matchPath(r.Pattern, pattern) }
-		return rs.decide(permission, pattern, m, m)
+		m := func(r Rule) bool { return MatchPath(r.Pattern, pattern) }
+		return rs.Decide(permission, pattern, m, m)
 	}
 	subject := []rune(pattern)
-	m := func(r Rule) bool { return matchAll(r.Pattern, subject) }
-	return rs.decide(permission, pattern, m, m)
+	m := func(r Rule) bool { return MatchAll(r.Pattern, subject) }
+	return rs.Decide(permission, pattern, m, m)
 }
 
-// decide applies the rules of one permission: allowMatch says whether an
+// Decide applies the rules of one permission: allowMatch says whether an
 // allow rule covers the call, denyMatch whether a deny rule may match it.
-func (rs Ruleset) decide(permission, display string, allowMatch, denyMatch func(Rule) bool) Decision {
+func (rs Ruleset) Decide(permission, display string, allowMatch, denyMatch func(Rule) bool) Decision {
 	d := Decision{Permission: permission, Pattern: display}
 	var allow, deny *Rule
 	for i := range rs {
@@ -72,7 +72,7 @@ func moreSpecific(r, best *Rule) bool {
 	return best == nil || len(r.Pattern) > len(best.Pattern)
 }
 
-// defaultDeny is a denial that no rule decided, with a reason.
-func defaultDeny(permission, pattern, reason string) Decision {
+// DefaultDeny is a denial that no rule decided, with a reason.
+func DefaultDeny(permission, pattern, reason string) Decision {
 	return Decision{Permission: permission, Pattern: pattern, Reason: reason}
 }

@@ -47,7 +47,7 @@ func TestWildcards(t *testing.T) {
 		var out []rune
 		for _, p := range parts {
 			if p == "$" {
-				out = append(out, hole)
+				out = append(out, Hole)
 				continue
 			}
 			out = append(out, []rune(p)...)
@@ -75,11 +75,11 @@ func TestWildcards(t *testing.T) {
 		{"", s("$"), false, true},
 	}
 	for _, tt := range tests {
-		if got := matchAll(tt.pattern, tt.subject); got != tt.all {
-			t.Errorf("matchAll(%q, %q) = %v", tt.pattern, string(tt.subject), got)
+		if got := MatchAll(tt.pattern, tt.subject); got != tt.all {
+			t.Errorf("MatchAll(%q, %q) = %v", tt.pattern, string(tt.subject), got)
 		}
-		if got := matchSome(tt.pattern, tt.subject); got != tt.some {
-			t.Errorf("matchSome(%q, %q) = %v", tt.pattern, string(tt.subject), got)
+		if got := MatchSome(tt.pattern, tt.subject); got != tt.some {
+			t.Errorf("MatchSome(%q, %q) = %v", tt.pattern, string(tt.subject), got)
 		}
 	}
 }

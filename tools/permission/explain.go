@@ -24,13 +24,18 @@ type Explanation struct {
 	Checks  []Check `json:"checks"`
 }
 
-// Explain answers q against rs for the work tree at workTree. The CLI
-// prints Text() or the JSON encoding and exits 0 when Allowed, 1 otherwise.
-func Explain(rs Ruleset, workTree string, q Query) Explanation {
+// BashChecker judges a bash command line against a ruleset; bashcheck.Check
+// is the one the runner uses (this package cannot import it: it sits above).
+type BashChecker func(rs Ruleset, workTree, command string) Verdict
+
+// Explain answers q against rs for the work tree at workTree; bash
+// commands are judged by bash. The CLI prints Text() or the JSON encoding
+// and exits 0 when Allowed, 1 otherwise.
+func Explain(rs Ruleset, workTree string, q Query, bash BashChecker) Explanation {
 	e := Explanation{Query: q}
 	switch q.Permission {
 	case Bash:
-		v := CheckBash(rs, workTree, q.Target)
+		v := bash(rs, workTree, q.Target)
 		e.Allowed, e.Reason, e.Checks = v.Allowed, v.Reason, v.Checks
 	case Read, Edit:
 		d := CheckPath(rs, workTree, q.Permission, q.Target)

@@ -7,10 +7,10 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// hole stands for a part of a command that is only known at run time (a
+// Hole stands for a part of a command that is only known at run time (a
 // parameter expansion, a command substitution, a glob). It never equals a
 // pattern rune.
-const hole rune = -1
+const Hole rune = -1
 
 // isPathPermission reports whether patterns of permission are file globs
 // (doublestar) rather than command wildcards.
@@ -22,9 +22,9 @@ func isPathPermission(permission string) bool {
 	return false
 }
 
-// matchPath matches a slash path against a doublestar glob. The bare
+// MatchPath matches a slash path against a doublestar glob. The bare
 // pattern "*" (a bare action in the spec) matches everything.
-func matchPath(pattern, path string) bool {
+func MatchPath(pattern, path string) bool {
 	if pattern == "*" || pattern == "**" {
 		return true
 	}
@@ -42,10 +42,10 @@ func wildcardAlternatives(pattern string) []string {
 	return []string{pattern}
 }
 
-// matchAll reports whether pattern matches subject for every possible value
-// of its holes: a hole can only be covered by a '*'. '*' matches any run of
+// MatchAll reports whether pattern matches subject for every possible value
+// of its holes (Hole runes): a hole can only be covered by a '*'. '*' matches any run of
 // runes (spaces and slashes included), '?' one rune.
-func matchAll(pattern string, subject []rune) bool {
+func MatchAll(pattern string, subject []rune) bool {
 	for _, p := range wildcardAlternatives(pattern) {
 		if globAll([]rune(p), subject) {
 			return true
@@ -54,12 +54,12 @@ func matchAll(pattern string, subject []rune) bool {
 	return false
 }
 
-// matchSome reports whether pattern matches subject for some value of its
-// holes: a hole can stand for anything. Deny rules use it, so that a command
+// MatchSome reports whether pattern matches subject for some value of its
+// holes (Hole runes): a hole can stand for anything. Deny rules use it, so that a command
 // that might expand to a denied one is denied.
-func matchSome(pattern string, subject []rune) bool {
-	if !slices.Contains(subject, hole) {
-		return matchAll(pattern, subject) // nothing unknown: the linear matcher decides
+func MatchSome(pattern string, subject []rune) bool {
+	if !slices.Contains(subject, Hole) {
+		return MatchAll(pattern, subject) // nothing unknown: the linear matcher decides
 	}
 	for _, p := range wildcardAlternatives(pattern) {
 		if globSome([]rune(p), subject) {
@@ -79,7 +79,7 @@ func globAll(p, s []rune) bool {
 		case pi < len(p) && p[pi] == '*':
 			star, mark = pi, si
 			pi++
-		case pi < len(p) && s[si] != hole && (p[pi] == '?' || p[pi] == s[si]):
+		case pi < len(p) && s[si] != Hole && (p[pi] == '?' || p[pi] == s[si]):
 			pi++
 			si++
 		case star >= 0:
@@ -96,7 +96,7 @@ func globAll(p, s []rune) bool {
 	return pi == len(p)
 }
 
-// globSome matches with wildcards on both sides: a '*' in p and a hole in s
+// globSome matches with wildcards on both sides: a '*' in p and a Hole in s
 // each match any sequence. Dynamic programming over (pattern, subject)
 // prefixes, one row at a time.
 func globSome(p, s []rune) bool {
@@ -105,7 +105,7 @@ func globSome(p, s []rune) bool {
 	cur := make([]bool, len(s)+1)
 	prev[0] = true
 	for j := 1; j <= len(s); j++ {
-		prev[j] = prev[j-1] && s[j-1] == hole
+		prev[j] = prev[j-1] && s[j-1] == Hole
 	}
 	for i := 1; i <= len(p); i++ {
 		pc := p[i-1]
@@ -115,8 +115,8 @@ func globSome(p, s []rune) bool {
 			switch {
 			case pc == '*':
 				cur[j] = prev[j] || cur[j-1]
-			case sc == hole:
-				// the hole ends here, or it also covers pc
+			case sc == Hole:
+				// the Hole ends here, or it also covers pc
 				cur[j] = cur[j-1] || prev[j] || prev[j-1]
 			default:
 				cur[j] = prev[j-1] && (pc == '?' || pc == sc)

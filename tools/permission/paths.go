@@ -152,7 +152,7 @@ func splitPath(p string) []string {
 func (p Paths) Check(rs Ruleset, permission, name string) (Decision, Target) {
 	t, err := p.Resolve(name)
 	if err != nil {
-		return defaultDeny(permission, name, fmt.Sprintf("invalid path %s: %v", strconv.Quote(name), err)), t
+		return DefaultDeny(permission, name, fmt.Sprintf("invalid path %s: %v", strconv.Quote(name), err)), t
 	}
 	pat := t.Pattern()
 	if !t.Inside {
@@ -163,8 +163,8 @@ func (p Paths) Check(rs Ruleset, permission, name string) (Decision, Target) {
 		}
 		return rs.Evaluate(permission, pat), t
 	}
-	if what := protectedKind(t.Rel); what != "" {
-		return rs.checkProtected(permission, t.Rel, what), t
+	if what := ProtectedKind(t.Rel); what != "" {
+		return rs.CheckProtected(permission, t.Rel, what), t
 	}
 	return rs.Evaluate(permission, pat), t
 }
@@ -174,17 +174,17 @@ func (p Paths) Check(rs Ruleset, permission, name string) (Decision, Target) {
 func CheckPath(rs Ruleset, workTree, permission, name string) Decision {
 	p, err := NewPaths(workTree)
 	if err != nil {
-		return defaultDeny(permission, name, err.Error())
+		return DefaultDeny(permission, name, err.Error())
 	}
 	d, _ := p.Check(rs, permission, name)
 	return d
 }
 
-// protectedKind names the protected element of a work-tree-relative slash
+// ProtectedKind names the protected element of a work-tree-relative slash
 // path: ".git" for anything in a .git directory, ".env" for a .env* file,
 // "" otherwise. Case is ignored: on case-insensitive file systems .GIT is
 // the same directory, and a denial is the safe side.
-func protectedKind(rel string) string {
+func ProtectedKind(rel string) string {
 	parts := strings.Split(rel, "/")
 	for _, c := range parts[:len(parts)-1] {
 		if strings.EqualFold(c, ".git") {
@@ -201,22 +201,22 @@ func protectedKind(rel string) string {
 	return ""
 }
 
-// checkProtected evaluates a protected path: deny rules apply as usual,
+// CheckProtected evaluates a protected path: deny rules apply as usual,
 // allow rules only when their pattern names the protected element.
-func (rs Ruleset) checkProtected(permission, rel, what string) Decision {
-	allow := func(r Rule) bool { return namesProtected(r.Pattern, what) && matchPath(r.Pattern, rel) }
-	deny := func(r Rule) bool { return matchPath(r.Pattern, rel) }
-	d := rs.decide(permission, rel, allow, deny)
+func (rs Ruleset) CheckProtected(permission, rel, what string) Decision {
+	allow := func(r Rule) bool { return NamesProtected(r.Pattern, what) && MatchPath(r.Pattern, rel) }
+	deny := func(r Rule) bool { return MatchPath(r.Pattern, rel) }
+	d := rs.Decide(permission, rel, allow, deny)
 	if d.Rule == nil {
 		d.Reason = fmt.Sprintf("%s is protected (%s): only a rule for %s that names %s explicitly can allow it",
-			rel, protectedWhy(what), permission, what)
+			rel, ProtectedWhy(what), permission, what)
 	}
 	return d
 }
 
-// namesProtected reports whether a rule pattern targets what (".git" or
+// NamesProtected reports whether a rule pattern targets what (".git" or
 // ".env") literally, e.g. ".git/**", "**/.env", "config/.env.*".
-func namesProtected(pattern, what string) bool {
+func NamesProtected(pattern, what string) bool {
 	for _, c := range strings.Split(pattern, "/") {
 		if what == ".git" && strings.EqualFold(c, ".git") {
 			return true
@@ -228,7 +228,8 @@ func namesProtected(pattern, what string) bool {
 	return false
 }
 
-func protectedWhy(what string) string {
+// ProtectedWhy says in words why what (".git" or ".env") is protected.
+func ProtectedWhy(what string) string {
 	if what == ".git" {
 		return "the repository's .git directory"
 	}

@@ -1,7 +1,9 @@
 // Package permission decides whether a tool call may run: deny by default,
-// allowed only when an allow rule matches and no deny rule matches. Bash
-// commands are parsed (mvdan.cc/sh/v3/syntax) and every simple command in
-// them is judged on its own.
+// allowed only when an allow rule matches and no deny rule matches. It
+// holds the rules, their matching (path globs and command wildcards with
+// holes), work-tree path resolution and the protection of .git and .env*;
+// bash command lines are judged by the subpackage bashcheck, which imports
+// this one.
 package permission
 
 // Action is what a rule does when it matches.

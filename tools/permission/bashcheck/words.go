@@ -1,4 +1,4 @@
-package permission
+package bashcheck
 
 import (
 	"bytes"
@@ -6,11 +6,13 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // word is one shell word after quote removal. Parts known only at run time
 // (expansions, substitutions, globs, brace expansions, a leading tilde)
-// become a single hole rune in runes.
+// become a single permission.Hole rune in runes.
 type word struct {
 	runes []rune // literal runes with holes
 	text  string // for display: literal text, dynamic parts as written
@@ -33,7 +35,7 @@ func (w word) pathRunes() []rune {
 // static reports whether the word has no dynamic part.
 func (w word) static() bool {
 	for _, r := range w.runes {
-		if r == hole {
+		if r == permission.Hole {
 			return false
 		}
 	}
@@ -44,7 +46,7 @@ func (w word) static() bool {
 func (w word) lit() string { return string(w.runes) }
 
 // holeWord is a word that is entirely unknown.
-func holeWord(text string) word { return word{runes: []rune{hole}, text: text, split: true} }
+func holeWord(text string) word { return word{runes: []rune{permission.Hole}, text: text, split: true} }
 
 // litWord is a fully known word.
 func litWord(s string) word { return word{runes: []rune(s), text: s} }
@@ -86,8 +88,8 @@ func (b *wordBuilder) ansiC(p *syntax.SglQuoted) {
 }
 
 func appendHole(rs []rune) []rune {
-	if n := len(rs); n == 0 || rs[n-1] != hole {
-		return append(rs, hole)
+	if n := len(rs); n == 0 || rs[n-1] != permission.Hole {
+		return append(rs, permission.Hole)
 	}
 	return rs
 }

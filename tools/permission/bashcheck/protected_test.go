@@ -1,10 +1,12 @@
-package permission
+package bashcheck
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // protectedTree is caseTree plus symlinks into the protected paths.
@@ -25,9 +27,9 @@ func protectedTree(t *testing.T) string {
 func TestCheckBashProtectedPaths(t *testing.T) {
 	t.Parallel()
 	wt := protectedTree(t)
-	envOK := Rule{Read, ".env", Allow}
-	envGlobOK := Rule{Read, ".env*", Allow}
-	gitRead := Rule{Read, ".git/**", Allow}
+	envOK := Rule{Permission: Read, Pattern: ".env", Action: Allow}
+	envGlobOK := Rule{Permission: Read, Pattern: ".env*", Action: Allow}
+	gitRead := Rule{Permission: Read, Pattern: ".git/**", Action: Allow}
 	tests := []struct {
 		kind  string
 		rules Ruleset
@@ -52,8 +54,8 @@ func TestCheckBashProtectedPaths(t *testing.T) {
 		{"env", broad(envOK), "cat .env", true},
 		{"env", broad(envOK), "cat < .env", true},
 		{"env", broad(envOK), "cat config/.env.production", false},
-		{"env", broad(envOK, Rule{Read, ".env", Deny}), "cat .env", false},
-		{"env", broad(Rule{Edit, ".env", Allow}), "cat .env", false}, // an argument needs read
+		{"env", broad(envOK, Rule{Permission: Read, Pattern: ".env", Action: Deny}), "cat .env", false},
+		{"env", broad(Rule{Permission: Edit, Pattern: ".env", Action: Allow}), "cat .env", false}, // an argument needs read
 		{"git", broad(), "cat .git/config", false},
 		{"git", broad(), "cp x .git/hooks/pre-commit", false},
 		{"git", broad(), "echo x > .git/hooks/post-checkout", false},
@@ -62,7 +64,7 @@ func TestCheckBashProtectedPaths(t *testing.T) {
 		{"git", broad(), "cat < .GIT/config", false},
 		{"git", broad(gitRead), "cat .git/config", true},
 		{"git", broad(gitRead), "echo x > .git/hooks/post-checkout", false}, // a write needs edit
-		{"git", broad(Rule{Edit, ".git/**", Allow}), "echo x > .git/hooks/post-checkout", true},
+		{"git", broad(Rule{Permission: Edit, Pattern: ".git/**", Action: Allow}), "echo x > .git/hooks/post-checkout", true},
 		// symlinks are resolved
 		{"symlink", broad(), "cat envlink", false},
 		{"symlink", broad(), "cat gitlink/config", false},
@@ -83,8 +85,8 @@ func TestCheckBashProtectedPaths(t *testing.T) {
 		{"glob", broad(), `cat "$D/.env"`, false},
 		{"glob", broad(envGlobOK), "cat .env*", true},
 		{"glob", broad(envOK), "cat .env*", false},
-		{"glob", broad(Rule{Read, ".env?", Allow}), "cat .env*", false},
-		{"glob", broad(envGlobOK, Rule{Read, ".env.production", Deny}), "cat .env*", false},
+		{"glob", broad(Rule{Permission: Read, Pattern: ".env?", Action: Allow}), "cat .env*", false},
+		{"glob", broad(envGlobOK, Rule{Permission: Read, Pattern: ".env.production", Action: Deny}), "cat .env*", false},
 		{"glob", broad(), "cat *", true},    // bash's * skips dotfiles
 		{"glob", broad(), "cat *.go", true}, // likewise
 		{"glob", broad(), "cat src/*.go", true},
@@ -124,9 +126,9 @@ func TestCheckBashProtectedPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+"/"+tt.cmd, func(t *testing.T) {
-			v := CheckBash(tt.rules, wt, tt.cmd)
+			v := Check(tt.rules, wt, tt.cmd)
 			if v.Allowed != tt.want {
-				t.Errorf("CheckBash(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
+				t.Errorf("Check(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
 			}
 		})
 	}
@@ -145,17 +147,17 @@ func TestCheckBashProtectedProvenance(t *testing.T) {
 	}{
 		{broad(), "cat .env", ".env", ".env", false, "", "protected"},
 		{broad(), "cat envlink", "envlink", ".env", false, "", "protected"},
-		{broad(Rule{Read, ".env", Allow}), "cat .env", ".env", ".env", true, `read ".env": allow`, ""},
-		{broad(Rule{Read, "**/.env*", Allow}, Rule{Read, "config/**", Deny}), "cat config/.env.production",
+		{broad(Rule{Permission: Read, Pattern: ".env", Action: Allow}), "cat .env", ".env", ".env", true, `read ".env": allow`, ""},
+		{broad(Rule{Permission: Read, Pattern: "**/.env*", Action: Allow}, Rule{Permission: Read, Pattern: "config/**", Action: Deny}), "cat config/.env.production",
 			"config/.env.production", "config/.env.production", false, `read "config/**": deny`, "denied"},
 		{broad(), "cat < .git/config", ".git/config", ".git/config", false, "", ".git"},
 		{broad(), "cat .e*", ".e*", ".e*", false, "", "may expand"},
-		{broad(Rule{Read, ".env*", Allow}), "cat .env*", ".env*", ".env*", true, `read ".env*": allow`, ""},
+		{broad(Rule{Permission: Read, Pattern: ".env*", Action: Allow}), "cat .env*", ".env*", ".env*", true, `read ".env*": allow`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
-			v := CheckBash(tt.rules, wt, tt.cmd)
-			var got *Check
+			v := Check(tt.rules, wt, tt.cmd)
+			var got *permission.Check
 			for i, c := range v.Checks {
 				if c.Kind == KindPath && c.Decision.Permission == Read {
 					got = &v.Checks[i]
@@ -180,7 +182,7 @@ func TestCheckBashProtectedProvenance(t *testing.T) {
 			}
 		})
 	}
-	text := Explain(broad(), wt, Query{Permission: Bash, Target: "cat .env"}).Text()
+	text := Explain(broad(), wt, permission.Query{Permission: Bash, Target: "cat .env"}).Text()
 	if !strings.Contains(text, "deny   path      .env") || !strings.Contains(text, "protected") {
 		t.Errorf("explanation does not show the protection check:\n%s", text)
 	}

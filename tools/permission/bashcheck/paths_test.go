@@ -1,15 +1,17 @@
-package permission
+package bashcheck
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // broad allows every command and every edit, as a newcomer's first
 // policy does; external_directory has no rule.
 func broad(extra ...Rule) Ruleset {
-	return append(Ruleset{{Bash, "*", Allow}, {Edit, "**", Allow}, {Read, "**", Allow}}, extra...)
+	return append(Ruleset{{Permission: Bash, Pattern: "*", Action: Allow}, {Permission: Edit, Pattern: "**", Action: Allow}, {Permission: Read, Pattern: "**", Action: Allow}}, extra...)
 }
 
 // TestCheckBashPathArguments: the arguments of a broadly allowed command
@@ -17,8 +19,8 @@ func broad(extra ...Rule) Ruleset {
 func TestCheckBashPathArguments(t *testing.T) {
 	t.Parallel()
 	wt := caseTree(t)
-	tmpOK := Rule{ExternalDirectory, "/tmp/**", Allow}
-	homeOK := Rule{ExternalDirectory, "~/**", Allow}
+	tmpOK := Rule{Permission: ExternalDirectory, Pattern: "/tmp/**", Action: Allow}
+	homeOK := Rule{Permission: ExternalDirectory, Pattern: "~/**", Action: Allow}
 	tests := []struct {
 		kind  string
 		rules Ruleset
@@ -29,7 +31,7 @@ func TestCheckBashPathArguments(t *testing.T) {
 		{"absolute", broad(), "rm -rf /tmp/nc/victim", false},
 		{"absolute", broad(), "rm -rf /tmp/x", false},
 		{"absolute", broad(tmpOK), "rm -rf /tmp/x", true},
-		{"absolute", broad(tmpOK, Rule{ExternalDirectory, "/tmp/keep/**", Deny}), "rm -rf /tmp/keep/x", false},
+		{"absolute", broad(tmpOK, Rule{Permission: ExternalDirectory, Pattern: "/tmp/keep/**", Action: Deny}), "rm -rf /tmp/keep/x", false},
 		{"absolute", broad(), "cat /etc/hostname > leak.txt", false},
 		{"absolute", broad(), "rm -rf /", false},
 		{"absolute", broad(), "find / -name id_rsa", false},
@@ -124,9 +126,9 @@ func TestCheckBashPathArguments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+"/"+tt.cmd, func(t *testing.T) {
-			v := CheckBash(tt.rules, wt, tt.cmd)
+			v := Check(tt.rules, wt, tt.cmd)
 			if v.Allowed != tt.want {
-				t.Errorf("CheckBash(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
+				t.Errorf("Check(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
 			}
 		})
 	}
@@ -149,15 +151,15 @@ func TestCheckBashPathProvenance(t *testing.T) {
 		rule, reasonPart string
 	}{
 		{broad(), "rm -rf /tmp/x", "/tmp/x", "/tmp/x", false, "", "outside the work tree"},
-		{broad(Rule{ExternalDirectory, "/tmp/**", Allow}), "rm -rf /tmp/x", "/tmp/x", "/tmp/x", true, `external_directory "/tmp/**": allow`, ""},
+		{broad(Rule{Permission: ExternalDirectory, Pattern: "/tmp/**", Action: Allow}), "rm -rf /tmp/x", "/tmp/x", "/tmp/x", true, `external_directory "/tmp/**": allow`, ""},
 		{broad(), "go test -coverprofile=/tmp/c.out", "-coverprofile=/tmp/c.out", "/tmp/c.out", false, "", "outside"},
 		{broad(), "grep -r foo ~/.ssh", "~/.ssh", "~/.ssh", false, "", "home directory"},
 		{broad(), "cat link-out/secret.txt", "link-out/secret.txt", filepath.ToSlash(filepath.Join(outside, "secret.txt")), false, "", "outside"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
-			v := CheckBash(tt.rules, wt, tt.cmd)
-			var got *Check
+			v := Check(tt.rules, wt, tt.cmd)
+			var got *permission.Check
 			for i, c := range v.Checks {
 				if c.Kind == KindPath {
 					got = &v.Checks[i]
@@ -178,7 +180,7 @@ func TestCheckBashPathProvenance(t *testing.T) {
 			}
 		})
 	}
-	text := Explain(broad(), wt, Query{Permission: Bash, Target: "rm -rf /tmp/x"}).Text()
+	text := Explain(broad(), wt, permission.Query{Permission: Bash, Target: "rm -rf /tmp/x"}).Text()
 	if !strings.Contains(text, "deny   path      /tmp/x") || !strings.Contains(text, "external_directory") {
 		t.Errorf("explanation does not show the path check:\n%s", text)
 	}

@@ -1,4 +1,4 @@
-package permission
+package bashcheck
 
 import (
 	"path/filepath"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // unknownDir stands in a dirSet for a directory only known at run time
@@ -59,7 +61,7 @@ func (s dirSet) sorted() []string {
 // (`cd x; cat ../y` is judged from both), a cd in a subshell or pipeline
 // does not leak out, and only `cd T && …` drops the old directory.
 type dirFlow struct {
-	paths Paths
+	paths permission.Paths
 	at    map[syntax.Node]dirSet
 	seen  dirSet // every directory reached so far (popd returns to one)
 }
@@ -80,7 +82,7 @@ func (a *analyzer) flowDirs(f *syntax.File) {
 	newDirFlow(a.paths, a.at).stmts(f.Stmts, start)
 }
 
-func newDirFlow(p Paths, at map[syntax.Node]dirSet) *dirFlow {
+func newDirFlow(p permission.Paths, at map[syntax.Node]dirSet) *dirFlow {
 	return &dirFlow{paths: p, at: at, seen: dirSet{}}
 }
 

@@ -1,4 +1,4 @@
-package permission
+package bashcheck
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // Bounds that keep the analysis fast on hostile input; beyond them a
@@ -20,41 +22,7 @@ const (
 	MaxCommandBytes = 64 * 1024 // a longer command line is not judged
 )
 
-// Kinds of Check.
-const (
-	KindCommand  = "command"  // a simple command, judged by the bash rules
-	KindRedirect = "redirect" // an output redirection: an edit of its target
-	KindPath     = "path"     // an argument or input naming a path outside the work tree
-	KindSyntax   = "syntax"   // a construct that cannot be judged statically
-)
-
-// Check is one thing found in a bash command and the decision on it.
-type Check struct {
-	Kind     string   `json:"kind"`
-	Subject  string   `json:"subject"` // the normalised command or the redirection target
-	Decision Decision `json:"decision"`
-}
-
-// Verdict is the decision on a whole bash command: allowed only when at
-// least one check was made and every check allows.
-type Verdict struct {
-	Allowed bool    `json:"allowed"`
-	Command string  `json:"command"`
-	Reason  string  `json:"reason"`
-	Checks  []Check `json:"checks"`
-}
-
-// Denied returns the first check that denies, if any.
-func (v Verdict) Denied() (Check, bool) {
-	for _, c := range v.Checks {
-		if !c.Decision.Allowed {
-			return c, true
-		}
-	}
-	return Check{}, false
-}
-
-// CheckBash judges a bash command against rs. The command is parsed with
+// Check judges a bash command against rs. The command is parsed with
 // mvdan.cc/sh/v3/syntax (bash dialect) and every simple command in it (in
 // lists, pipelines, subshells, groups, if/for/while/case, command and
 // process substitutions, `sh -c` scripts, and behind wrappers such as env,
@@ -81,7 +49,7 @@ func (v Verdict) Denied() (Check, bool) {
 //   - Argument words (not the program name, nor a wrapped program or
 //     script) and input redirections that name a path outside the work
 //     tree must also pass external_directory, pattern the absolute,
-//     symlink-free path (KindPath checks): absolute paths, relative ones
+//     symlink-free path (permission.KindPath checks): absolute paths, relative ones
 //     that climb out with '..' or through a symlink, the value of
 //     --name=VALUE, -name=VALUE and -oVALUE (absolute or "..") forms, the
 //     absolute parts of NAME=VALUE, and words starting with ~, $HOME or
@@ -98,8 +66,8 @@ func (v Verdict) Denied() (Check, bool) {
 //     files, $HOME caches) are the rule author's business.
 //   - The same words, when they name a path inside the work tree that is
 //     in a .git directory or is an .env* file (after cd placement and
-//     symlink resolution; the rule of Paths.Check), get the read tool's
-//     protection (KindPath checks, permission read): `cat .env`, `cat <
+//     symlink resolution; the rule of permission.Paths.Check), get the read tool's
+//     protection (permission.KindPath checks, permission read): `cat .env`, `cat <
 //     .env`, `cp .env x`, `cp x .git/hooks/y`, `ls .git` and `git add .env`
 //     are denied unless a read rule names .env or .git explicitly (`read:
 //     {".env": allow}`). Whether an argument is read or written is not
@@ -121,17 +89,22 @@ func (v Verdict) Denied() (Check, bool) {
 //     .env without naming it: that is not seen.
 //   - Input beyond MaxCommandBytes, a syntax tree deeper than 256, or more
 //     than 16 nested wrappers is denied as too complex to judge.
-func CheckBash(rs Ruleset, workTree, command string) Verdict {
-	p, err := NewPaths(workTree)
+func Check(rs permission.Ruleset, workTree, command string) permission.Verdict {
+	p, err := permission.NewPaths(workTree)
 	return checkBash(rs, p, err, command)
 }
 
-// CheckBash is CheckBash with the work tree already resolved.
-func (p Paths) CheckBash(rs Ruleset, command string) Verdict {
+// CheckPaths is Check with the work tree already resolved.
+func CheckPaths(rs permission.Ruleset, p permission.Paths, command string) permission.Verdict {
 	return checkBash(rs, p, nil, command)
 }
 
-func checkBash(rs Ruleset, p Paths, pathsErr error, command string) Verdict {
+// Explain is permission.Explain with bash commands judged by Check.
+func Explain(rs permission.Ruleset, workTree string, q permission.Query) permission.Explanation {
+	return permission.Explain(rs, workTree, q, Check)
+}
+
+func checkBash(rs permission.Ruleset, p permission.Paths, pathsErr error, command string) permission.Verdict {
 	a := &analyzer{rs: rs, paths: p, pathsErr: pathsErr}
 	if strings.IndexByte(command, 0) >= 0 {
 		a.unjudgeable(strings.ReplaceAll(command, "\x00", `\0`), "the command contains a NUL byte, which the shell cannot be given; the parser would drop it")
@@ -142,10 +115,10 @@ func checkBash(rs Ruleset, p Paths, pathsErr error, command string) Verdict {
 		a.script(command, 0)
 	}
 	a.placeEdits()
-	v := Verdict{Command: command, Checks: a.checks, Allowed: true}
+	v := permission.Verdict{Command: command, Checks: a.checks, Allowed: true}
 	if len(a.checks) == 0 {
-		v.Checks = []Check{{Kind: KindSyntax, Subject: command,
-			Decision: defaultDeny(Bash, command, "empty command: there is nothing to run")}}
+		v.Checks = []permission.Check{{Kind: permission.KindSyntax, Subject: command,
+			Decision: permission.DefaultDeny(permission.Bash, command, "empty command: there is nothing to run")}}
 	}
 	if c, denied := v.Denied(); denied {
 		v.Allowed = false
@@ -158,12 +131,12 @@ func checkBash(rs Ruleset, p Paths, pathsErr error, command string) Verdict {
 
 // analyzer collects checks while walking one command line.
 type analyzer struct {
-	rs         Ruleset
-	paths      Paths
+	rs         permission.Ruleset
+	paths      permission.Paths
 	pathsErr   error
 	cwdChanged bool // a cd/pushd/popd somewhere: relative redirections are unplaceable
 	wrapDepth  int  // wrappers around the command being judged
-	checks     []Check
+	checks     []permission.Check
 	// edits are the checks of files the command writes, decided only at
 	// the end (placeEdits): a cd anywhere, even after them in a loop or
 	// behind a wrapper, changes where a relative path lands.
@@ -181,13 +154,13 @@ type pendingEdit struct {
 	target string
 }
 
-func (a *analyzer) add(kind, subject string, d Decision) {
-	a.checks = append(a.checks, Check{Kind: kind, Subject: subject, Decision: d})
+func (a *analyzer) add(kind, subject string, d permission.Decision) {
+	a.checks = append(a.checks, permission.Check{Kind: kind, Subject: subject, Decision: d})
 }
 
 // unjudgeable records a denial for something that cannot be judged.
 func (a *analyzer) unjudgeable(subject, reason string) {
-	a.add(KindSyntax, subject, defaultDeny(Bash, subject, reason))
+	a.add(permission.KindSyntax, subject, permission.DefaultDeny(permission.Bash, subject, reason))
 }
 
 // script parses src and judges everything in it.
@@ -258,7 +231,7 @@ func (a *analyzer) noProgram(st *syntax.Stmt, before int) {
 		return
 	}
 	text := nodeText(st)
-	a.add(KindSyntax, text, Decision{Allowed: true, Permission: Bash, Pattern: text,
+	a.add(permission.KindSyntax, text, permission.Decision{Allowed: true, Permission: permission.Bash, Pattern: text,
 		Reason: "runs no program and writes no file"})
 }
 
@@ -388,18 +361,18 @@ func (a *analyzer) judge(assigns, args []word, w *wrapped, transparent bool) {
 	full := append(append([]word(nil), assigns...), args...)
 	subject, text := joinWords(full)
 	variants := denyVariants(assigns, args, w != nil && w.isWrapper)
-	d := a.rs.decide(Bash, text,
-		func(r Rule) bool { return matchAll(r.Pattern, subject) },
-		func(r Rule) bool {
+	d := a.rs.Decide(permission.Bash, text,
+		func(r permission.Rule) bool { return permission.MatchAll(r.Pattern, subject) },
+		func(r permission.Rule) bool {
 			for _, v := range variants {
-				if matchSome(r.Pattern, v) {
+				if permission.MatchSome(r.Pattern, v) {
 					return true
 				}
 			}
 			return false
 		})
 	if w != nil && w.problem != "" && (d.Allowed || d.Rule == nil) {
-		d = defaultDeny(Bash, text, w.problem)
+		d = permission.DefaultDeny(permission.Bash, text, w.problem)
 	} else if !d.Allowed && d.Rule == nil && transparent && (len(w.inner) > 0 || w.noop) {
 		d.Allowed = true
 		d.Reason = fmt.Sprintf("%s only wraps another command, which is judged on its own", args[0].lit())
@@ -409,7 +382,7 @@ func (a *analyzer) judge(assigns, args []word, w *wrapped, transparent bool) {
 			d.Reason = fmt.Sprintf("%s only changes the directory, to %s inside the work tree", args[0].lit(), dir)
 		}
 	}
-	a.add(KindCommand, text, d)
+	a.add(permission.KindCommand, text, d)
 }
 
 // denyVariants lists the spellings deny rules are matched against.

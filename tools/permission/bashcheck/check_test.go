@@ -1,4 +1,4 @@
-package permission
+package bashcheck
 
 import (
 	"strings"
@@ -8,18 +8,18 @@ import (
 // strict allows a handful of commands and edits under src/.
 func strict() Ruleset {
 	return Ruleset{
-		{Bash, "git status", Allow}, {Bash, "git diff*", Allow}, {Bash, "go test *", Allow},
-		{Bash, "echo *", Allow}, {Bash, "ls*", Allow}, {Bash, "cat *", Allow}, {Bash, "grep *", Allow},
-		{Bash, "[ *", Allow}, {Bash, "true", Allow}, {Bash, "cd *", Allow},
-		{Edit, "src/**", Allow}, {Read, "*", Allow},
+		{Permission: Bash, Pattern: "git status", Action: Allow}, {Permission: Bash, Pattern: "git diff*", Action: Allow}, {Permission: Bash, Pattern: "go test *", Action: Allow},
+		{Permission: Bash, Pattern: "echo *", Action: Allow}, {Permission: Bash, Pattern: "ls*", Action: Allow}, {Permission: Bash, Pattern: "cat *", Action: Allow}, {Permission: Bash, Pattern: "grep *", Action: Allow},
+		{Permission: Bash, Pattern: "[ *", Action: Allow}, {Permission: Bash, Pattern: "true", Action: Allow}, {Permission: Bash, Pattern: "cd *", Action: Allow},
+		{Permission: Edit, Pattern: "src/**", Action: Allow}, {Permission: Read, Pattern: "*", Action: Allow},
 	}
 }
 
 // open allows every command except a few.
 func open() Ruleset {
 	return Ruleset{
-		{Bash, "*", Allow}, {Bash, "rm *", Deny}, {Bash, "curl *", Deny}, {Bash, "git push*", Deny},
-		{Edit, "**", Allow},
+		{Permission: Bash, Pattern: "*", Action: Allow}, {Permission: Bash, Pattern: "rm *", Action: Deny}, {Permission: Bash, Pattern: "curl *", Action: Deny}, {Permission: Bash, Pattern: "git push*", Action: Deny},
+		{Permission: Edit, Pattern: "**", Action: Allow},
 	}
 }
 
@@ -81,7 +81,7 @@ func TestCheckBash(t *testing.T) {
 		{strict(), "./git status", false},
 		{open(), "./rm x", false},
 		{open(), "/usr/bin/curl x", false},
-		{Ruleset{{Bash, "/usr/bin/git status", Allow}}, "/usr/bin/git status", true},
+		{Ruleset{{Permission: Bash, Pattern: "/usr/bin/git status", Action: Allow}}, "/usr/bin/git status", true},
 		// eval, source, functions, traps
 		{open(), "eval ls", false},
 		{open(), "source x.sh", false},
@@ -192,9 +192,9 @@ func TestCheckBash(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
-			v := CheckBash(tt.rules, wt, tt.cmd)
+			v := Check(tt.rules, wt, tt.cmd)
 			if v.Allowed != tt.want {
-				t.Errorf("CheckBash(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
+				t.Errorf("Check(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
 			}
 		})
 	}
@@ -203,7 +203,7 @@ func TestCheckBash(t *testing.T) {
 func TestCheckBashProvenance(t *testing.T) {
 	t.Parallel()
 	wt := t.TempDir()
-	v := CheckBash(open(), wt, "ls -la; /bin/rm -rf build; echo hi > out.txt")
+	v := Check(open(), wt, "ls -la; /bin/rm -rf build; echo hi > out.txt")
 	if v.Allowed {
 		t.Fatal("allowed")
 	}
@@ -228,7 +228,7 @@ func TestCheckBashProvenance(t *testing.T) {
 	if !strings.Contains(v.Reason, `rm *`) {
 		t.Errorf("reason %q does not name the deciding rule", v.Reason)
 	}
-	d := CheckBash(strict(), wt, "rm x").Checks[0].Decision
+	d := Check(strict(), wt, "rm x").Checks[0].Decision
 	if d.Rule != nil || !strings.Contains(d.Reason, "default deny") {
 		t.Errorf("default deny provenance = %+v", d)
 	}

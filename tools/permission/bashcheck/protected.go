@@ -1,10 +1,12 @@
-package permission
+package bashcheck
 
 import (
 	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // holeMark stands for a hole while a dynamic word is handled as a string
@@ -14,12 +16,12 @@ const holeMark = '\U0010FFFD'
 // protectedTarget records the protection check of a resolved path inside
 // the work tree that is a .git directory or an .env* file: the same rule
 // the read tool gets (paths.go), since an argument may be read.
-func (a *analyzer) protectedTarget(subject string, t Target) {
-	what := protectedKind(t.Rel)
+func (a *analyzer) protectedTarget(subject string, t permission.Target) {
+	what := permission.ProtectedKind(t.Rel)
 	if what == "" {
 		return
 	}
-	d := a.rs.checkProtected(Read, t.Rel, what)
+	d := a.rs.CheckProtected(permission.Read, t.Rel, what)
 	if subject != t.Rel {
 		d.Reason = fmt.Sprintf("%s resolves to %s: %s", subject, t.Rel, d.Reason)
 	}
@@ -31,8 +33,8 @@ func (a *analyzer) protectedTarget(subject string, t Target) {
 // be the work tree's .env.
 func (a *analyzer) protectedName(subject, name string) {
 	rel := path.Clean(filepath.ToSlash(name))
-	if what := protectedKind(rel); what != "" {
-		d := a.rs.checkProtected(Read, rel, what)
+	if what := permission.ProtectedKind(rel); what != "" {
+		d := a.rs.CheckProtected(permission.Read, rel, what)
 		d.Reason = fmt.Sprintf("%s may name %s in the work tree: %s", subject, rel, d.Reason)
 		a.addPath(subject, rel, d)
 	}
@@ -134,16 +136,16 @@ func globProtected(rel string) string {
 		rs := []rune(strings.ToLower(c))
 		for j, r := range rs {
 			if r == holeMark {
-				rs[j] = hole
+				rs[j] = permission.Hole
 			}
 		}
-		if len(rs) == 0 || rs[0] == hole {
+		if len(rs) == 0 || rs[0] == permission.Hole {
 			continue // `*`, `*.go`, `$F`: a glob skips dotfiles, a variable is not judged
 		}
-		if matchSome(".git", rs) {
+		if permission.MatchSome(".git", rs) {
 			return ".git"
 		}
-		if i == len(comps)-1 && matchSome(".env*", rs) {
+		if i == len(comps)-1 && permission.MatchSome(".env*", rs) {
 			return ".env"
 		}
 	}
@@ -154,31 +156,31 @@ func globProtected(rel string) string {
 // may reach what: an allow rule must name what and match the glob for any
 // expansion (tried with '*' as nothing, as itself and as a name); a deny
 // rule matching one of those, or a path the glob matches, denies.
-func (a *analyzer) globDecision(subject, pat, what string) Decision {
+func (a *analyzer) globDecision(subject, pat, what string) permission.Decision {
 	variants := []string{strings.ReplaceAll(pat, "*", ""), pat, strings.ReplaceAll(pat, "*", "\x01x")}
-	allow := func(r Rule) bool {
-		if !namesProtected(r.Pattern, what) {
+	allow := func(r permission.Rule) bool {
+		if !permission.NamesProtected(r.Pattern, what) {
 			return false
 		}
 		for _, v := range variants {
-			if !matchPath(r.Pattern, v) {
+			if !permission.MatchPath(r.Pattern, v) {
 				return false
 			}
 		}
 		return true
 	}
-	deny := func(r Rule) bool {
+	deny := func(r permission.Rule) bool {
 		for _, v := range variants {
-			if matchPath(r.Pattern, v) {
+			if permission.MatchPath(r.Pattern, v) {
 				return true
 			}
 		}
-		return matchPath(pat, r.Pattern)
+		return permission.MatchPath(pat, r.Pattern)
 	}
-	d := a.rs.decide(Read, pat, allow, deny)
+	d := a.rs.Decide(permission.Read, pat, allow, deny)
 	if d.Rule == nil {
 		d.Reason = fmt.Sprintf("%s may expand to a protected path (%s): only a rule for read that names %s "+
-			"explicitly and covers every expansion can allow it; write the file name out", subject, protectedWhy(what), what)
+			"explicitly and covers every expansion can allow it; write the file name out", subject, permission.ProtectedWhy(what), what)
 	}
 	return d
 }
@@ -200,7 +202,7 @@ func mentionsProtected(text string) string {
 func markHoles(rs []rune) string {
 	var b strings.Builder
 	for _, r := range rs {
-		if r == hole {
+		if r == permission.Hole {
 			r = holeMark
 		}
 		b.WriteRune(r)

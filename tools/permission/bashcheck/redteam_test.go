@@ -1,4 +1,4 @@
-package permission
+package bashcheck
 
 import (
 	"strings"
@@ -9,15 +9,15 @@ import (
 // "git is fine" policy does.
 func gitAll() Ruleset {
 	return Ruleset{
-		{Bash, "git *", Allow}, {Bash, "git push*", Deny}, {Bash, "go test *", Allow}, {Bash, "tail *", Allow},
-		{Bash, "echo *", Allow}, {Bash, "tee *", Allow}, {Bash, "find *", Allow}, {Bash, "cd *", Allow},
-		{Edit, "src/**", Allow}, {Read, "**", Allow},
+		{Permission: Bash, Pattern: "git *", Action: Allow}, {Permission: Bash, Pattern: "git push*", Action: Deny}, {Permission: Bash, Pattern: "go test *", Action: Allow}, {Permission: Bash, Pattern: "tail *", Action: Allow},
+		{Permission: Bash, Pattern: "echo *", Action: Allow}, {Permission: Bash, Pattern: "tee *", Action: Allow}, {Permission: Bash, Pattern: "find *", Action: Allow}, {Permission: Bash, Pattern: "cd *", Action: Allow},
+		{Permission: Edit, Pattern: "src/**", Action: Allow}, {Permission: Read, Pattern: "**", Action: Allow},
 	}
 }
 
 // goOnly allows go test and tail, and edits nothing.
 func goOnly() Ruleset {
-	return Ruleset{{Bash, "go test *", Allow}, {Bash, "tail *", Allow}, {Read, "**", Allow}}
+	return Ruleset{{Permission: Bash, Pattern: "go test *", Action: Allow}, {Permission: Bash, Pattern: "tail *", Action: Allow}, {Permission: Read, Pattern: "**", Action: Allow}}
 }
 
 // TestCheckBashRedTeam holds the holes a second review found, each with
@@ -171,7 +171,7 @@ func TestCheckBashRedTeam(t *testing.T) {
 		{"cd-implicit", goOnly(), "cd src/.git/.. && go test", true},
 		{"cd-implicit", open(), "CDPATH=/; cd etc", false},
 		{"cd-implicit", goOnly(), "CDPATH=/ cd etc && go test", false},
-		{"cd-implicit", append(goOnly(), Rule{Bash, "cd *", Deny}), "cd src && go test", false},
+		{"cd-implicit", append(goOnly(), Rule{Permission: Bash, Pattern: "cd *", Action: Deny}), "cd src && go test", false},
 		// files of the running process mean something else to bash
 		{"proc-self", gitAll(), "cd src && echo x > /proc/self/cwd/a.go", false},
 		{"proc-self", gitAll(), "echo x > /dev/fd/1", false},
@@ -184,9 +184,9 @@ func TestCheckBashRedTeam(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+"/"+tt.cmd, func(t *testing.T) {
-			v := CheckBash(tt.rules, wt, tt.cmd)
+			v := Check(tt.rules, wt, tt.cmd)
 			if v.Allowed != tt.want {
-				t.Errorf("CheckBash(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
+				t.Errorf("Check(%q).Allowed = %v, want %v\nreason: %s\nchecks: %+v", tt.cmd, v.Allowed, tt.want, v.Reason, v.Checks)
 			}
 		})
 	}
@@ -210,7 +210,7 @@ func TestCheckBashBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := CheckBash(open(), wt, tt.cmd)
+			v := Check(open(), wt, tt.cmd)
 			if tt.reason == "" {
 				if !v.Allowed {
 					t.Errorf("a shallow command was denied: %s", v.Reason)

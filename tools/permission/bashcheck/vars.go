@@ -1,10 +1,12 @@
-package permission
+package bashcheck
 
 import (
 	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // Kinds of variables whose value is code.
@@ -81,7 +83,7 @@ func (a *analyzer) assignments(ws []word, depth int) {
 // the word is not an assignment with a static name.
 func splitAssign(w word) (string, word, bool) {
 	for i, r := range w.runes {
-		if r == hole {
+		if r == permission.Hole {
 			return "", word{}, false
 		}
 		if r != '=' {
@@ -332,10 +334,10 @@ func assignedName(w word) word {
 // whose subscript is dynamic (NAME[…]=value), "" when there is none.
 func leadingName(w word) string {
 	end := 0
-	for end < len(w.runes) && w.runes[end] != hole && w.runes[end] != '=' {
+	for end < len(w.runes) && w.runes[end] != permission.Hole && w.runes[end] != '=' {
 		end++
 	}
-	if end == len(w.runes) || w.runes[end] != hole {
+	if end == len(w.runes) || w.runes[end] != permission.Hole {
 		return ""
 	}
 	name := string(w.runes[:end])

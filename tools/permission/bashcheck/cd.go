@@ -1,8 +1,10 @@
-package permission
+package bashcheck
 
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // cdInside reports a cd or pushd (no path, no rule needed) to a static
@@ -32,7 +34,7 @@ func (a *analyzer) cdInside(args []word) (string, bool) {
 		return "", false
 	}
 	t, err := a.paths.Resolve(ops[0].lit())
-	if err != nil || !t.Inside || protectedKind(t.Rel) == ".git" {
+	if err != nil || !t.Inside || permission.ProtectedKind(t.Rel) == ".git" {
 		return "", false
 	}
 	return t.Rel, true

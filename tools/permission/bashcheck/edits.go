@@ -1,10 +1,12 @@
-package permission
+package bashcheck
 
 import (
 	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // redirect checks an output redirection as an edit of its target, and the
@@ -33,7 +35,7 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 // operand), decided by placeEdits.
 func (a *analyzer) edit(w word) {
 	if !w.static() {
-		a.add(KindRedirect, w.text, defaultDeny(Edit, w.text, "the file written is not static (it is only known at run time)"))
+		a.add(permission.KindRedirect, w.text, permission.DefaultDeny(permission.Edit, w.text, "the file written is not static (it is only known at run time)"))
 		return
 	}
 	target := w.lit()
@@ -41,27 +43,27 @@ func (a *analyzer) edit(w word) {
 		return
 	}
 	if processFile(target) {
-		a.add(KindRedirect, target, defaultDeny(Edit, target,
+		a.add(permission.KindRedirect, target, permission.DefaultDeny(permission.Edit, target,
 			target+" names a file of the running process, which the check cannot see; write to a path in the work tree"))
 		return
 	}
 	a.edits = append(a.edits, pendingEdit{check: len(a.checks), target: target})
-	a.add(KindRedirect, target, defaultDeny(Edit, target, "not decided yet"))
+	a.add(permission.KindRedirect, target, permission.DefaultDeny(permission.Edit, target, "not decided yet"))
 }
 
 // placeEdits decides the recorded file writes once the whole command is
 // known.
 func (a *analyzer) placeEdits() {
 	for _, e := range a.edits {
-		var d Decision
+		var d permission.Decision
 		switch {
 		case a.pathsErr != nil:
-			d = defaultDeny(Edit, e.target, a.pathsErr.Error())
+			d = permission.DefaultDeny(permission.Edit, e.target, a.pathsErr.Error())
 		case a.cwdChanged && !filepath.IsAbs(e.target):
-			d = defaultDeny(Edit, e.target,
+			d = permission.DefaultDeny(permission.Edit, e.target,
 				"the command changes directory (cd/pushd/popd), so a relative file name cannot be placed; use an absolute path")
 		default:
-			d, _ = a.paths.Check(a.rs, Edit, e.target)
+			d, _ = a.paths.Check(a.rs, permission.Edit, e.target)
 		}
 		a.checks[e.check].Decision = d
 	}

@@ -1,4 +1,4 @@
-package permission
+package bashcheck
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // pathWord is a path an argument word may name.
@@ -52,16 +54,16 @@ func (a *analyzer) pathWord(subject string, pw pathWord, protect bool) {
 	switch {
 	case pw.home:
 		if hasDotDot(pw.name) {
-			a.addPath(subject, pw.name, defaultDeny(ExternalDirectory, pw.name,
+			a.addPath(subject, pw.name, permission.DefaultDeny(permission.ExternalDirectory, pw.name,
 				pw.name+" climbs out of the home directory with '..', which cannot be placed"))
 			return
 		}
-		d := a.rs.Evaluate(ExternalDirectory, pw.name)
+		d := a.rs.Evaluate(permission.ExternalDirectory, pw.name)
 		d.Reason = fmt.Sprintf("%s is in the home directory, outside the work tree: %s", pw.name, d.Reason)
 		a.addPath(subject, pw.name, d)
 	case a.pathsErr != nil:
 		if filepath.IsAbs(pw.name) || escapes(pw.name) {
-			a.addPath(subject, pw.name, defaultDeny(ExternalDirectory, pw.name, a.pathsErr.Error()))
+			a.addPath(subject, pw.name, permission.DefaultDeny(permission.ExternalDirectory, pw.name, a.pathsErr.Error()))
 		}
 	case filepath.IsAbs(pw.name):
 		a.resolvedPath(subject, pw.name, protect)
@@ -79,7 +81,7 @@ func (a *analyzer) pathWord(subject string, pw pathWord, protect bool) {
 				a.protectedName(subject, pw.name)
 			}
 			if escapes(pw.name) {
-				a.addPath(subject, pw.name, defaultDeny(ExternalDirectory, pw.name, "the command changes to a directory "+
+				a.addPath(subject, pw.name, permission.DefaultDeny(permission.ExternalDirectory, pw.name, "the command changes to a directory "+
 					"only known at run time (cd $D, cd -, popd), so "+strconv.Quote(pw.name)+" cannot be placed"))
 			}
 		}
@@ -90,7 +92,7 @@ func (a *analyzer) pathWord(subject string, pw pathWord, protect bool) {
 func (a *analyzer) resolvedPath(subject, name string, protect bool) {
 	t, err := a.paths.Resolve(name)
 	if err != nil {
-		a.addPath(subject, name, defaultDeny(ExternalDirectory, name, fmt.Sprintf("invalid path: %v", err)))
+		a.addPath(subject, name, permission.DefaultDeny(permission.ExternalDirectory, name, fmt.Sprintf("invalid path: %v", err)))
 		return
 	}
 	if t.Inside {
@@ -100,13 +102,13 @@ func (a *analyzer) resolvedPath(subject, name string, protect bool) {
 		return
 	}
 	pat := t.Pattern()
-	d := a.rs.Evaluate(ExternalDirectory, pat)
+	d := a.rs.Evaluate(permission.ExternalDirectory, pat)
 	d.Reason = fmt.Sprintf("%s is outside the work tree: %s", pat, d.Reason)
 	a.addPath(subject, pat, d)
 }
 
 // addPath records a path check once per subject and pattern.
-func (a *analyzer) addPath(subject, pattern string, d Decision) {
+func (a *analyzer) addPath(subject, pattern string, d permission.Decision) {
 	key := subject + "\x00" + pattern
 	if a.pathSeen[key] {
 		return
@@ -115,7 +117,7 @@ func (a *analyzer) addPath(subject, pattern string, d Decision) {
 		a.pathSeen = map[string]bool{}
 	}
 	a.pathSeen[key] = true
-	a.add(KindPath, subject, d)
+	a.add(permission.KindPath, subject, d)
 }
 
 // ownWords are a command's argument words less those it hands to the
@@ -218,7 +220,7 @@ func pathValue(prefix, text string) (value, valueText string, tilde, ok bool) {
 func staticPrefix(w word) (string, bool) {
 	rs := w.pathRunes()
 	for i, r := range rs {
-		if r == hole {
+		if r == permission.Hole {
 			if i == 0 {
 				if cut := strings.IndexAny(w.text, "$`*?[{\"'\\~"); cut > 0 {
 					return w.text[:cut], true

@@ -1,0 +1,43 @@
+// Package bashcheck judges a bash command line against a task's
+// permission rules (tools/permission) before the bash tool runs it. It is
+// the static half of the bash guard: it decides which programs run with
+// which arguments, and explains why for `runner policy check`; the OS
+// sandbox contains what an allowed program then does.
+//
+// # Model
+//
+// The line is parsed with mvdan.cc/sh/v3/syntax (bash dialect) and walked.
+// What the walk understands:
+//
+//   - Lists (; & && || newline), pipelines (| |&), negation, subshells,
+//     brace groups, if/while/until/for/select/case, time, coproc.
+//   - Simple commands: quote removal ('…' "…" \x, $'…' for paths), the
+//     normalised command "prog arg …" a rule pattern is matched against,
+//     assignment prefixes (NAME=v prog), and deny rules tried on every
+//     spelling (basename, without git's global options, each tail of a
+//     wrapper's words).
+//   - Expansions: $v ${v…} $(…) `…` <(…) >(…) $((…)) globs and {a,b} are
+//     holes (parts only known at run time) in the word; the commands in
+//     substitutions are judged on their own. A hole is covered only by a
+//     '*' in an allow rule, and may be anything for a deny rule.
+//   - Wrappers that run their operands (env, timeout, nice, nohup, xargs,
+//     find -exec, sudo, watch, su -c, git rebase --exec, …) and shells
+//     given -c SCRIPT, whose script is parsed and judged recursively.
+//   - Redirections: output is an edit of its target (edit rules), input a
+//     read of its file; >&N and /dev/null-like sinks write nothing.
+//   - The directories each command may run in (cd, pushd, popd through
+//     lists, &&, ||, subshells and loops): relative argument paths are
+//     placed there, and checked against external_directory when they
+//     leave the work tree and against the read protection of .git and
+//     .env* inside it.
+//   - Variables that make bash or programs run code (BASH_ENV, PS4,
+//     GIT_CONFIG_*, LD_PRELOAD, PAGER, …) however they are assigned, and
+//     builtins that evaluate their operands as names or arithmetic.
+//
+// Anything else, or anything whose meaning depends on values only known
+// at run time in a way that could run a program or reach a protected or
+// outside path, is denied with a reason naming the construct: eval,
+// source, trap, function definitions, a program name that is not static,
+// a shell reading its script from standard input, a parse error, input
+// beyond the analysis bounds. Check's doc lists the decisions in detail.
+package bashcheck
