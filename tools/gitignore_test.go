@@ -52,3 +52,32 @@ func TestWalkMatchesGit(t *testing.T) {
 		t.Errorf("glob sees\n%s\ngit sees\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestWalkInRepoSubdirectory: when the work tree is a subdirectory of a
+// repository, the repository's info/exclude and the .gitignore files above
+// the work tree apply, as they do for git and for snapshots.
+func TestWalkInRepoSubdirectory(t *testing.T) {
+	t.Parallel()
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatalf("git is needed for this test: %v", err)
+	}
+	repo := tree(t, map[string]string{
+		".gitignore": "*.log\nsub/gen/\n", "sub/a.log": "", "sub/a.go": "", "sub/gen/x.go": "",
+		"sub/[!a]x.txt": "", "sub/bx.txt": "", "sub/ax.txt": "", "sub/info.txt": "",
+	})
+	cmd := exec.Command(gitBin, "init", "-q", repo)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git", "info", "exclude"), []byte("info.txt\n[!a]x.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, tool(t, Env{WorkTree: filepath.Join(repo, "sub")}, "glob"), GlobParams{Pattern: "**"})
+	got := strings.Split(res.Output, "\n")
+	slices.Sort(got)
+	want := []string{"[!a]x.txt", "a.go", "ax.txt"}
+	if !slices.Equal(got, want) {
+		t.Errorf("glob in a repository subdirectory sees %q, want %q", got, want)
+	}
+}

@@ -1,17 +1,15 @@
 package tools
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/seed43ef5acb/runner/tools/gitignore"
 )
 
 // walkEntry is one entry found by walkTree.
@@ -24,20 +22,17 @@ type walkEntry struct {
 
 // walkTree visits the entries below the work-tree-relative directory
 // start, in lexical order, depth first. It never follows symlinks, skips
-// every .git, skips what .gitignore files (the root's, the start
-// directory's ancestors', and nested ones) and .git/info/exclude ignore,
-// and skips entries the context's PathFilter refuses. A start directory
-// that is itself ignored is walked anyway (it was asked for), applying only
-// the .gitignore files inside it. fn may return
-// fs.SkipDir for a directory, or errStopWalk to end the walk.
+// every .git, skips what git ignores (package gitignore: the global
+// excludes file, info/exclude, the .gitignore files of the root, of the
+// start directory's ancestors and nested ones), and skips entries the
+// context's PathFilter refuses. A start directory that is itself ignored
+// is walked anyway (it was asked for), applying only the .gitignore files
+// inside it. fn may return fs.SkipDir for a directory, or errStopWalk to
+// end the walk.
 func walkTree(ctx context.Context, root, start string, fn func(walkEntry) error) error {
 	w := &walker{root: root, filter: pathFilter(ctx), fn: fn}
-	ps := w.initialPatterns(start)
-	if insideIgnored(ps, start) {
-		// asked for explicitly: show it, with only its own .gitignore files
-		ps = nil
-	}
-	err := w.dir(ctx, start, 0, ps)
+	st := w.initialRules(start)
+	err := w.dir(ctx, start, 0, st)
 	if errors.Is(err, errStopWalk) {
 		return nil
 	}
@@ -46,26 +41,52 @@ func walkTree(ctx context.Context, root, start string, fn func(walkEntry) error)
 
 type walker struct {
 	root   string
+	prefix string // the work tree inside its repository: "" or "dir/"
 	filter PathFilter
 	fn     func(walkEntry) error
 }
 
-// initialPatterns loads .git/info/exclude and the .gitignore files of the
-// root and of every directory above start.
-func (w *walker) initialPatterns(start string) []gitignore.Pattern {
-	ps := readIgnoreFile(filepath.Join(w.root, ".git", "info", "exclude"), nil)
+// initialRules loads the rules that apply at start: the repository's base
+// rules and the .gitignore files of the directories above start. When
+// start or a parent is ignored, none apply (it was asked for).
+func (w *walker) initialRules(start string) *gitignore.Stack {
+	repo, _ := gitignore.FindRepo(w.root) // unreadable .git: no repository rules
+	if repo != nil {
+		w.prefix = repo.Prefix
+	}
+	st := gitignore.Base(repo, gitignore.LoadConfig(os.Getenv, repo))
 	if start == "." {
-		return ps
+		return st
+	}
+	if gitignore.PathExcluded(w.root, st, w.prefix, start, true) {
+		return nil
 	}
 	parts := strings.Split(start, "/")
-	for i := 0; i < len(parts); i++ {
-		dir := parts[:i]
-		ps = append(ps, readIgnoreFile(filepath.Join(w.root, filepath.FromSlash(path.Join(append(dir, ".gitignore")...))), dir)...)
+	for i := range parts {
+		dir := strings.Join(parts[:i], "/")
+		st = st.Push(w.readIgnore(dir))
 	}
-	return ps
+	return st
 }
 
-func (w *walker) dir(ctx context.Context, rel string, depth int, ps []gitignore.Pattern) error {
+// readIgnore parses the .gitignore of the work-tree-relative directory
+// dir ("" or "." for the root), if it is a regular file.
+func (w *walker) readIgnore(dir string) []gitignore.Pattern {
+	if dir == "." {
+		dir = ""
+	}
+	b, err := gitignore.ReadRegular(filepath.Join(w.root, filepath.FromSlash(dir), ".gitignore"))
+	if err != nil {
+		return nil
+	}
+	base := w.prefix
+	if dir != "" {
+		base += dir + "/"
+	}
+	return gitignore.ParseFile(b, base)
+}
+
+func (w *walker) dir(ctx context.Context, rel string, depth int, st *gitignore.Stack) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("walk: %w", context.Cause(ctx))
 	}
@@ -77,9 +98,7 @@ func (w *walker) dir(ctx context.Context, rel string, depth int, ps []gitignore.
 		}
 		return nil // unreadable subdirectory: skip it
 	}
-	domain := splitRel(rel)
-	ps = append(ps[:len(ps):len(ps)], readIgnoreFile(filepath.Join(abs, ".gitignore"), domain)...)
-	m := gitignore.NewMatcher(ps)
+	st = st.Push(w.readIgnore(rel))
 	for _, e := range entries {
 		if e.Name() == ".git" {
 			continue
@@ -89,7 +108,7 @@ func (w *walker) dir(ctx context.Context, rel string, depth int, ps []gitignore.
 			child = rel + "/" + e.Name()
 		}
 		isDir := e.IsDir()
-		if m.Match(splitRel(child), isDir) || !w.filter(child) {
+		if st.Excluded(w.prefix+child, isDir) || !w.filter(child) {
 			continue
 		}
 		err := w.fn(walkEntry{Rel: child, Depth: depth + 1, Dir: isDir, Entry: e})
@@ -100,53 +119,10 @@ func (w *walker) dir(ctx context.Context, rel string, depth int, ps []gitignore.
 			return err
 		}
 		if isDir {
-			if err := w.dir(ctx, child, depth+1, ps); err != nil {
+			if err := w.dir(ctx, child, depth+1, st); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// insideIgnored reports whether start or one of its parents is ignored.
-func insideIgnored(ps []gitignore.Pattern, start string) bool {
-	parts := splitRel(start)
-	m := gitignore.NewMatcher(ps)
-	for i := 1; i <= len(parts); i++ {
-		if m.Match(parts[:i], true) {
-			return true
-		}
-	}
-	return false
-}
-
-func splitRel(rel string) []string {
-	if rel == "." || rel == "" {
-		return nil
-	}
-	return strings.Split(rel, "/")
-}
-
-// readIgnoreFile parses a gitignore file; a missing file has no patterns.
-// go-git's matcher uses filepath.Match, which negates classes with '^', so
-// git's "[!…]" is rewritten (go-git issue #2006); pruning ignored
-// directories before descending gives git's rule that nothing inside an
-// excluded directory can be re-included.
-func readIgnoreFile(name string, domain []string) []gitignore.Pattern {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		line = strings.ReplaceAll(line, "[!", "[^")
-		ps = append(ps, gitignore.ParsePattern(line, domain))
-	}
-	return ps
 }

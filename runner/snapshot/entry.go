@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"golang.org/x/sys/unix"
+
+	"github.com/seed43ef5acb/runner/tools/gitignore"
 )
 
 // statEntry lstats name in the directory open as dirfd (or abs when
@@ -94,7 +96,7 @@ func (s *Store) storeTree(node *dirNode) error {
 
 // readIgnore reads the .gitignore among des, if it is a regular file (git
 // does not follow a symlinked .gitignore).
-func (s *Store) readIgnore(rel string, des []fs.DirEntry) []ignorePattern {
+func (s *Store) readIgnore(rel string, des []fs.DirEntry) []gitignore.Pattern {
 	for _, de := range des {
 		if de.Name() != ".gitignore" || !de.Type().IsRegular() {
 			continue
@@ -107,7 +109,7 @@ func (s *Store) readIgnore(rel string, des []fs.DirEntry) []ignorePattern {
 		if rel != "" {
 			base += rel + "/"
 		}
-		return parseIgnoreFile(data, base)
+		return gitignore.ParseFile(data, base)
 	}
 	return nil
 }
@@ -116,7 +118,7 @@ func (s *Store) readIgnore(rel string, des []fs.DirEntry) []ignorePattern {
 // the work-tree path rel, or fallback (the index's gitlink) when it has
 // none. ok is false when neither is known.
 func (s *Store) gitlinkHead(rel string, fallback plumbing.Hash) (plumbing.Hash, bool) {
-	gitDir, err := resolveDotGit(filepath.Join(s.root, rel, ".git"))
+	gitDir, err := gitignore.ResolveDotGit(filepath.Join(s.root, rel, ".git"))
 	if err == nil && gitDir != "" {
 		if h, ok := resolveHead(gitDir); ok {
 			return h, true

@@ -12,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/seed43ef5acb/runner/tools/gitignore"
 )
 
 // trackedSet is what the snapshot needs from the user's index: the tracked
@@ -50,12 +52,12 @@ func sigOf(fi os.FileInfo) fileSig {
 // loadTracked reads the user's index read-only. It returns prev when the
 // index file has not changed since prev was read, and an empty set when
 // there is no repository or no index.
-func loadTracked(repo *userRepo, prev *trackedSet) (*trackedSet, error) {
+func loadTracked(repo *gitignore.Repo, prev *trackedSet) (*trackedSet, error) {
 	empty := &trackedSet{files: map[string]trackedFile{}, dirs: map[string]bool{}}
 	if repo == nil {
 		return empty, nil
 	}
-	p := filepath.Join(repo.gitDir, "index")
+	p := filepath.Join(repo.GitDir, "index")
 	fi, err := os.Stat(p)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -72,7 +74,7 @@ func loadTracked(repo *userRepo, prev *trackedSet) (*trackedSet, error) {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
 	ts := &trackedSet{files: map[string]trackedFile{}, dirs: map[string]bool{}, sig: sig, mtime: sig.mtime}
-	add := func(name string, tf trackedFile) { ts.add(repo.prefix, name, tf) }
+	add := func(name string, tf trackedFile) { ts.add(repo.Prefix, name, tf) }
 	if err := parseIndexFast(data, add); err == nil {
 		return ts, nil
 	}
@@ -82,7 +84,7 @@ func loadTracked(repo *userRepo, prev *trackedSet) (*trackedSet, error) {
 		return nil, fmt.Errorf("read index %s: %w", p, err)
 	}
 	for _, e := range idx.Entries {
-		ts.add(repo.prefix, e.Name, trackedFile{
+		ts.add(repo.Prefix, e.Name, trackedFile{
 			mode: uint32(e.Mode),
 			hash: e.Hash,
 			st: statInfo{

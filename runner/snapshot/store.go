@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/seed43ef5acb/runner/tools/gitignore"
 )
 
 // Tree is a snapshot: the 40-digit lower-case hex id of a git tree in the
@@ -46,9 +48,9 @@ type Store struct {
 	storeDir string
 	prefix   string // work tree relative to the repository root, "" or "dir/"
 	exclude  map[string]bool
-	repo     *userRepo // nil outside a repository
-	cfg      gitConfig
-	base     *ignoreStack // excludes file, info/exclude, ancestors' .gitignore
+	repo     *gitignore.Repo // nil outside a repository
+	cfg      gitignore.Config
+	base     *gitignore.Stack // excludes file, info/exclude, ancestors' .gitignore
 	objects  *objectStore
 	lock     *os.File
 
@@ -99,7 +101,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 }
 
 func open(root, storeDir string, opts Options, env func(string) string) (*Store, error) {
-	repo, err := findRepo(root)
+	repo, err := gitignore.FindRepo(root)
 	if err != nil {
 		return nil, err
 	}
@@ -111,13 +113,13 @@ func open(root, storeDir string, opts Options, env func(string) string) (*Store,
 	}
 	common := ""
 	if repo != nil {
-		s.prefix, common = repo.prefix, repo.commonDir
+		s.prefix, common = repo.Prefix, repo.CommonDir
 	}
 	if err := initStoreDir(storeDir, common); err != nil {
 		return nil, err
 	}
-	s.cfg = loadConfig(env, repo)
-	s.base = s.baseIgnores()
+	s.cfg = gitignore.LoadConfig(env, repo)
+	s.base = gitignore.Base(repo, s.cfg)
 	s.objects = newObjectStore(storeDir, common)
 	return s, nil
 }
@@ -180,46 +182,6 @@ func initStoreDir(dir, userCommon string) error {
 		return fmt.Errorf("init store: %w", err)
 	}
 	return nil
-}
-
-// baseIgnores loads the ignore rules that apply to the whole work tree, in
-// git's order of increasing precedence: the global excludes file, the
-// repository's info/exclude, then the .gitignore files of the directories
-// between the repository root and the work tree.
-func (s *Store) baseIgnores() *ignoreStack {
-	var st *ignoreStack
-	if b, err := os.ReadFile(s.cfg.excludesFile); err == nil && s.cfg.excludesFile != "" {
-		st = st.push(parseIgnoreFile(b, ""))
-	}
-	if s.repo == nil {
-		return st
-	}
-	if b, err := os.ReadFile(filepath.Join(s.repo.commonDir, "info", "exclude")); err == nil {
-		st = st.push(parseIgnoreFile(b, ""))
-	}
-	dir, base := s.repo.root, ""
-	for _, c := range strings.Split(strings.TrimSuffix(s.prefix, "/"), "/") {
-		if c == "" {
-			break
-		}
-		if b, err := readRegular(filepath.Join(dir, ".gitignore")); err == nil {
-			st = st.push(parseIgnoreFile(b, base))
-		}
-		dir, base = filepath.Join(dir, c), base+c+"/"
-	}
-	return st
-}
-
-// readRegular reads a file that must not be a symlink.
-func readRegular(p string) ([]byte, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, os.ErrNotExist
-	}
-	return os.ReadFile(p)
 }
 
 // Close saves the stat cache and releases the lock. It is safe to call

@@ -265,7 +265,7 @@ func TestLinkedWorktree(t *testing.T) {
 	writeFile(t, linked, "new.txt", "new\n", 0o644)
 	gitHash := hashTree(t, filepath.Join(primary, ".git"))
 	s := openStore(t, linked)
-	if s.repo == nil || s.repo.commonDir != filepath.Join(primary, ".git") {
+	if s.repo == nil || s.repo.CommonDir != filepath.Join(primary, ".git") {
 		t.Fatalf("repo = %+v, want the common dir of %s", s.repo, primary)
 	}
 	tree := track(t, s)

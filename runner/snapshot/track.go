@@ -75,11 +75,11 @@ func (s *Store) seedAllowed(ts *trackedSet) bool {
 	if s.repo == nil || len(ts.files) == 0 {
 		return false
 	}
-	if s.cfg.autocrlf == "true" || s.cfg.autocrlf == "input" {
+	if s.cfg.Autocrlf == "true" || s.cfg.Autocrlf == "input" {
 		return false
 	}
-	if attributesFilter(filepath.Join(s.repo.commonDir, "info", "attributes")) ||
-		(s.cfg.attributesFile != "" && attributesFilter(s.cfg.attributesFile)) {
+	if attributesFilter(filepath.Join(s.repo.CommonDir, "info", "attributes")) ||
+		(s.cfg.AttributesFile != "" && attributesFilter(s.cfg.AttributesFile)) {
 		return false
 	}
 	for p := range ts.files {
@@ -90,7 +90,7 @@ func (s *Store) seedAllowed(ts *trackedSet) bool {
 		}
 	}
 	// Attributes files above a work tree that is a subdirectory.
-	for dir := s.repo.root; dir != s.root && strings.HasPrefix(s.root, dir); {
+	for dir := s.repo.Root; dir != s.root && strings.HasPrefix(s.root, dir); {
 		if attributesFilter(filepath.Join(dir, ".gitattributes")) {
 			return false
 		}

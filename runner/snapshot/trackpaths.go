@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/seed43ef5acb/runner/tools/gitignore"
 )
 
 // TrackPaths is the fast path after tools that report the paths they
@@ -129,21 +131,21 @@ func (s *Store) included(rel string) bool {
 	}
 	stack, dir := s.base, ""
 	for i, c := range comps {
-		if b, err := readRegular(filepath.Join(s.root, dir, ".gitignore")); err == nil {
+		if b, err := gitignore.ReadRegular(filepath.Join(s.root, dir, ".gitignore")); err == nil {
 			base := s.prefix
 			if dir != "" {
 				base += dir + "/"
 			}
-			stack = stack.push(parseIgnoreFile(b, base))
+			stack = stack.Push(gitignore.ParseFile(b, base))
 		}
 		p := joinRel(dir, c)
 		if i == len(comps)-1 {
-			return !stack.excluded(s.prefix+p, false)
+			return !stack.Excluded(s.prefix+p, false)
 		}
 		if _, err := os.Lstat(filepath.Join(s.root, p, ".git")); err == nil {
 			return false // inside a nested repository
 		}
-		if stack.excluded(s.prefix+p, true) {
+		if stack.Excluded(s.prefix+p, true) {
 			return false
 		}
 		dir = p

@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/seed43ef5acb/runner/tools/gitignore"
 )
 
 // racyWindow is how close to a scan's start a file's mtime or ctime may
@@ -41,7 +43,7 @@ type walkJob struct {
 // parents. In trackedOnly mode (inside an ignored directory) only paths
 // tracked in the user's index are kept. isRepo reports a nested
 // repository, which the caller records as a gitlink.
-func (w *walker) walkDir(ctx context.Context, rel string, prev *dirNode, stack *ignoreStack, trackedOnly bool) (node *dirNode, isRepo bool, err error) {
+func (w *walker) walkDir(ctx context.Context, rel string, prev *dirNode, stack *gitignore.Stack, trackedOnly bool) (node *dirNode, isRepo bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
@@ -59,7 +61,7 @@ func (w *walker) walkDir(ctx context.Context, rel string, prev *dirNode, stack *
 		}
 	}
 	if !trackedOnly {
-		stack = stack.push(w.s.readIgnore(rel, des))
+		stack = stack.Push(w.s.readIgnore(rel, des))
 	}
 	entries, jobs, err := w.visitAll(int(dir.Fd()), rel, des, prev, stack, trackedOnly)
 	dir.Close()
@@ -74,7 +76,7 @@ func (w *walker) walkDir(ctx context.Context, rel string, prev *dirNode, stack *
 }
 
 // visitAll visits the entries of one directory, open as dirfd.
-func (w *walker) visitAll(dirfd int, rel string, des []fs.DirEntry, prev *dirNode, stack *ignoreStack, trackedOnly bool) ([]entry, []walkJob, error) {
+func (w *walker) visitAll(dirfd int, rel string, des []fs.DirEntry, prev *dirNode, stack *gitignore.Stack, trackedOnly bool) ([]entry, []walkJob, error) {
 	entries := make([]entry, 0, len(des))
 	var jobs []walkJob
 	for _, de := range des {
@@ -114,7 +116,7 @@ func readDir(abs string) (*os.File, []fs.DirEntry, error) {
 
 // visit decides what one directory entry becomes. keep is false for
 // skipped entries; job is set for a subdirectory to walk.
-func (w *walker) visit(dirfd int, rel string, de fs.DirEntry, prev *dirNode, stack *ignoreStack, trackedOnly bool) (e entry, job *walkJob, keep bool, err error) {
+func (w *walker) visit(dirfd int, rel string, de fs.DirEntry, prev *dirNode, stack *gitignore.Stack, trackedOnly bool) (e entry, job *walkJob, keep bool, err error) {
 	name := de.Name()
 	if name == ".git" {
 		return e, nil, false, nil
@@ -131,7 +133,7 @@ func (w *walker) visit(dirfd int, rel string, de fs.DirEntry, prev *dirNode, sta
 			h, ok := w.s.gitlinkHead(path, tf.hash)
 			return entry{name: name, mode: modeGitlink, hash: h}, nil, ok, nil
 		}
-		excl := trackedOnly || stack.excluded(w.s.prefix+path, true)
+		excl := trackedOnly || stack.Excluded(w.s.prefix+path, true)
 		if excl && !w.tracked.dirs[path] {
 			return e, nil, false, nil
 		}
@@ -141,7 +143,7 @@ func (w *walker) visit(dirfd int, rel string, de fs.DirEntry, prev *dirNode, sta
 		}
 		return entry{name: name, mode: modeDir}, &walkJob{rel: path, prev: pd, trackedOnly: excl}, true, nil
 	case typ&fs.ModeSymlink != 0 || typ.IsRegular():
-		if !isTracked && (trackedOnly || stack.excluded(w.s.prefix+path, false)) {
+		if !isTracked && (trackedOnly || stack.Excluded(w.s.prefix+path, false)) {
 			return e, nil, false, nil
 		}
 		e, keep, err = w.fileEntry(dirfd, filepath.Join(w.s.root, path), name, prev)
@@ -168,7 +170,7 @@ func (w *walker) fileEntry(dirfd int, abs, name string, prev *dirNode) (entry, b
 	return w.s.hashEntry(abs, e)
 }
 
-func (w *walker) runJobs(ctx context.Context, entries []entry, jobs []walkJob, stack *ignoreStack) error {
+func (w *walker) runJobs(ctx context.Context, entries []entry, jobs []walkJob, stack *gitignore.Stack) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(jobs))
 	repos := make([]bool, len(jobs))

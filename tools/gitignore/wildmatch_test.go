@@ -1,4 +1,4 @@
-package snapshot
+package gitignore
 
 import (
 	"strings"
@@ -176,13 +176,13 @@ func TestWildmatch(t *testing.T) {
 		// Without WM_PATHNAME, git only matches basenames against patterns
 		// without a slash, so only those cases are checked.
 		if strings.Contains(tt.pattern+tt.text, "/") {
-			tt.glob = wildmatch(tt.pattern, tt.text, false)
+			tt.glob = Wildmatch(tt.pattern, tt.text, false)
 		}
-		if got := wildmatch(tt.pattern, tt.text, false); got != tt.glob {
-			t.Errorf("wildmatch(%q, %q, glob) = %v, want %v", tt.pattern, tt.text, got, tt.glob)
+		if got := Wildmatch(tt.pattern, tt.text, false); got != tt.glob {
+			t.Errorf("Wildmatch(%q, %q, glob) = %v, want %v", tt.pattern, tt.text, got, tt.glob)
 		}
-		if got := wildmatch(tt.pattern, tt.text, true); got != tt.path {
-			t.Errorf("wildmatch(%q, %q, pathname) = %v, want %v", tt.pattern, tt.text, got, tt.path)
+		if got := Wildmatch(tt.pattern, tt.text, true); got != tt.path {
+			t.Errorf("Wildmatch(%q, %q, pathname) = %v, want %v", tt.pattern, tt.text, got, tt.path)
 		}
 	}
 }
@@ -192,13 +192,13 @@ func FuzzWildmatch(f *testing.F) {
 		f.Add(s, "a/b/c")
 	}
 	f.Fuzz(func(t *testing.T, pattern, text string) {
-		wildmatch(pattern, text, true)
-		wildmatch(pattern, text, false)
-		ip, ok := parseIgnoreLine(pattern, "")
+		Wildmatch(pattern, text, true)
+		Wildmatch(pattern, text, false)
+		ip, ok := ParseLine(pattern, "")
 		if ok {
-			ip.matches(text, true)
-			ip.matches(text, false)
+			ip.Matches(text, true)
+			ip.Matches(text, false)
 		}
-		parseIgnoreFile([]byte(pattern), "d/")
+		ParseFile([]byte(pattern), "d/")
 	})
 }

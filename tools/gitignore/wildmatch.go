@@ -1,4 +1,4 @@
-package snapshot
+package gitignore
 
 import "strings"
 
@@ -10,13 +10,13 @@ const (
 	wmAbortToStarStar
 )
 
-// wildmatch reports whether text matches the git glob pattern. With
+// Wildmatch reports whether text matches the git glob pattern. With
 // pathname set, '*', '?' and classes never match '/', and "**" between
 // slashes matches any number of directories. It is a port of git's
 // wildmatch.c (without case folding), because gitignore semantics hang on
 // its details: "[!…]" and "[^…]" negate, POSIX classes, a ']' first in a
 // class is literal, and "**" next to other characters is a plain '*'.
-func wildmatch(pattern, text string, pathname bool) bool {
+func Wildmatch(pattern, text string, pathname bool) bool {
 	return dowild(pattern, text, pathname) == wmMatch
 }
 

@@ -1,4 +1,4 @@
-package snapshot
+package gitignore
 
 import (
 	"bytes"
@@ -12,22 +12,22 @@ const (
 	patNoDir
 )
 
-// ignorePattern is one parsed exclude line.
-type ignorePattern struct {
+// Pattern is one parsed exclude line.
+type Pattern struct {
 	pat    string // the glob, without '!' and trailing '/'
 	base   string // repository-relative directory of the file, "" or "dir/sub/"
 	flags  int
 	nowild int // length of the literal prefix, as git's simple_length
 }
 
-// parseIgnoreFile parses the contents of a .gitignore, info/exclude or
+// ParseFile parses the contents of a .gitignore, info/exclude or
 // excludes file whose patterns are relative to base ("" or "dir/"). It
 // follows git's add_patterns_from_buffer: a leading UTF-8 BOM is dropped,
 // CRLF line ends are accepted, '#' starts a comment, and unescaped trailing
 // spaces are trimmed.
-func parseIgnoreFile(data []byte, base string) []ignorePattern {
+func ParseFile(data []byte, base string) []Pattern {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var out []ignorePattern
+	var out []Pattern
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -39,7 +39,7 @@ func parseIgnoreFile(data []byte, base string) []ignorePattern {
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		if p, ok := parseIgnoreLine(trimTrailingSpaces(string(line)), base); ok {
+		if p, ok := ParseLine(trimTrailingSpaces(string(line)), base); ok {
 			out = append(out, p)
 		}
 	}
@@ -68,8 +68,10 @@ func trimTrailingSpaces(s string) string {
 	return s[:end]
 }
 
-func parseIgnoreLine(p, base string) (ignorePattern, bool) {
-	ip := ignorePattern{base: base}
+// ParseLine parses one pattern line (comments and trailing spaces already
+// handled, as ParseFile does); ok is false for a line that is no pattern.
+func ParseLine(p, base string) (Pattern, bool) {
+	ip := Pattern{base: base}
 	if strings.HasPrefix(p, "!") {
 		ip.flags |= patNegative
 		p = p[1:]
@@ -92,9 +94,9 @@ func parseIgnoreLine(p, base string) (ignorePattern, bool) {
 	return ip, true
 }
 
-// matches reports whether the pattern matches path, a repository-relative
+// Matches reports whether the pattern matches path, a repository-relative
 // slash path (basename its last element).
-func (ip *ignorePattern) matches(path string, isDir bool) bool {
+func (ip *Pattern) Matches(path string, isDir bool) bool {
 	if ip.flags&patMustBeDir != 0 && !isDir {
 		return false
 	}
@@ -103,7 +105,7 @@ func (ip *ignorePattern) matches(path string, isDir bool) bool {
 		if ip.nowild == len(ip.pat) {
 			return base == ip.pat
 		}
-		return wildmatch(ip.pat, base, false)
+		return Wildmatch(ip.pat, base, false)
 	}
 	return ip.matchPathname(path)
 }
@@ -111,7 +113,7 @@ func (ip *ignorePattern) matches(path string, isDir bool) bool {
 // matchPathname is git's match_pathname: the path must lie under the
 // pattern's base, and the literal prefix is compared before the rest is
 // matched with WM_PATHNAME (so "a**" after the prefix acts like "**").
-func (ip *ignorePattern) matchPathname(path string) bool {
+func (ip *Pattern) matchPathname(path string) bool {
 	pat, prefix := ip.pat, ip.nowild
 	if strings.HasPrefix(pat, "/") {
 		pat, prefix = pat[1:], prefix-1
@@ -129,32 +131,32 @@ func (ip *ignorePattern) matchPathname(path string) bool {
 			return true
 		}
 	}
-	return wildmatch(pat, name, true)
+	return Wildmatch(pat, name, true)
 }
 
-// ignoreStack is the chain of pattern lists that apply inside one
+// Stack is the chain of pattern lists that apply inside one
 // directory: the deepest .gitignore last. Lists are immutable once pushed,
 // so walkers share parents across goroutines.
-type ignoreStack struct {
-	parent *ignoreStack
-	pats   []ignorePattern
+type Stack struct {
+	parent *Stack
+	pats   []Pattern
 }
 
-// push returns a stack with pats on top, or s itself when pats is empty.
-func (s *ignoreStack) push(pats []ignorePattern) *ignoreStack {
+// Push returns a stack with pats on top, or s itself when pats is empty.
+func (s *Stack) Push(pats []Pattern) *Stack {
 	if len(pats) == 0 {
 		return s
 	}
-	return &ignoreStack{parent: s, pats: pats}
+	return &Stack{parent: s, pats: pats}
 }
 
-// excluded reports whether path is ignored by the last matching pattern,
+// Excluded reports whether path is ignored by the last matching pattern,
 // searching the deepest list first as git does. It does not look at parent
 // directories: the walker never descends into an excluded directory.
-func (s *ignoreStack) excluded(path string, isDir bool) bool {
+func (s *Stack) Excluded(path string, isDir bool) bool {
 	for l := s; l != nil; l = l.parent {
 		for i := len(l.pats) - 1; i >= 0; i-- {
-			if l.pats[i].matches(path, isDir) {
+			if l.pats[i].Matches(path, isDir) {
 				return l.pats[i].flags&patNegative == 0
 			}
 		}

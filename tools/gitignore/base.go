@@ -1,0 +1,79 @@
+package gitignore
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Base loads the ignore rules that apply to a whole work tree, in git's
+// order of increasing precedence: the global excludes file, the
+// repository's info/exclude, then the .gitignore files of the directories
+// between the repository root and the work tree (repo.Prefix). repo may be
+// nil (a plain directory): then only the global excludes file applies.
+// Missing files contribute nothing.
+func Base(repo *Repo, cfg Config) *Stack {
+	var st *Stack
+	if b, err := os.ReadFile(cfg.ExcludesFile); err == nil && cfg.ExcludesFile != "" {
+		st = st.Push(ParseFile(b, ""))
+	}
+	if repo == nil {
+		return st
+	}
+	if b, err := os.ReadFile(filepath.Join(repo.CommonDir, "info", "exclude")); err == nil {
+		st = st.Push(ParseFile(b, ""))
+	}
+	dir, base := repo.Root, ""
+	for _, c := range strings.Split(strings.TrimSuffix(repo.Prefix, "/"), "/") {
+		if c == "" {
+			break
+		}
+		if b, err := ReadRegular(filepath.Join(dir, ".gitignore")); err == nil {
+			st = st.Push(ParseFile(b, base))
+		}
+		dir, base = filepath.Join(dir, c), base+c+"/"
+	}
+	return st
+}
+
+// ReadRegular reads a file that must not be a symlink (git does not follow
+// a symlinked .gitignore); anything else gives os.ErrNotExist.
+func ReadRegular(p string) ([]byte, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, os.ErrNotExist
+	}
+	return os.ReadFile(p)
+}
+
+// PathExcluded reports whether the work-tree-relative slash path rel (a
+// directory when isDir) is ignored, as a top-down walk would find it: it
+// or one of its parent directories is excluded. It reads the .gitignore of
+// the work tree root (absolute) and of each directory on the way. base
+// holds the rules from Base; prefix is Repo.Prefix ("" or "dir/").
+func PathExcluded(root string, base *Stack, prefix, rel string, isDir bool) bool {
+	comps := strings.Split(rel, "/")
+	st, dir := base, ""
+	for i, c := range comps {
+		if b, err := ReadRegular(filepath.Join(root, filepath.FromSlash(dir), ".gitignore")); err == nil {
+			b2 := prefix
+			if dir != "" {
+				b2 += dir + "/"
+			}
+			st = st.Push(ParseFile(b, b2))
+		}
+		p := c
+		if dir != "" {
+			p = dir + "/" + c
+		}
+		last := i == len(comps)-1
+		if st.Excluded(prefix+p, !last || isDir) {
+			return true
+		}
+		dir = p
+	}
+	return false
+}
