@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed43ef5acb/runner/pipeline"
 	"gopkg.in/yaml.v3"
+
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // prepScript is the run script of the action's prep step.
@@ -78,11 +79,11 @@ func TestActionPromptIsLiteral(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec, err := pipeline.LoadBytes(path, data)
+			task, err := spec.LoadBytes(path, data)
 			if err != nil {
 				t.Fatalf("generated task does not load: %v\n%s", err, data)
 			}
-			got, err := spec.Render(nil, pipeline.TemplateData{})
+			got, err := task.Render(nil, spec.TemplateData{})
 			if err != nil {
 				t.Fatalf("render: %v\n%s", err, data)
 			}

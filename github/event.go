@@ -257,7 +257,7 @@ func Load(ctx context.Context, e *Env, client *gh.Client) (*Event, error) {
 }
 
 // Map returns the context as a map keyed by field name ("Number",
-// "HeadSHA", …) for template data that holds maps (pipeline.TemplateData):
+// "HeadSHA", …) for template data that holds maps (spec.TemplateData):
 // {{ .GitHub.Number }} reads the same either way.
 func (c Context) Map() map[string]any {
 	v := reflect.ValueOf(c)

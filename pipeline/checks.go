@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools"
 )
@@ -22,7 +23,7 @@ const (
 
 // checkResult is one check's outcome.
 type checkResult struct {
-	check  Check
+	check  spec.Check
 	passed bool
 	exit   int
 	output string
@@ -100,7 +101,7 @@ func (r *execRun) checkOnce(ctx context.Context, attempt int) ([]checkResult, er
 // bash tool without its permission guard (checks come from the spec, not
 // from the model, and are trusted), so it gets the same scrubbed
 // environment, process-group kill on timeout and bounded output.
-func (r *execRun) runCheck(ctx context.Context, c Check) (checkResult, error) {
+func (r *execRun) runCheck(ctx context.Context, c spec.Check) (checkResult, error) {
 	env := r.toolEnv()
 	timeout := c.Timeout
 	if timeout <= 0 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // Exit codes of the runner CLI, documented in README.md.
@@ -21,10 +23,6 @@ var (
 	ErrTaskFailed = errors.New("task failed")
 	// ErrUsage: the command line is wrong (exit 2).
 	ErrUsage = errors.New("usage error")
-	// ErrInvalidSpec: the task spec is invalid (exit 2). SpecErrors matches it.
-	ErrInvalidSpec = errors.New("invalid task spec")
-	// ErrInputs: task inputs are missing or not allowed (exit 2).
-	ErrInputs = errors.New("invalid task inputs")
 	// ErrProvider: the model provider failed after retries (exit 3).
 	ErrProvider = errors.New("provider error")
 	// ErrInfra: the machinery failed: file system, git, network (exit 3).
@@ -54,7 +52,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // ExitCode maps an error to the CLI's exit code: nil → 0; an *ExitError →
 // its Code; cancellation (ErrCancelled, context.Canceled) → 130; provider
-// and infrastructure errors → 3; usage, spec and input errors → 2; a failed
+// and infrastructure errors → 3; usage, spec and input errors (spec.ErrInvalidSpec, spec.ErrInputs, spec.ErrRead) → 2; a failed
 // task (ErrTaskFailed, or a wall-clock limit: context.DeadlineExceeded) → 1.
 // Anything else is an unexpected failure of the machinery → 3.
 func ExitCode(err error) int {
@@ -68,7 +66,8 @@ func ExitCode(err error) int {
 		return ExitCancelled
 	case errors.Is(err, ErrProvider), errors.Is(err, ErrInfra), errors.Is(err, ErrNotImplemented):
 		return ExitInfra
-	case errors.Is(err, ErrUsage), errors.Is(err, ErrInvalidSpec), errors.Is(err, ErrInputs):
+	case errors.Is(err, ErrUsage), errors.Is(err, spec.ErrInvalidSpec), errors.Is(err, spec.ErrInputs),
+		errors.Is(err, spec.ErrRead):
 		return ExitUsage
 	case errors.Is(err, ErrTaskFailed), errors.Is(err, context.DeadlineExceeded):
 		return ExitTaskFailed

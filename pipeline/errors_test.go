@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 func TestExitCode(t *testing.T) {
@@ -16,9 +18,10 @@ func TestExitCode(t *testing.T) {
 		{fmt.Errorf("checks: %w", ErrTaskFailed), 1},
 		{fmt.Errorf("run: %w", context.DeadlineExceeded), 1},
 		{ErrUsage, 2},
-		{SpecErrors{{File: "a", Line: 1, Col: 1, Msg: "m"}}, 2},
-		{errors.Join(SpecErrors{{File: "a", Line: 1, Col: 1, Msg: "m"}}, fmt.Errorf("x: %w", ErrUsage)), 2},
-		{fmt.Errorf("inputs: %w", ErrInputs), 2},
+		{spec.Errors{{File: "a", Line: 1, Col: 1, Msg: "m"}}, 2},
+		{errors.Join(spec.Errors{{File: "a", Line: 1, Col: 1, Msg: "m"}}, fmt.Errorf("x: %w", ErrUsage)), 2},
+		{fmt.Errorf("inputs: %w", spec.ErrInputs), 2},
+		{fmt.Errorf("load: %w", spec.ErrRead), 2},
 		{fmt.Errorf("stream: %w", ErrProvider), 3},
 		{fmt.Errorf("git: %w", ErrInfra), 3},
 		{ErrNotImplemented, 3},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
@@ -45,7 +46,7 @@ type execRun struct {
 	start time.Time
 
 	// spec stage
-	spec    *Spec
+	spec    *spec.Spec
 	specSHA string
 	given   map[string]string // inputs as set on the command line
 	inputs  map[string]string // resolved, defaults included

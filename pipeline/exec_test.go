@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -56,7 +57,7 @@ func TestDecideStatus(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			r := &execRun{checksErr: tt.checksErr, spec: &Spec{}, opts: ExecOptions{Timeout: time.Millisecond}}
+			r := &execRun{checksErr: tt.checksErr, spec: &spec.Spec{}, opts: ExecOptions{Timeout: time.Millisecond}}
 			if tt.result != nil {
 				r.result, r.ranAgent = *tt.result, true
 			}
@@ -138,7 +139,7 @@ func TestExcludes(t *testing.T) {
 }
 
 func TestFeedback(t *testing.T) {
-	got := feedback([]checkResult{{check: Check{Name: "tests", Run: "go test ./..."}, exit: 1, output: "FAIL x\n"}})
+	got := feedback([]checkResult{{check: spec.Check{Name: "tests", Run: "go test ./..."}, exit: 1, output: "FAIL x\n"}})
 	for _, want := range []string{`Check "tests"`, "`go test ./...`", "exit code 1", "```\nFAIL x\n```"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("feedback lacks %q:\n%s", want, got)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // TestExecOptionsValidate: zero limits mean "not given"; negative ones and
@@ -46,8 +48,8 @@ func TestExecOptionsValidate(t *testing.T) {
 // TestLimitsOverride: a positive --max-steps or --timeout replaces the
 // spec's limit; zero leaves it.
 func TestLimitsOverride(t *testing.T) {
-	spec := &Spec{}
-	spec.Limits.MaxSteps, spec.Limits.Timeout = 40, 20*time.Minute
+	task := &spec.Spec{}
+	task.Limits.MaxSteps, task.Limits.Timeout = 40, 20*time.Minute
 	for _, tt := range []struct {
 		steps   int
 		timeout time.Duration
@@ -57,7 +59,7 @@ func TestLimitsOverride(t *testing.T) {
 		{0, 0, 40, 20 * time.Minute},
 		{3, time.Minute, 3, time.Minute},
 	} {
-		r := &execRun{spec: spec, opts: ExecOptions{MaxSteps: tt.steps, Timeout: tt.timeout}}
+		r := &execRun{spec: task, opts: ExecOptions{MaxSteps: tt.steps, Timeout: tt.timeout}}
 		if l := r.limits(); l.MaxSteps != tt.want || l.Timeout != tt.wantTO {
 			t.Errorf("limits() with --max-steps %d --timeout %s = %d, %s; want %d, %s",
 				tt.steps, tt.timeout, l.MaxSteps, l.Timeout, tt.want, tt.wantTO)

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"time"
+
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // Stage is one step of the exec pipeline (goreleaser's pipe): a name for
@@ -80,7 +82,8 @@ func runStage(ctx context.Context, log *slog.Logger, s Stage) (err error) {
 // userFacing reports errors that already say what is wrong and where
 // (file:line:col for specs) and are printed as they are.
 func userFacing(err error) bool {
-	return errors.Is(err, ErrUsage) || errors.Is(err, ErrInvalidSpec) || errors.Is(err, ErrInputs)
+	return errors.Is(err, ErrUsage) || errors.Is(err, spec.ErrInvalidSpec) || errors.Is(err, spec.ErrInputs) ||
+		errors.Is(err, spec.ErrRead)
 }
 
 // runStages runs stages in order and stops at the first failure.

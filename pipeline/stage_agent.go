@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools"
@@ -54,7 +55,7 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	var schema json.RawMessage
 	if r.spec.Output.Schema != nil {
 		if schema, err = json.Marshal(r.spec.Output.Schema); err != nil {
-			return fmt.Errorf("%w: output schema: %w", ErrInvalidSpec, err)
+			return fmt.Errorf("%w: output schema: %w", spec.ErrInvalidSpec, err)
 		}
 	}
 	r.session = runner.NewSession(runner.Config{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/seed43ef5acb/runner/github"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/report"
 )
 
@@ -60,7 +61,7 @@ func (r *execRun) setupGitHub(ctx context.Context) error {
 		return &gateClosed{reason: d.Reason}
 	}
 	r.gh = a
-	r.prompt, err = r.spec.Render(r.given, TemplateData{Event: a.Event.Event, GitHub: a.Event.GitHub.Map()})
+	r.prompt, err = r.spec.Render(r.given, spec.TemplateData{Event: a.Event.Event, GitHub: a.Event.GitHub.Map()})
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5"
 
 	"github.com/seed43ef5acb/runner/github"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
@@ -47,13 +48,13 @@ func (r *execRun) openPullRequest(ctx context.Context, st *runStatus) (string, e
 	if err != nil {
 		return "", err
 	}
-	spec := r.prSpec(base)
-	data := TemplateData{Inputs: r.inputs, Event: r.gh.Event.Event, GitHub: r.gh.Event.GitHub.Map()}
+	ps := r.prSpec(base)
+	data := spec.TemplateData{Inputs: r.inputs, Event: r.gh.Event.Event, GitHub: r.gh.Event.GitHub.Map()}
 	var branch, title, body string
 	for _, f := range []struct {
 		key, text string
 		dst       *string
-	}{{"branch", spec.Branch, &branch}, {"title", spec.Title, &title}, {"body", spec.Body, &body}} {
+	}{{"branch", ps.Branch, &branch}, {"title", ps.Title, &title}, {"body", ps.Body, &body}} {
 		if *f.dst, err = r.spec.RenderTemplate("github.pull_request."+f.key, f.text, data); err != nil {
 			return "", err
 		}
@@ -63,7 +64,7 @@ func (r *execRun) openPullRequest(ctx context.Context, st *runStatus) (string, e
 	pr := github.PROptions{
 		Base:  firstNonEmpty(r.gh.Event.GitHub.BaseRef, strings.TrimPrefix(r.gh.Env.Ref, "refs/heads/")),
 		Title: title, Body: firstNonEmpty(body, r.redactor.Redact(r.result.FinalMessage)),
-		Draft: spec.Draft, Labels: spec.Labels,
+		Draft: ps.Draft, Labels: ps.Labels,
 		Provenance: github.Provenance{Task: r.spec.Name, RunURL: r.gh.Env.RunURL(), Model: r.modelName,
 			CostUSD: r.result.CostUSD, Checks: r.checkProvenance()},
 	}
@@ -76,7 +77,7 @@ func (r *execRun) openPullRequest(ctx context.Context, st *runStatus) (string, e
 
 // prSpec is the spec's pull_request block, or the defaults when the action
 // asked for a pull request the spec does not describe.
-func (r *execRun) prSpec(base string) PullRequest {
+func (r *execRun) prSpec(base string) spec.PullRequest {
 	if p := r.spec.GitHub.PullRequest; p != nil {
 		return *p
 	}
@@ -84,7 +85,7 @@ func (r *execRun) prSpec(base string) PullRequest {
 	if err != nil {
 		branch = "runner/" + r.spec.Name + "/" + r.runID
 	}
-	return PullRequest{Branch: branch, Title: "runner: " + r.spec.Name, Draft: true}
+	return spec.PullRequest{Branch: branch, Title: "runner: " + r.spec.Name, Draft: true}
 }
 
 // changedPaths are the files of the final patch, both sides of renames.

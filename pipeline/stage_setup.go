@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // DefaultBaseURL is the endpoint used when neither --base-url nor
@@ -24,7 +25,7 @@ func (r *execRun) loadSpec(ctx context.Context) error {
 	if err := r.opts.Validate(); err != nil {
 		return err
 	}
-	spec, err := Load(r.opts.Task)
+	task, err := spec.Load(r.opts.Task)
 	if err != nil {
 		return err
 	}
@@ -37,15 +38,15 @@ func (r *execRun) loadSpec(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	inputs, err := spec.ResolveInputs(given)
+	inputs, err := task.ResolveInputs(given)
 	if err != nil {
 		return err
 	}
-	r.spec, r.specSHA, r.inputs, r.given = spec, hex.EncodeToString(sum[:]), inputs, given
+	r.spec, r.specSHA, r.inputs, r.given = task, hex.EncodeToString(sum[:]), inputs, given
 	if r.inActions() {
 		return nil // rendered with the event's data once it is loaded (stage github)
 	}
-	r.prompt, err = spec.Render(given, TemplateData{})
+	r.prompt, err = task.Render(given, spec.TemplateData{})
 	return err
 }
 
@@ -131,9 +132,9 @@ func (r *execRun) closeRecord() {
 }
 
 // catalogFor is the default model catalog with the spec's overrides.
-func catalogFor(spec *Spec) llm.Catalog {
+func catalogFor(s *spec.Spec) llm.Catalog {
 	cat := llm.DefaultCatalog()
-	for name, o := range spec.Models {
+	for name, o := range s.Models {
 		info, ok := cat.Lookup(name)
 		if !ok {
 			info = llm.ModelInfo{}
@@ -152,7 +153,7 @@ func catalogFor(spec *Spec) llm.Catalog {
 }
 
 // overridePrice applies the spec's price fields to a catalog price.
-func overridePrice(p *llm.Price, o ModelOverride) *llm.Price {
+func overridePrice(p *llm.Price, o spec.ModelOverride) *llm.Price {
 	if o.InputPrice == nil && o.OutputPrice == nil && o.CachedInputPrice == nil {
 		return p
 	}

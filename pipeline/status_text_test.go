@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 func TestCancelMessage(t *testing.T) {
@@ -29,16 +31,16 @@ func TestCancelMessage(t *testing.T) {
 }
 
 func TestTimeoutMessage(t *testing.T) {
-	spec := &Spec{}
-	spec.Limits.Timeout = 20 * time.Minute
+	task := &spec.Spec{}
+	task.Limits.Timeout = 20 * time.Minute
 	tests := []struct {
 		opts ExecOptions
-		spec *Spec
+		spec *spec.Spec
 		want string
 	}{
-		{ExecOptions{Timeout: time.Millisecond}, spec, "the run's timeout (1ms, --timeout) was reached"},
-		{ExecOptions{Task: "task.yaml"}, spec, "the run's timeout (20m0s, limits.timeout in task.yaml) was reached"},
-		{ExecOptions{}, &Spec{}, "the run timed out"},
+		{ExecOptions{Timeout: time.Millisecond}, task, "the run's timeout (1ms, --timeout) was reached"},
+		{ExecOptions{Task: "task.yaml"}, task, "the run's timeout (20m0s, limits.timeout in task.yaml) was reached"},
+		{ExecOptions{}, &spec.Spec{}, "the run timed out"},
 	}
 	for _, tt := range tests {
 		r := &execRun{opts: tt.opts, spec: tt.spec}

@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // Streams are the process's standard streams, injected so tests use buffers.
@@ -161,8 +162,8 @@ func report(w io.Writer, err error) {
 	if err == nil || errors.As(err, &quiet) {
 		return
 	}
-	var specErrs pipeline.SpecErrors
-	if _, isSpec := err.(pipeline.SpecErrors); !isSpec {
+	var specErrs spec.Errors
+	if _, isSpec := err.(spec.Errors); !isSpec {
 		if parts := joinedErrors(err); parts != nil {
 			for _, e := range parts {
 				report(w, e)

@@ -8,14 +8,15 @@ import (
 	"testing"
 
 	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 func TestReport(t *testing.T) {
-	specErrs := pipeline.SpecErrors{
+	specErrs := spec.Errors{
 		{File: "a.yaml", Line: 1, Col: 2, Msg: "first"},
 		{File: "a.yaml", Line: 3, Col: 4, Msg: "second", Hint: "fix it"},
 	}
-	other := pipeline.SpecErrors{{File: "b.yaml", Line: 5, Col: 6, Msg: "third"}}
+	other := spec.Errors{{File: "b.yaml", Line: 5, Col: 6, Msg: "third"}}
 	tests := []struct {
 		name string
 		err  error

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/pipeline/batch"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // ValidateCmd is `runner validate TASK.yaml...`.
@@ -28,7 +29,7 @@ func (c *ValidateCmd) Run(streams Streams) error {
 }
 
 // loadSpec loads a task spec, or a batch spec when the file has "repos" or
-// "repos_file"; both report pipeline.SpecErrors (exit 2).
+// "repos_file"; both report spec.Errors (exit 2).
 func loadSpec(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -37,7 +38,7 @@ func loadSpec(path string) error {
 	if batch.LooksLikeBatch(data) {
 		_, err = batch.LoadSpec(path)
 	} else {
-		_, err = pipeline.LoadBytes(path, data)
+		_, err = spec.LoadBytes(path, data)
 	}
 	return err
 }
@@ -47,7 +48,7 @@ type SchemaCmd struct{}
 
 // Run prints the task spec's JSON Schema.
 func (c *SchemaCmd) Run(streams Streams) error {
-	_, err := streams.Stdout.Write(pipeline.TaskSchema())
+	_, err := streams.Stdout.Write(spec.TaskSchema())
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/tools/permission"
 	"github.com/seed43ef5acb/runner/tools/permission/bashcheck"
 )
@@ -48,7 +49,7 @@ func (c *PolicyCheckCmd) query() permission.Query {
 // Run prints the explanation on stdout; a denial exits 1 without further
 // messages.
 func (c *PolicyCheckCmd) Run(streams Streams) error {
-	spec, err := pipeline.Load(c.Task)
+	spec, err := spec.Load(c.Task)
 	if err != nil {
 		return err
 	}

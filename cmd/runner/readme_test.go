@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated sections of README.md")
@@ -84,7 +84,7 @@ func flagReference(t *testing.T) string {
 // Schema, in the schema file's order.
 func specReference(t *testing.T) string {
 	t.Helper()
-	v, err := decodeOrdered(json.NewDecoder(bytes.NewReader(pipeline.TaskSchema())))
+	v, err := decodeOrdered(json.NewDecoder(bytes.NewReader(spec.TaskSchema())))
 	if err != nil {
 		t.Fatal(err)
 	}

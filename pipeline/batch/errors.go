@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // Sentinel errors; check them with errors.Is.
 var (
 	// ErrInvalidSpec marks a batch spec that failed validation; the error
 	// is a SpecErrors listing every problem as file:line:col. It is the
-	// task spec loader's sentinel (pipeline.ErrInvalidSpec), so the CLI maps
+	// task spec loader's sentinel (spec.ErrInvalidSpec), so the CLI maps
 	// both kinds of invalid spec to the same exit code.
-	ErrInvalidSpec = pipeline.ErrInvalidSpec
+	ErrInvalidSpec = spec.ErrInvalidSpec
 	// ErrManifestMismatch means out/manifest.json exists but lists other
 	// repositories than the batch spec now does (or merged shard dirs
 	// disagree). It matches pipeline.ErrUsage (exit code 2): the remedy is

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/report"
 )
@@ -176,7 +177,7 @@ func capCost(data []byte, limit float64) ([]byte, bool, error) {
 	}
 	out, err := yaml.Marshal(&doc)
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: task spec: %w", pipeline.ErrInvalidSpec, err)
+		return nil, false, fmt.Errorf("%w: task spec: %w", spec.ErrInvalidSpec, err)
 	}
 	return out, true, nil
 }

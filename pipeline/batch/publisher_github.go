@@ -19,6 +19,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/report"
 )
@@ -151,21 +152,21 @@ func (p *GitHubPublisher) texts(ctx context.Context, plan *prPlan, r RepoResult,
 	if md, err := report.MarkdownFile(ctx, filepath.Join(outDir, report.EventsFile), report.MarkdownOptions{HeadingLevel: 2}); err == nil {
 		plan.body = md
 	}
-	spec := taskSpecOf(outDir, s.SpecPath)
-	if spec == nil || spec.GitHub.PullRequest == nil {
+	task := taskSpecOf(outDir, s.SpecPath)
+	if task == nil || task.GitHub.PullRequest == nil {
 		return nil
 	}
-	pr := spec.GitHub.PullRequest
-	data := pipeline.TemplateData{Inputs: s.Inputs, Event: map[string]any{}, GitHub: map[string]any{}}
+	pr := task.GitHub.PullRequest
+	data := spec.TemplateData{Inputs: s.Inputs, Event: map[string]any{}, GitHub: map[string]any{}}
 	var err error
-	if plan.branch, err = spec.RenderTemplate("github.pull_request.branch", pr.Branch, data); err != nil {
+	if plan.branch, err = task.RenderTemplate("github.pull_request.branch", pr.Branch, data); err != nil {
 		return fmt.Errorf("%s: %w", r.ID, err)
 	}
-	if plan.title, err = spec.RenderTemplate("github.pull_request.title", pr.Title, data); err != nil {
+	if plan.title, err = task.RenderTemplate("github.pull_request.title", pr.Title, data); err != nil {
 		return fmt.Errorf("%s: %w", r.ID, err)
 	}
 	if pr.Body != "" {
-		if plan.body, err = spec.RenderTemplate("github.pull_request.body", pr.Body, data); err != nil {
+		if plan.body, err = task.RenderTemplate("github.pull_request.body", pr.Body, data); err != nil {
 			return fmt.Errorf("%s: %w", r.ID, err)
 		}
 	}
@@ -176,12 +177,12 @@ func (p *GitHubPublisher) texts(ctx context.Context, plan *prPlan, r RepoResult,
 // taskSpecOf loads the task spec a repository ran with: out/<id>/task.yaml
 // when the executor wrote one, else the spec path its log names; nil when
 // neither loads.
-func taskSpecOf(outDir, specPath string) *pipeline.Spec {
+func taskSpecOf(outDir, specPath string) *spec.Spec {
 	for _, path := range []string{filepath.Join(outDir, TaskFile), specPath} {
 		if path == "" {
 			continue
 		}
-		if spec, err := pipeline.Load(path); err == nil {
+		if spec, err := spec.Load(path); err == nil {
 			return spec
 		}
 	}

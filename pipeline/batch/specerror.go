@@ -6,15 +6,15 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // SpecError and SpecErrors are the task spec loader's error types, reused
 // so that `runner validate`, error printing and exit codes treat batch and
 // task specs alike: SpecErrors matches ErrInvalidSpec with errors.Is.
 type (
-	SpecError  = pipeline.SpecError
-	SpecErrors = pipeline.SpecErrors
+	SpecError  = spec.Error
+	SpecErrors = spec.Errors
 )
 
 // decoder walks a yaml.Node tree, collecting positioned errors.
@@ -49,7 +49,7 @@ func kindName(n *yaml.Node) string {
 	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
 		return "a scalar (" + strings.TrimPrefix(n.Tag, "!!") + ")"
 	}
-	return pipeline.YAMLKindName(n)
+	return spec.YAMLKindName(n)
 }
 
 // fields checks that n is a mapping whose keys are all in allowed and
@@ -70,7 +70,7 @@ func (d *decoder) fields(n *yaml.Node, what string, allowed ...string) map[strin
 			d.errorf(k, "%s: duplicate key %q", what, k.Value)
 			continue
 		}
-		out[k.Value] = pipeline.DerefYAML(v)
+		out[k.Value] = spec.DerefYAML(v)
 	}
 	return out
 }
@@ -141,7 +141,7 @@ func (d *decoder) stringMap(n *yaml.Node, what string) map[string]string {
 	}
 	out := make(map[string]string, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], pipeline.DerefYAML(n.Content[i+1])
+		k, v := n.Content[i], spec.DerefYAML(n.Content[i+1])
 		if _, dup := out[k.Value]; dup {
 			d.errorf(k, "%s: duplicate key %q", what, k.Value)
 			continue
@@ -166,7 +166,7 @@ func contains(list []string, s string) bool {
 func didYouMean(got string, allowed []string) string {
 	best, bestDist := "", 3
 	for _, a := range allowed {
-		if dist := pipeline.EditDistance(got, a); dist < bestDist {
+		if dist := spec.EditDistance(got, a); dist < bestDist {
 			best, bestDist = a, dist
 		}
 	}

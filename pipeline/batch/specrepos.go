@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 var repoKeys = []string{"url", "path", "ref", "inputs", "id"}
@@ -27,7 +27,7 @@ func (d *decoder) repoSources(root *yaml.Node, f map[string]*yaml.Node, s *Spec)
 			d.errorf(n, "repos: expected a list, got %s", kindName(n))
 		} else {
 			for i, item := range n.Content {
-				s.Repos = append(s.Repos, d.repo(pipeline.DerefYAML(item), fmt.Sprintf("repos[%d]", i)))
+				s.Repos = append(s.Repos, d.repo(spec.DerefYAML(item), fmt.Sprintf("repos[%d]", i)))
 			}
 		}
 	}

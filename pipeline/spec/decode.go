@@ -1,4 +1,4 @@
-package pipeline
+package spec
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ type decoder struct {
 	file  string
 	src   []byte
 	lines []string // src split into lines, on first use
-	errs  SpecErrors
+	errs  Errors
 	pos   map[string]Pos
 }
 
@@ -32,7 +32,7 @@ func (d *decoder) errorAt(n *yaml.Node, hint, format string, args ...any) {
 }
 
 func (d *decoder) errorAtPos(p Pos, hint, format string, args ...any) {
-	d.errs = append(d.errs, &SpecError{File: d.file, Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...), Hint: hint})
+	d.errs = append(d.errs, &Error{File: d.file, Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
 // deref follows aliases to the node they name.

@@ -1,11 +1,11 @@
-package pipeline
+package spec
 
 import (
 	"time"
 )
 
-// SpecVersion is the only task spec version this runner reads.
-const SpecVersion = 1
+// Version is the only task spec version this runner reads.
+const Version = 1
 
 // Spec is a task spec (v1), as loaded and validated by Load. The YAML keys
 // are the snake_case names in the field comments; schema/task.schema.json
@@ -13,7 +13,7 @@ const SpecVersion = 1
 type Spec struct {
 	// Path is the file the spec was loaded from (as given to Load).
 	Path string
-	// Version is the spec version (key "version"); always SpecVersion.
+	// Version is the spec version (key "version"); always Version.
 	Version int
 	// Name identifies the task in events, comments and branches ("name",
 	// required): letters, digits, '.', '_' and '-'.

@@ -1,7 +1,8 @@
-package pipeline
+package spec
 
 import (
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 const base = "version: 1\nname: t\nprompt: hi\n"
 
 func TestLoadExamples(t *testing.T) {
-	files, err := filepath.Glob("../examples/*/task.yaml")
+	files, err := filepath.Glob("../../examples/*/task.yaml")
 	if err != nil || len(files) < 2 {
 		t.Fatalf("want at least two examples, got %v (%v)", files, err)
 	}
@@ -140,11 +141,11 @@ func TestLoadErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := LoadBytes("task.yaml", []byte(tt.yaml))
-			var errs SpecErrors
+			var errs Errors
 			if !errors.As(err, &errs) {
-				t.Fatalf("LoadBytes error = %v, want SpecErrors", err)
+				t.Fatalf("LoadBytes error = %v, want Errors", err)
 			}
-			if !errors.Is(err, ErrInvalidSpec) || ExitCode(err) != ExitUsage {
+			if !errors.Is(err, ErrInvalidSpec) {
 				t.Errorf("error does not match ErrInvalidSpec / exit 2")
 			}
 			if len(errs) < len(tt.want) {
@@ -164,13 +165,13 @@ func TestLoadErrors(t *testing.T) {
 
 func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"))
-	if !errors.Is(err, ErrUsage) || ExitCode(err) != ExitUsage {
-		t.Errorf("Load(missing) = %v, want ErrUsage", err)
+	if !errors.Is(err, ErrRead) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Load(missing) = %v, want ErrRead and fs.ErrNotExist", err)
 	}
 }
 
 func TestLoadTooLarge(t *testing.T) {
-	data := []byte(base + "description: " + strings.Repeat("x", MaxSpecSize) + "\n")
+	data := []byte(base + "description: " + strings.Repeat("x", MaxSize) + "\n")
 	_, err := LoadBytes("big.yaml", data)
 	if err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("LoadBytes(big) = %v", err)
@@ -178,7 +179,7 @@ func TestLoadTooLarge(t *testing.T) {
 }
 
 func TestSpecErrorFormat(t *testing.T) {
-	errs := SpecErrors{
+	errs := Errors{
 		{File: "a.yaml", Line: 3, Col: 1, Msg: "second", Hint: ""},
 		{File: "a.yaml", Line: 1, Col: 2, Msg: "first", Hint: "do this"},
 	}.sorted()

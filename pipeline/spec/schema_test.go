@@ -1,4 +1,4 @@
-package pipeline
+package spec
 
 import (
 	"bytes"
@@ -14,12 +14,12 @@ import (
 // TestSchemaFileIdentical keeps schema/task.schema.json (for editors) equal
 // to the embedded copy (for `runner schema`).
 func TestSchemaFileIdentical(t *testing.T) {
-	file, err := os.ReadFile("../schema/task.schema.json")
+	file, err := os.ReadFile("../../schema/task.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(file, TaskSchema()) {
-		t.Error("schema/task.schema.json differs from pipeline/task.schema.json: copy pipeline/task.schema.json over it")
+		t.Error("schema/task.schema.json differs from pipeline/spec/task.schema.json: copy pipeline/spec/task.schema.json over it")
 	}
 }
 
@@ -62,7 +62,7 @@ func yamlToJSON(t *testing.T, data []byte) any {
 func taskSpecFiles(t *testing.T) []string {
 	t.Helper()
 	var files []string
-	err := filepath.WalkDir("../examples", func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir("../../examples", func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

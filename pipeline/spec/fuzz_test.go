@@ -1,4 +1,4 @@
-package pipeline
+package spec
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 )
 
 // FuzzLoadBytes: loading never panics, and either succeeds or returns
-// SpecErrors whose every entry has a position.
+// Errors whose every entry has a position.
 func FuzzLoadBytes(f *testing.F) {
-	seeds, _ := filepath.Glob("../examples/*/task.yaml")
+	seeds, _ := filepath.Glob("../../examples/*/task.yaml")
 	seeds = append(seeds, "testdata/full.yaml")
 	for _, s := range seeds {
 		data, err := os.ReadFile(s)
@@ -25,7 +25,7 @@ func FuzzLoadBytes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := LoadBytes("fuzz.yaml", data)
 		if err == nil {
-			if s == nil || s.Name == "" || s.Prompt == "" || s.Version != SpecVersion {
+			if s == nil || s.Name == "" || s.Prompt == "" || s.Version != Version {
 				t.Fatalf("loaded an incomplete spec: %+v", s)
 			}
 			if _, err := s.Ruleset(); err != nil {
@@ -33,9 +33,9 @@ func FuzzLoadBytes(f *testing.F) {
 			}
 			return
 		}
-		var errs SpecErrors
+		var errs Errors
 		if !errors.As(err, &errs) || len(errs) == 0 {
-			t.Fatalf("error is not SpecErrors: %v", err)
+			t.Fatalf("error is not Errors: %v", err)
 		}
 		for _, e := range errs {
 			if e.Line < 1 || e.Col < 1 || e.File != "fuzz.yaml" || e.Msg == "" {

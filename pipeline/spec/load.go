@@ -1,4 +1,4 @@
-package pipeline
+package spec
 
 import (
 	"bytes"
@@ -13,21 +13,21 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// MaxSpecSize is the largest task spec file Load reads, in bytes.
-const MaxSpecSize = 1 << 20
+// MaxSize is the largest task spec file Load reads, in bytes.
+const MaxSize = 1 << 20
 
 // Load reads and validates the task spec at path. Every problem found is
-// returned at once as SpecErrors (which matches ErrInvalidSpec); a file that
-// cannot be read is an error wrapping ErrUsage.
+// returned at once as Errors (which matches ErrInvalidSpec); a file that
+// cannot be read is an error wrapping ErrRead.
 func Load(path string) (*Spec, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: read task spec: %w", ErrUsage, err)
+		return nil, fmt.Errorf("%w: %w", ErrRead, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSpecSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: read task spec %s: %w", ErrUsage, path, err)
+		return nil, fmt.Errorf("%w %s: %w", ErrRead, path, err)
 	}
 	return LoadBytes(path, data)
 }
@@ -52,8 +52,8 @@ func LoadBytes(name string, data []byte) (*Spec, error) {
 // document parses data as exactly one YAML document and returns its root
 // node, or nil after recording an error.
 func (d *decoder) document(data []byte) *yaml.Node {
-	if len(data) > MaxSpecSize {
-		d.errorAtPos(Pos{1, 1}, "", "the task spec is larger than %d bytes", MaxSpecSize)
+	if len(data) > MaxSize {
+		d.errorAtPos(Pos{1, 1}, "", "the task spec is larger than %d bytes", MaxSize)
 		return nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -142,11 +142,11 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 	return s
 }
 
-// version decodes "version", which must be SpecVersion.
+// version decodes "version", which must be Version.
 func (d *decoder) version(path string, n *yaml.Node) int {
 	v := d.integer(path, n, 0)
-	if v != 0 && v != SpecVersion || v == 0 && deref(n).ShortTag() == "!!int" {
-		d.errorAt(n, fmt.Sprintf("this runner reads version %d", SpecVersion), "%s: unsupported spec version %s", path, deref(n).Value)
+	if v != 0 && v != Version || v == 0 && deref(n).ShortTag() == "!!int" {
+		d.errorAt(n, fmt.Sprintf("this runner reads version %d", Version), "%s: unsupported spec version %s", path, deref(n).Value)
 	}
 	return int(v)
 }

@@ -1,4 +1,4 @@
-package pipeline
+package spec
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 )
 
 func BenchmarkLoadBytes(b *testing.B) {
-	data, err := os.ReadFile("../examples/review/task.yaml")
+	data, err := os.ReadFile("../../examples/review/task.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -19,7 +19,7 @@ func BenchmarkLoadBytes(b *testing.B) {
 }
 
 func BenchmarkRender(b *testing.B) {
-	s, err := Load("../examples/fix-tests/task.yaml")
+	s, err := Load("../../examples/fix-tests/task.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}

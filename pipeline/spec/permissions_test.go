@@ -1,4 +1,4 @@
-package pipeline
+package spec
 
 import (
 	"errors"
@@ -56,7 +56,7 @@ func TestRulesetOf(t *testing.T) {
 
 // TestSpecRuleset checks that what Load decodes converts without error.
 func TestSpecRuleset(t *testing.T) {
-	s, err := Load("../examples/fix-tests/task.yaml")
+	s, err := Load("../../examples/fix-tests/task.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
