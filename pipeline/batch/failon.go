@@ -2,6 +2,7 @@ package batch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -24,7 +25,7 @@ func ParseStatuses(values []string) ([]Status, error) {
 			case name == "none":
 				none = true
 				continue
-			case !contains(statusNames(), name):
+			case !slices.Contains(statusNames(), name):
 				return nil, fmt.Errorf("%w %q (known: %s)", ErrBadStatus, name, strings.Join(statusNames(), ", "))
 			}
 			out = append(out, Status(name))

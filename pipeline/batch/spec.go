@@ -1,13 +1,14 @@
 package batch
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // SpecVersion is the only batch spec version this runner reads.
@@ -83,9 +84,9 @@ func LoadSpec(path string) (*Spec, error) {
 		return nil, fmt.Errorf("batch spec path: %w", err)
 	}
 	s := &Spec{Path: path, Dir: filepath.Dir(abs)}
-	d := &decoder{file: path}
-	d.decodeSpec(data, s)
-	if err := d.err(); err != nil {
+	d := decoder{spec.NewDecoder(path, "batch", data)}
+	d.decodeSpec(s)
+	if err := d.Err(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -110,40 +111,37 @@ func LooksLikeBatch(data []byte) bool {
 	return false
 }
 
-func (d *decoder) decodeSpec(data []byte, s *Spec) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		d.errs = append(d.errs, &SpecError{File: d.file, Line: 1, Col: 1, Msg: "not valid YAML: " + err.Error()})
+func (d decoder) decodeSpec(s *Spec) {
+	root := d.Document()
+	if root == nil {
 		return
 	}
-	if len(doc.Content) == 0 {
-		d.errorf(&doc, "empty batch spec")
-		return
-	}
-	root := doc.Content[0]
-	f := d.fields(root, "batch spec", topKeys...)
-	d.required(root, f, "batch spec", "version", "name", "task")
+	f := d.Fields("", root, topKeys...)
+	d.Require("", root, f, "version", "name", "task")
 	s.Concurrency, s.Clone.Depth, s.Retries = DefaultConcurrency, DefaultDepth, DefaultRetries
 	if n, ok := f["version"]; ok {
-		if s.Version = d.integer(n, "version", 0); s.Version != SpecVersion && len(d.errs) == 0 {
+		if s.Version = int(d.Integer("version", n, 0)); s.Version != SpecVersion && d.Err() == nil {
 			d.errorf(n, "version: unsupported version %d (this runner reads version %d)", s.Version, SpecVersion)
 		}
 	}
 	if n, ok := f["name"]; ok {
-		s.Name = d.str(n, "name")
+		s.Name = d.Str("name", n)
 	}
 	if n, ok := f["description"]; ok {
-		s.Description = d.str(n, "description")
+		s.Description = d.Str("description", n)
 	}
 	if n, ok := f["task"]; ok {
 		s.Task = d.task(n, s.Dir)
 	}
-	d.optionalInts(f, s)
+	if n, ok := f["concurrency"]; ok {
+		s.Concurrency = int(d.Integer("concurrency", n, 1))
+	}
+	if n, ok := f["retries"]; ok {
+		s.Retries = int(d.Integer("retries", n, 0))
+	}
 	if n, ok := f["clone"]; ok {
-		c := d.fields(n, "clone", "depth")
-		if v, ok := c["depth"]; ok {
-			s.Clone.Depth = d.integer(v, "clone.depth", 0)
+		if v, ok := d.Fields("clone", n, "depth")["depth"]; ok {
+			s.Clone.Depth = int(d.Integer("clone.depth", v, 0))
 		}
 	}
 	if n, ok := f["limits"]; ok {
@@ -152,16 +150,7 @@ func (d *decoder) decodeSpec(data []byte, s *Spec) {
 	d.repoSources(root, f, s)
 }
 
-func (d *decoder) optionalInts(f map[string]*yaml.Node, s *Spec) {
-	if n, ok := f["concurrency"]; ok {
-		s.Concurrency = d.integer(n, "concurrency", 1)
-	}
-	if n, ok := f["retries"]; ok {
-		s.Retries = d.integer(n, "retries", 0)
-	}
-}
-
-func (d *decoder) task(n *yaml.Node, dir string) TaskRef {
+func (d decoder) task(n *yaml.Node, dir string) TaskRef {
 	switch {
 	case n.Kind == yaml.MappingNode:
 		data, err := yaml.Marshal(n)
@@ -176,27 +165,21 @@ func (d *decoder) task(n *yaml.Node, dir string) TaskRef {
 		}
 		return TaskRef{Path: p}
 	}
-	d.errorf(n, "task: expected a task spec path or an inline task mapping, got %s", kindName(n))
+	d.TypeError("task", n, "a task spec path or an inline task mapping", "")
 	return TaskRef{}
 }
 
-func (d *decoder) limits(n *yaml.Node) Limits {
+func (d decoder) limits(n *yaml.Node) Limits {
 	var l Limits
-	f := d.fields(n, "limits", "timeout", "max_cost_usd", "total_max_cost_usd")
+	f := d.Fields("limits", n, "timeout", "max_cost_usd", "total_max_cost_usd")
 	if v, ok := f["timeout"]; ok {
-		if s := d.str(v, "limits.timeout"); s != "" {
-			dur, err := time.ParseDuration(s)
-			if err != nil || dur <= 0 {
-				d.hintf(v, `use a Go duration such as "20m" or "1h30m"`, "limits.timeout: invalid duration %q", s)
-			}
-			l.Timeout = dur
-		}
+		l.Timeout = d.Duration("limits.timeout", v)
 	}
 	if v, ok := f["max_cost_usd"]; ok {
-		l.MaxCostUSD = d.number(v, "limits.max_cost_usd")
+		l.MaxCostUSD = d.Number("limits.max_cost_usd", v)
 	}
 	if v, ok := f["total_max_cost_usd"]; ok {
-		l.TotalMaxCostUSD = d.number(v, "limits.total_max_cost_usd")
+		l.TotalMaxCostUSD = d.Number("limits.total_max_cost_usd", v)
 	}
 	return l
 }

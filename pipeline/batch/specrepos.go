@@ -21,57 +21,57 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // repoSources decodes "repos" and "repos_file" and checks that together
 // they name at least one repository.
-func (d *decoder) repoSources(root *yaml.Node, f map[string]*yaml.Node, s *Spec) {
+func (d decoder) repoSources(root *yaml.Node, f map[string]*yaml.Node, s *Spec) {
 	if n, ok := f["repos"]; ok {
 		if n.Kind != yaml.SequenceNode {
-			d.errorf(n, "repos: expected a list, got %s", kindName(n))
+			d.TypeError("repos", n, "a list", "")
 		} else {
 			for i, item := range n.Content {
-				s.Repos = append(s.Repos, d.repo(spec.DerefYAML(item), fmt.Sprintf("repos[%d]", i)))
+				s.Repos = append(s.Repos, d.repo(spec.Deref(item), fmt.Sprintf("repos[%d]", i)))
 			}
 		}
 	}
 	if n, ok := f["repos_file"]; ok {
-		if s.ReposFile = d.str(n, "repos_file"); s.ReposFile != "" {
+		if s.ReposFile = d.Str("repos_file", n); s.ReposFile != "" {
 			s.Repos = append(s.Repos, d.reposFile(n, resolve(s.Dir, s.ReposFile))...)
 		}
 	}
 	_, hasRepos := f["repos"]
 	_, hasFile := f["repos_file"]
 	if !hasRepos && !hasFile && root.Kind == yaml.MappingNode {
-		d.errorf(root, "batch spec: missing required key \"repos\" or \"repos_file\"")
+		d.hintf(root, `add "repos: [...]" or "repos_file: ..."`, "the batch spec: missing required key \"repos\" or \"repos_file\"")
 	}
 }
 
-func (d *decoder) repo(n *yaml.Node, what string) RepoSpec {
-	r := RepoSpec{Pos: fmt.Sprintf("%s:%d:%d", d.file, n.Line, n.Column)}
+func (d decoder) repo(n *yaml.Node, what string) RepoSpec {
+	r := RepoSpec{Pos: fmt.Sprintf("%s:%d:%d", d.File(), n.Line, n.Column)}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
 		r.URL, r.Path = splitSource(n.Value)
 		return r
 	}
-	f := d.fields(n, what, repoKeys...)
+	f := d.Fields(what, n, repoKeys...)
 	u, hasURL := f["url"]
 	p, hasPath := f["path"]
 	switch {
 	case hasURL && hasPath:
 		d.errorf(p, "%s: give either url or path, not both", what)
-	case !hasURL && !hasPath && n.Kind == yaml.MappingNode:
+	case !hasURL && !hasPath && f != nil:
 		d.errorf(n, "%s: missing required key \"url\" or \"path\"", what)
 	}
 	if hasURL {
-		r.URL = d.str(u, what+".url")
+		r.URL = d.Str(what+".url", u)
 	}
 	if hasPath {
-		r.Path = d.str(p, what+".path")
+		r.Path = d.Str(what+".path", p)
 	}
 	if v, ok := f["ref"]; ok {
-		r.Ref = d.str(v, what+".ref")
+		r.Ref = d.Str(what+".ref", v)
 	}
 	if v, ok := f["inputs"]; ok {
-		r.Inputs = d.stringMap(v, what+".inputs")
+		r.Inputs = d.StringMap(what+".inputs", v)
 	}
 	if v, ok := f["id"]; ok {
-		if r.ID = d.str(v, what+".id"); r.ID != "" && !idPattern.MatchString(r.ID) {
+		if r.ID = d.Str(what+".id", v); r.ID != "" && !idPattern.MatchString(r.ID) {
 			d.hintf(v, "use letters, digits, '.', '_' and '-'", "%s.id: invalid id %q", what, r.ID)
 		}
 	}
@@ -80,7 +80,7 @@ func (d *decoder) repo(n *yaml.Node, what string) RepoSpec {
 
 // reposFile reads one repository per line: "URL-or-path [ref]"; blank
 // lines and lines starting with '#' are ignored.
-func (d *decoder) reposFile(n *yaml.Node, path string) []RepoSpec {
+func (d decoder) reposFile(n *yaml.Node, path string) []RepoSpec {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		d.hintf(n, "the path is relative to the batch file", "repos_file: cannot read %q: %v", n.Value, err)
@@ -96,7 +96,7 @@ func (d *decoder) reposFile(n *yaml.Node, path string) []RepoSpec {
 		col := strings.Index(sc.Text(), text) + 1
 		fields := strings.Fields(text)
 		if len(fields) > 2 {
-			d.errs = append(d.errs, &SpecError{File: path, Line: line, Col: col,
+			d.Add(&SpecError{File: path, Line: line, Col: col,
 				Msg: "repos_file: expected \"URL-or-path [ref]\", got " + fmt.Sprint(len(fields)) + " fields"})
 			continue
 		}

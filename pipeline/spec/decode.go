@@ -10,28 +10,57 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// decoder walks a yaml.v3 node tree and collects every error with its
-// position instead of stopping at the first one.
-type decoder struct {
+// Decoder is the positioned YAML decoder of the task spec, shared with the
+// batch spec (pipeline/batch): it walks a yaml.v3 node tree and collects
+// every problem as an Error with its file, line and column instead of
+// stopping at the first one. Paths name a value by its dotted keys
+// ("limits.timeout", "repos[2].id"); "" is the document's top level.
+type Decoder struct {
 	file  string
+	noun  string // what the file holds, for messages: "task" or "batch"
 	src   []byte
 	lines []string // src split into lines, on first use
 	errs  Errors
 	pos   map[string]Pos
 }
 
-// fieldFuncs maps the keys of a mapping to the functions decoding their
+// NewDecoder returns a Decoder for src, read from file (the name messages
+// carry); noun says what the file holds ("task", "batch") and names its top
+// level in messages ("unknown key \"x\" in the batch spec").
+func NewDecoder(file, noun string, src []byte) *Decoder {
+	return &Decoder{file: file, noun: noun, src: src, pos: map[string]Pos{}}
+}
+
+// Err returns the problems found so far, ordered by file, line and column
+// without duplicates, or nil when there are none.
+func (d *Decoder) Err() error {
+	if len(d.errs) == 0 {
+		return nil
+	}
+	return d.errs.sorted()
+}
+
+// Add records a problem found outside the YAML tree (a line of a file the
+// spec names); its File may differ from the decoder's.
+func (d *Decoder) Add(e *Error) { d.errs = append(d.errs, e) }
+
+// File is the name the decoder's messages carry.
+func (d *Decoder) File() string { return d.file }
+
+// FieldFuncs maps the keys of a mapping to the functions decoding their
 // values; path is the key's dotted path ("limits.timeout").
-type fieldFuncs map[string]func(path string, n *yaml.Node)
+type FieldFuncs map[string]func(path string, n *yaml.Node)
 
 func posOf(n *yaml.Node) Pos { return Pos{Line: max(n.Line, 1), Col: max(n.Column, 1)} }
 
-// errorAt records an error at the node's position.
-func (d *decoder) errorAt(n *yaml.Node, hint, format string, args ...any) {
-	d.errorAtPos(posOf(n), hint, format, args...)
+// ErrorAt records a problem at the node's position: the message is
+// format with args, hint says what to do ("" for nothing).
+func (d *Decoder) ErrorAt(n *yaml.Node, hint, format string, args ...any) {
+	d.ErrorAtPos(posOf(n), hint, format, args...)
 }
 
-func (d *decoder) errorAtPos(p Pos, hint, format string, args ...any) {
+// ErrorAtPos records a problem at a position.
+func (d *Decoder) ErrorAtPos(p Pos, hint, format string, args ...any) {
 	d.errs = append(d.errs, &Error{File: d.file, Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
@@ -68,9 +97,9 @@ func kindName(n *yaml.Node) string {
 	return "a document"
 }
 
-// typeError records "where: expected X, got Y".
-func (d *decoder) typeError(path string, n *yaml.Node, want, hint string) {
-	d.errorAt(n, hint, "%s: expected %s, got %s", path, want, kindName(n))
+// TypeError records "path: expected want, got <n's kind>".
+func (d *Decoder) TypeError(path string, n *yaml.Node, want, hint string) {
+	d.ErrorAt(n, hint, "%s: expected %s, got %s", path, want, kindName(n))
 }
 
 func joinPath(prefix, key string) string {
@@ -80,13 +109,13 @@ func joinPath(prefix, key string) string {
 	return prefix + "." + key
 }
 
-// mapping decodes the mapping n at path: known keys go to their functions,
+// Mapping decodes the mapping n at path: known keys go to their functions,
 // unknown and duplicate keys are errors. It returns the value nodes by key,
 // or nil when n is not a mapping.
-func (d *decoder) mapping(path string, n *yaml.Node, fields fieldFuncs) map[string]*yaml.Node {
+func (d *Decoder) Mapping(path string, n *yaml.Node, fields FieldFuncs) map[string]*yaml.Node {
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
-		d.typeError(displayPath(path), n, "a mapping", "")
+		d.TypeError(d.displayPath(path), n, "a mapping", "")
 		return nil
 	}
 	known := make([]string, 0, len(fields))
@@ -95,10 +124,10 @@ func (d *decoder) mapping(path string, n *yaml.Node, fields fieldFuncs) map[stri
 	}
 	slices.Sort(known)
 	seen := map[string]*yaml.Node{}
-	for key, val := range d.pairs(path, n) {
+	for key, val := range d.Pairs(path, n) {
 		fn, ok := fields[key.Value]
 		if !ok {
-			d.errorAt(key, unknownKeyHint(key.Value, known), "unknown key %q in %s", key.Value, displayPath(path))
+			d.ErrorAt(key, unknownKeyHint(key.Value, known), "unknown key %q in %s", key.Value, d.displayPath(path))
 			continue
 		}
 		seen[key.Value] = val
@@ -109,22 +138,22 @@ func (d *decoder) mapping(path string, n *yaml.Node, fields fieldFuncs) map[stri
 	return seen
 }
 
-// pairs yields the key and value nodes of a mapping, reporting non-string,
+// Pairs yields the key and value nodes of a mapping, reporting non-string,
 // merge and duplicate keys.
-func (d *decoder) pairs(path string, n *yaml.Node) func(yield func(k, v *yaml.Node) bool) {
+func (d *Decoder) Pairs(path string, n *yaml.Node) func(yield func(k, v *yaml.Node) bool) {
 	return func(yield func(k, v *yaml.Node) bool) {
 		dup := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key, val := deref(n.Content[i]), deref(n.Content[i+1])
 			switch {
 			case key.Kind != yaml.ScalarNode:
-				d.errorAt(key, "keys are plain names", "%s: a key must be a string, got %s", displayPath(path), kindName(key))
+				d.ErrorAt(key, "keys are plain names", "%s: a key must be a string, got %s", d.displayPath(path), kindName(key))
 				continue
 			case key.ShortTag() == "!!merge":
-				d.errorAt(key, "write the keys out", "%s: merge keys (<<) are not supported", displayPath(path))
+				d.ErrorAt(key, "write the keys out", "%s: merge keys (<<) are not supported", d.displayPath(path))
 				continue
 			case dup[key.Value]:
-				d.errorAt(key, "remove one of them", "duplicate key %q in %s", key.Value, displayPath(path))
+				d.ErrorAt(key, "remove one of them", "duplicate key %q in %s", key.Value, d.displayPath(path))
 				continue
 			}
 			dup[key.Value] = true
@@ -135,131 +164,132 @@ func (d *decoder) pairs(path string, n *yaml.Node) func(yield func(k, v *yaml.No
 	}
 }
 
-// displayPath names a path in messages.
-func displayPath(path string) string {
+// displayPath names a path in messages: "" is "the task spec" (or the
+// decoder's noun).
+func (d *Decoder) displayPath(path string) string {
 	if path == "" {
-		return "the task spec"
+		return "the " + d.noun + " spec"
 	}
 	return path
 }
 
-// require reports the keys of required missing from seen, at the mapping.
-func (d *decoder) require(path string, n *yaml.Node, seen map[string]*yaml.Node, required ...string) {
+// Require reports the keys of required missing from seen, at the mapping.
+func (d *Decoder) Require(path string, n *yaml.Node, seen map[string]*yaml.Node, required ...string) {
 	if seen == nil {
 		return
 	}
 	for _, k := range required {
 		if _, ok := seen[k]; !ok {
-			d.errorAt(n, fmt.Sprintf("add %q", k+": ..."), "%s: missing required key %q", displayPath(path), k)
+			d.ErrorAt(n, fmt.Sprintf("add %q", k+": ..."), "%s: missing required key %q", d.displayPath(path), k)
 		}
 	}
 }
 
-// str decodes a string scalar.
-func (d *decoder) str(path string, n *yaml.Node) string {
+// Str decodes a string scalar.
+func (d *Decoder) Str(path string, n *yaml.Node) string {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
 		hint := ""
 		if n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" {
 			hint = fmt.Sprintf("quote it: %q", n.Value)
 		}
-		d.typeError(path, n, "a string", hint)
+		d.TypeError(path, n, "a string", hint)
 		return ""
 	}
 	return n.Value
 }
 
-// nonEmpty decodes a string that must not be blank.
-func (d *decoder) nonEmpty(path string, n *yaml.Node) string {
-	s := d.str(path, n)
+// NonEmpty decodes a string that must not be blank.
+func (d *Decoder) NonEmpty(path string, n *yaml.Node) string {
+	s := d.Str(path, n)
 	if deref(n).ShortTag() == "!!str" && strings.TrimSpace(s) == "" {
-		d.errorAt(n, "give it a value or remove the key", "%s: must not be empty", path)
+		d.ErrorAt(n, "give it a value or remove the key", "%s: must not be empty", path)
 	}
 	return s
 }
 
-// scalarText decodes any scalar (string, number, boolean) as its text, for
+// ScalarText decodes any scalar (string, number, boolean) as its text, for
 // input values where `default: 3` means "3".
-func (d *decoder) scalarText(path string, n *yaml.Node) (string, bool) {
+func (d *Decoder) ScalarText(path string, n *yaml.Node) (string, bool) {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
-		d.typeError(path, n, "a string", "")
+		d.TypeError(path, n, "a string", "")
 		return "", false
 	}
 	return n.Value, true
 }
 
-// integer decodes an integer that is at least lo.
-func (d *decoder) integer(path string, n *yaml.Node, lo int64) int64 {
+// Integer decodes an integer that is at least lo.
+func (d *Decoder) Integer(path string, n *yaml.Node, lo int64) int64 {
 	n = deref(n)
 	var v int64
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
-		d.typeError(path, n, "an integer", "")
+		d.TypeError(path, n, "an integer", "")
 		return 0
 	}
 	if v < lo {
-		d.errorAt(n, "", "%s: must be at least %d, got %d", path, lo, v)
+		d.ErrorAt(n, "", "%s: must be at least %d, got %d", path, lo, v)
 		return 0
 	}
 	if v > math.MaxInt32 {
-		d.errorAt(n, "", "%s: %d is too large", path, v)
+		d.ErrorAt(n, "", "%s: %d is too large", path, v)
 		return 0
 	}
 	return v
 }
 
-// number decodes a non-negative finite number.
-func (d *decoder) number(path string, n *yaml.Node) float64 {
+// Number decodes a non-negative finite number.
+func (d *Decoder) Number(path string, n *yaml.Node) float64 {
 	n = deref(n)
 	var v float64
 	tag := n.ShortTag()
 	if n.Kind != yaml.ScalarNode || (tag != "!!int" && tag != "!!float") || n.Decode(&v) != nil {
-		d.typeError(path, n, "a number", "")
+		d.TypeError(path, n, "a number", "")
 		return 0
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		d.errorAt(n, "", "%s: must be a finite number ≥ 0, got %s", path, n.Value)
+		d.ErrorAt(n, "", "%s: must be a finite number ≥ 0, got %s", path, n.Value)
 		return 0
 	}
 	return v
 }
 
-// boolean decodes true or false.
-func (d *decoder) boolean(path string, n *yaml.Node) bool {
+// Boolean decodes true or false.
+func (d *Decoder) Boolean(path string, n *yaml.Node) bool {
 	n = deref(n)
 	var v bool
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&v) != nil {
-		d.typeError(path, n, "true or false", "")
+		d.TypeError(path, n, "true or false", "")
 		return false
 	}
 	return v
 }
 
-// duration decodes a positive Go duration string such as "90s" or "20m".
-func (d *decoder) duration(path string, n *yaml.Node) time.Duration {
+// Duration decodes a positive Go duration string such as "90s" or "20m".
+func (d *Decoder) Duration(path string, n *yaml.Node) time.Duration {
 	n = deref(n)
 	const hint = `use a number with a unit: "90s", "20m", "1h30m"`
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-		d.typeError(path, n, "a duration", hint)
+		d.TypeError(path, n, "a duration", hint)
 		return 0
 	}
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		d.errorAt(n, hint, "%s: bad duration %q", path, n.Value)
+		d.ErrorAt(n, hint, "%s: bad duration %q", path, n.Value)
 		return 0
 	}
 	if v <= 0 {
-		d.errorAt(n, hint, "%s: duration must be positive, got %q", path, n.Value)
+		d.ErrorAt(n, hint, "%s: duration must be positive, got %q", path, n.Value)
 		return 0
 	}
 	return v
 }
 
-// strList decodes a list of strings; each item is checked by item.
-func (d *decoder) strList(path string, n *yaml.Node, item func(path string, n *yaml.Node) string) []string {
+// StrList decodes a list of strings; each item is checked by item.
+func (d *Decoder) StrList(path string, n *yaml.Node, item func(path string, n *yaml.Node) string) []string {
 	n = deref(n)
 	if n.Kind != yaml.SequenceNode {
-		d.typeError(path, n, "a list", "")
+		d.TypeError(path, n, "a list", "")
 		return nil
 	}
 	out := make([]string, 0, len(n.Content))
@@ -269,16 +299,37 @@ func (d *decoder) strList(path string, n *yaml.Node, item func(path string, n *y
 	return out
 }
 
-// DerefYAML follows YAML aliases (*name) to the node they stand for. It is
-// the task spec decoder's own helper, exported so that other strict spec
-// decoders (the batch spec) resolve aliases the same way.
-func DerefYAML(n *yaml.Node) *yaml.Node { return deref(n) }
+// Fields decodes the mapping n at path like Mapping, for the keys given,
+// and returns their value nodes (aliases followed) by key; nil when n is
+// not a mapping.
+func (d *Decoder) Fields(path string, n *yaml.Node, keys ...string) map[string]*yaml.Node {
+	fields := make(FieldFuncs, len(keys))
+	for _, k := range keys {
+		fields[k] = func(string, *yaml.Node) {}
+	}
+	return d.Mapping(path, n, fields)
+}
 
-// YAMLKindName describes a node's type for "expected X, got Y" messages
-// ("a mapping", "a list", "a string", "null", ...), as task spec errors
-// word it.
-func YAMLKindName(n *yaml.Node) string { return kindName(n) }
+// StringMap decodes a mapping of scalars as strings; numbers and booleans
+// are kept as written ("3", "true"), as for task inputs.
+func (d *Decoder) StringMap(path string, n *yaml.Node) map[string]string {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.TypeError(d.displayPath(path), n, "a mapping", "")
+		return nil
+	}
+	out := make(map[string]string, len(n.Content)/2)
+	for key, val := range d.Pairs(path, n) {
+		if v, ok := d.ScalarText(joinPath(path, key.Value), val); ok {
+			out[key.Value] = v
+		}
+	}
+	return out
+}
 
-// EditDistance is the Levenshtein distance between a and b, in runes, that
-// the task spec loader uses to suggest a key for a typo.
-func EditDistance(a, b string) int { return editDistance(a, b) }
+// Deref follows YAML aliases (*name) to the node they stand for.
+func Deref(n *yaml.Node) *yaml.Node { return deref(n) }
+
+// Suggest returns the candidate closest to word (a likely typo of it), or
+// "" when none is close.
+func Suggest(word string, candidates []string) string { return suggest(word, candidates) }

@@ -35,8 +35,12 @@ func Load(path string) (*Spec, error) {
 // LoadBytes parses and validates a task spec; name is the file name used in
 // error messages and stored in Spec.Path.
 func LoadBytes(name string, data []byte) (*Spec, error) {
-	d := &decoder{file: name, src: data, pos: map[string]Pos{}}
-	root := d.document(data)
+	d := NewDecoder(name, "task", data)
+	if len(data) > MaxSize {
+		d.ErrorAtPos(Pos{1, 1}, "", "the task spec is larger than %d bytes", MaxSize)
+		return nil, d.errs.sorted()
+	}
+	root := d.Document()
 	if root == nil {
 		return nil, d.errs.sorted()
 	}
@@ -49,18 +53,14 @@ func LoadBytes(name string, data []byte) (*Spec, error) {
 	return s, nil
 }
 
-// document parses data as exactly one YAML document and returns its root
-// node, or nil after recording an error.
-func (d *decoder) document(data []byte) *yaml.Node {
-	if len(data) > MaxSize {
-		d.errorAtPos(Pos{1, 1}, "", "the task spec is larger than %d bytes", MaxSize)
-		return nil
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+// Document parses the decoder's source as exactly one YAML document and
+// returns its root node, or nil after recording an error.
+func (d *Decoder) Document() *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(d.src))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			d.errorAtPos(Pos{1, 1}, `start with "version: 1"`, "the task spec is empty")
+			d.ErrorAtPos(Pos{1, 1}, `start with "version: 1"`, "the %s spec is empty", d.noun)
 		} else {
 			d.yamlError(err)
 		}
@@ -69,14 +69,14 @@ func (d *decoder) document(data []byte) *yaml.Node {
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case err == nil:
-		d.errorAt(&extra, "put one task in each file", "the file holds more than one YAML document")
+		d.ErrorAt(&extra, "put one "+d.noun+" in each file", "the file holds more than one YAML document")
 		return nil
 	case !errors.Is(err, io.EOF):
 		d.yamlError(err)
 		return nil
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		d.errorAtPos(Pos{1, 1}, `start with "version: 1"`, "the task spec is empty")
+		d.ErrorAtPos(Pos{1, 1}, `start with "version: 1"`, "the %s spec is empty", d.noun)
 		return nil
 	}
 	return doc.Content[0]
@@ -87,7 +87,7 @@ var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // yamlError records a YAML syntax error. yaml.v3 reports lines only, and
 // for parser errors ("did not find expected …") the 0-based line of the
 // construct the error is in, hence the +1.
-func (d *decoder) yamlError(err error) {
+func (d *Decoder) yamlError(err error) {
 	p, msg := Pos{1, 1}, err.Error()
 	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
 		if line, convErr := strconv.Atoi(m[1]); convErr == nil {
@@ -98,7 +98,7 @@ func (d *decoder) yamlError(err error) {
 		}
 		msg = m[2]
 	}
-	d.errorAtPos(p, "fix the YAML syntax", "YAML: %s", msg)
+	d.ErrorAtPos(p, "fix the YAML syntax", "YAML: %s", msg)
 }
 
 // templateField is a string value to check as a template once the inputs
@@ -109,31 +109,31 @@ type templateField struct {
 }
 
 // spec decodes the root mapping.
-func (d *decoder) spec(root *yaml.Node) *Spec {
+func (d *Decoder) spec(root *yaml.Node) *Spec {
 	s := &Spec{}
 	var templates []templateField
 	tmpl := func(p string, n *yaml.Node) string {
 		templates = append(templates, templateField{p, deref(n)})
-		return d.nonEmpty(p, n)
+		return d.NonEmpty(p, n)
 	}
-	seen := d.mapping("", root, fieldFuncs{
+	seen := d.Mapping("", root, FieldFuncs{
 		"version":      func(p string, n *yaml.Node) { s.Version = d.version(p, n) },
 		"name":         func(p string, n *yaml.Node) { s.Name = d.name(p, n) },
-		"description":  func(p string, n *yaml.Node) { s.Description = d.str(p, n) },
-		"model":        func(p string, n *yaml.Node) { s.Model = d.nonEmpty(p, n) },
-		"instructions": func(p string, n *yaml.Node) { s.Instructions = d.str(p, n) },
+		"description":  func(p string, n *yaml.Node) { s.Description = d.Str(p, n) },
+		"model":        func(p string, n *yaml.Node) { s.Model = d.NonEmpty(p, n) },
+		"instructions": func(p string, n *yaml.Node) { s.Instructions = d.Str(p, n) },
 		"prompt":       func(p string, n *yaml.Node) { s.Prompt = tmpl(p, n) },
 		"inputs":       func(p string, n *yaml.Node) { s.Inputs = d.inputs(p, n) },
 		"permissions":  func(p string, n *yaml.Node) { s.Permissions = d.permissions(p, n) },
 		"limits":       func(p string, n *yaml.Node) { s.Limits = d.limits(p, n) },
 		"checks":       func(p string, n *yaml.Node) { s.Checks = d.checks(p, n) },
-		"retries":      func(p string, n *yaml.Node) { s.Retries = int(d.integer(p, n, 0)) },
+		"retries":      func(p string, n *yaml.Node) { s.Retries = int(d.Integer(p, n, 0)) },
 		"output":       func(p string, n *yaml.Node) { s.Output = d.output(p, n) },
 		"github":       func(p string, n *yaml.Node) { s.GitHub = d.github(p, n, tmpl) },
 		"models":       func(p string, n *yaml.Node) { s.Models = d.models(p, n) },
 		"env":          func(p string, n *yaml.Node) { s.Env = d.env(p, n) },
 	})
-	d.require("", root, seen, "version", "name", "prompt")
+	d.Require("", root, seen, "version", "name", "prompt")
 	for _, t := range templates {
 		if t.node.ShortTag() == "!!str" {
 			d.checkTemplate(t.path, t.node, s.Inputs)
@@ -143,10 +143,10 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 }
 
 // version decodes "version", which must be Version.
-func (d *decoder) version(path string, n *yaml.Node) int {
-	v := d.integer(path, n, 0)
+func (d *Decoder) version(path string, n *yaml.Node) int {
+	v := d.Integer(path, n, 0)
 	if v != 0 && v != Version || v == 0 && deref(n).ShortTag() == "!!int" {
-		d.errorAt(n, fmt.Sprintf("this runner reads version %d", Version), "%s: unsupported spec version %s", path, deref(n).Value)
+		d.ErrorAt(n, fmt.Sprintf("this runner reads version %d", Version), "%s: unsupported spec version %s", path, deref(n).Value)
 	}
 	return int(v)
 }
@@ -154,10 +154,10 @@ func (d *decoder) version(path string, n *yaml.Node) int {
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // name decodes the task name.
-func (d *decoder) name(path string, n *yaml.Node) string {
-	s := d.str(path, n)
+func (d *Decoder) name(path string, n *yaml.Node) string {
+	s := d.Str(path, n)
 	if deref(n).ShortTag() == "!!str" && !namePattern.MatchString(s) {
-		d.errorAt(n, `use letters, digits, ".", "_" and "-", at most 64, e.g. "fix-tests"`, "%s: bad task name %q", path, s)
+		d.ErrorAt(n, `use letters, digits, ".", "_" and "-", at most 64, e.g. "fix-tests"`, "%s: bad task name %q", path, s)
 	}
 	return s
 }

@@ -20,19 +20,19 @@ const (
 )
 
 // output decodes "output".
-func (d *decoder) output(path string, n *yaml.Node) Output {
+func (d *Decoder) output(path string, n *yaml.Node) Output {
 	var o Output
-	d.mapping(path, n, fieldFuncs{
+	d.Mapping(path, n, FieldFuncs{
 		"schema": func(p string, n *yaml.Node) { o.Schema = d.outputSchema(p, n) },
 	})
 	return o
 }
 
 // outputSchema converts a YAML mapping to a JSON Schema and compiles it.
-func (d *decoder) outputSchema(path string, n *yaml.Node) map[string]any {
+func (d *Decoder) outputSchema(path string, n *yaml.Node) map[string]any {
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
-		d.typeError(path, n, "a JSON Schema object", `e.g. {type: object, properties: {...}}`)
+		d.TypeError(path, n, "a JSON Schema object", `e.g. {type: object, properties: {...}}`)
 		return nil
 	}
 	budget := maxSchemaNodes
@@ -42,12 +42,12 @@ func (d *decoder) outputSchema(path string, n *yaml.Node) map[string]any {
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		d.errorAt(n, "", "%s: %v", path, err)
+		d.ErrorAt(n, "", "%s: %v", path, err)
 		return nil
 	}
 	var schema map[string]any
 	if err := json.Unmarshal(raw, &schema); err != nil {
-		d.errorAt(n, "", "%s: %v", path, err)
+		d.ErrorAt(n, "", "%s: %v", path, err)
 		return nil
 	}
 	if _, err := CompileSchema(schema); err != nil {
@@ -58,18 +58,18 @@ func (d *decoder) outputSchema(path string, n *yaml.Node) map[string]any {
 }
 
 // toJSON converts a YAML node to a JSON-compatible value.
-func (d *decoder) toJSON(path string, n *yaml.Node, budget *int, depth int) (any, bool) {
+func (d *Decoder) toJSON(path string, n *yaml.Node, budget *int, depth int) (any, bool) {
 	n = deref(n)
 	*budget--
 	if *budget < 0 || depth > maxSchemaDepth {
 		root, _, _ := strings.Cut(path, "/")
-		d.errorAt(n, "simplify the schema", "%s: schema is too large or too deeply nested", root)
+		d.ErrorAt(n, "simplify the schema", "%s: schema is too large or too deeply nested", root)
 		return nil, false
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		m := map[string]any{}
-		for key, val := range d.pairs(path, n) {
+		for key, val := range d.Pairs(path, n) {
 			v, ok := d.toJSON(path+"/"+key.Value, val, budget, depth+1)
 			if !ok {
 				return nil, false
@@ -92,7 +92,7 @@ func (d *decoder) toJSON(path string, n *yaml.Node, budget *int, depth int) (any
 }
 
 // scalarJSON converts a YAML scalar to a JSON value.
-func (d *decoder) scalarJSON(path string, n *yaml.Node) (any, bool) {
+func (d *Decoder) scalarJSON(path string, n *yaml.Node) (any, bool) {
 	switch n.ShortTag() {
 	case "!!null":
 		return nil, true
@@ -106,23 +106,23 @@ func (d *decoder) scalarJSON(path string, n *yaml.Node) (any, bool) {
 		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			return f, true
 		}
-		d.errorAt(n, "JSON numbers are finite", "%s: %q is not a JSON number", path, n.Value)
+		d.ErrorAt(n, "JSON numbers are finite", "%s: %q is not a JSON number", path, n.Value)
 		return nil, false
 	default:
 		return n.Value, true
 	}
-	d.errorAt(n, "", "%s: cannot read %q", path, n.Value)
+	d.ErrorAt(n, "", "%s: cannot read %q", path, n.Value)
 	return nil, false
 }
 
 // schemaError records a compile error of the output schema, at the part of
 // the schema it is about when the compiler says where.
-func (d *decoder) schemaError(path string, n *yaml.Node, err error) {
+func (d *Decoder) schemaError(path string, n *yaml.Node, err error) {
 	const hint = "the output schema must be a valid JSON Schema (draft 2020-12)"
 	var sve *jsonschema.SchemaValidationError
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &sve) || !errors.As(sve.Err, &ve) {
-		d.errorAt(n, hint, "%s: %v", path, err)
+		d.ErrorAt(n, hint, "%s: %v", path, err)
 		return
 	}
 	leaf := ve
@@ -138,7 +138,7 @@ func (d *decoder) schemaError(path string, n *yaml.Node, err error) {
 	if len(leaf.InstanceLocation) > 0 {
 		where += "/" + strings.Join(leaf.InstanceLocation, "/")
 	}
-	d.errorAt(at, hint, "%s: %s", where, msg)
+	d.ErrorAt(at, hint, "%s: %s", where, msg)
 }
 
 // nodeAt follows a JSON pointer (as tokens) into a YAML node, stopping at

@@ -38,22 +38,22 @@ func coveredBy(name string) string {
 const headlessAskHint = `the runner is headless and nobody can answer: use allow or deny`
 
 // permissions decodes "permissions": name → action, or name → {pattern: action}.
-func (d *decoder) permissions(path string, n *yaml.Node) map[string]any {
+func (d *Decoder) permissions(path string, n *yaml.Node) map[string]any {
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
-		d.typeError(path, n, "a mapping of permission names", "")
+		d.TypeError(path, n, "a mapping of permission names", "")
 		return nil
 	}
 	names := permissionNames()
 	out := map[string]any{}
-	for key, val := range d.pairs(path, n) {
+	for key, val := range d.Pairs(path, n) {
 		name, p := key.Value, joinPath(path, key.Value)
 		if !slices.Contains(names, name) {
 			hint := unknownKeyHint(name, names)
 			if c := coveredBy(name); c != "" {
 				hint = fmt.Sprintf("%s is covered by the %q permission", name, c)
 			}
-			d.errorAt(key, hint, "%s: unknown permission %q", path, name)
+			d.ErrorAt(key, hint, "%s: unknown permission %q", path, name)
 			continue
 		}
 		d.pos[p] = posOf(val)
@@ -65,7 +65,7 @@ func (d *decoder) permissions(path string, n *yaml.Node) map[string]any {
 		case yaml.MappingNode:
 			out[name] = d.patternRules(p, name, val)
 		default:
-			d.typeError(p, val, "an action (allow or deny) or a mapping of pattern: action", "")
+			d.TypeError(p, val, "an action (allow or deny) or a mapping of pattern: action", "")
 		}
 	}
 	return out
@@ -73,12 +73,12 @@ func (d *decoder) permissions(path string, n *yaml.Node) map[string]any {
 
 // patternRules decodes {pattern: action} for the permission name. Values
 // are strings in a map[string]any, the shape encoding/json and yaml.v3 give.
-func (d *decoder) patternRules(path, name string, n *yaml.Node) map[string]any {
+func (d *Decoder) patternRules(path, name string, n *yaml.Node) map[string]any {
 	rules := map[string]any{}
-	for key, val := range d.pairs(path, n) {
+	for key, val := range d.Pairs(path, n) {
 		p := fmt.Sprintf("%s[%q]", path, key.Value)
 		if msg, hint := checkPattern(name, key.Value); msg != "" {
-			d.errorAt(key, hint, "%s: %s", p, msg)
+			d.ErrorAt(key, hint, "%s: %s", p, msg)
 			continue
 		}
 		if a, ok := d.action(p, val); ok {
@@ -89,15 +89,15 @@ func (d *decoder) patternRules(path, name string, n *yaml.Node) map[string]any {
 }
 
 // action decodes allow or deny.
-func (d *decoder) action(path string, n *yaml.Node) (permission.Action, bool) {
+func (d *Decoder) action(path string, n *yaml.Node) (permission.Action, bool) {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-		d.typeError(path, n, "allow or deny", "")
+		d.TypeError(path, n, "allow or deny", "")
 		return "", false
 	}
 	a, msg, hint := parseAction(n.Value)
 	if msg != "" {
-		d.errorAt(n, hint, "%s: %s", path, msg)
+		d.ErrorAt(n, hint, "%s: %s", path, msg)
 		return "", false
 	}
 	return a, true

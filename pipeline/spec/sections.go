@@ -12,17 +12,17 @@ import (
 var identPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // inputs decodes "inputs": name → null or {description, required, default, enum}.
-func (d *decoder) inputs(path string, n *yaml.Node) map[string]Input {
+func (d *Decoder) inputs(path string, n *yaml.Node) map[string]Input {
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
-		d.typeError(path, n, "a mapping of input names", "")
+		d.TypeError(path, n, "a mapping of input names", "")
 		return nil
 	}
 	out := map[string]Input{}
-	for key, val := range d.pairs(path, n) {
+	for key, val := range d.Pairs(path, n) {
 		p := joinPath(path, key.Value)
 		if !identPattern.MatchString(key.Value) {
-			d.errorAt(key, "start with a letter; use letters, digits and _, so that {{ .Inputs.NAME }} works", "%s: bad input name %q", path, key.Value)
+			d.ErrorAt(key, "start with a letter; use letters, digits and _, so that {{ .Inputs.NAME }} works", "%s: bad input name %q", path, key.Value)
 			continue
 		}
 		d.pos[p] = posOf(key)
@@ -36,13 +36,13 @@ func (d *decoder) inputs(path string, n *yaml.Node) map[string]Input {
 }
 
 // input decodes one input declaration.
-func (d *decoder) input(path string, n *yaml.Node, in Input) Input {
+func (d *Decoder) input(path string, n *yaml.Node, in Input) Input {
 	var defNode *yaml.Node
-	seen := d.mapping(path, n, fieldFuncs{
-		"description": func(p string, n *yaml.Node) { in.Description = d.str(p, n) },
-		"required":    func(p string, n *yaml.Node) { in.Required = d.boolean(p, n) },
+	seen := d.Mapping(path, n, FieldFuncs{
+		"description": func(p string, n *yaml.Node) { in.Description = d.Str(p, n) },
+		"required":    func(p string, n *yaml.Node) { in.Required = d.Boolean(p, n) },
 		"default": func(p string, n *yaml.Node) {
-			if v, ok := d.scalarText(p, n); ok {
+			if v, ok := d.ScalarText(p, n); ok {
 				in.Default, defNode = &v, n
 			}
 		},
@@ -52,29 +52,29 @@ func (d *decoder) input(path string, n *yaml.Node, in Input) Input {
 		return in
 	}
 	if in.Required && in.Default != nil {
-		d.errorAt(seen["required"], "remove required or the default", "%s: a required input cannot have a default", path)
+		d.ErrorAt(seen["required"], "remove required or the default", "%s: a required input cannot have a default", path)
 	}
 	if defNode != nil && len(in.Enum) > 0 && !slices.Contains(in.Enum, *in.Default) {
-		d.errorAt(defNode, "allowed: "+strings.Join(in.Enum, ", "), "%s.default: %q is not one of the enum values", path, *in.Default)
+		d.ErrorAt(defNode, "allowed: "+strings.Join(in.Enum, ", "), "%s.default: %q is not one of the enum values", path, *in.Default)
 	}
 	return in
 }
 
 // enum decodes a non-empty list of distinct scalar values.
-func (d *decoder) enum(path string, n *yaml.Node) []string {
+func (d *Decoder) enum(path string, n *yaml.Node) []string {
 	n = deref(n)
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		d.typeError(path, n, "a non-empty list", "")
+		d.TypeError(path, n, "a non-empty list", "")
 		return nil
 	}
 	var out []string
 	for i, c := range n.Content {
-		v, ok := d.scalarText(fmt.Sprintf("%s[%d]", path, i), c)
+		v, ok := d.ScalarText(fmt.Sprintf("%s[%d]", path, i), c)
 		if !ok {
 			continue
 		}
 		if slices.Contains(out, v) {
-			d.errorAt(c, "remove the duplicate", "%s[%d]: %q is listed twice", path, i, v)
+			d.ErrorAt(c, "remove the duplicate", "%s[%d]: %q is listed twice", path, i, v)
 		}
 		out = append(out, v)
 	}
@@ -82,24 +82,24 @@ func (d *decoder) enum(path string, n *yaml.Node) []string {
 }
 
 // limits decodes "limits".
-func (d *decoder) limits(path string, n *yaml.Node) Limits {
+func (d *Decoder) limits(path string, n *yaml.Node) Limits {
 	var l Limits
-	d.mapping(path, n, fieldFuncs{
-		"max_steps":    func(p string, n *yaml.Node) { l.MaxSteps = int(d.integer(p, n, 1)) },
-		"max_cost_usd": func(p string, n *yaml.Node) { l.MaxCostUSD = d.number(p, n) },
-		"max_tokens":   func(p string, n *yaml.Node) { l.MaxTokens = d.integer(p, n, 1) },
-		"timeout":      func(p string, n *yaml.Node) { l.Timeout = d.duration(p, n) },
-		"tool_timeout": func(p string, n *yaml.Node) { l.ToolTimeout = d.duration(p, n) },
-		"max_denials":  func(p string, n *yaml.Node) { l.MaxDenials = int(d.integer(p, n, 1)) },
+	d.Mapping(path, n, FieldFuncs{
+		"max_steps":    func(p string, n *yaml.Node) { l.MaxSteps = int(d.Integer(p, n, 1)) },
+		"max_cost_usd": func(p string, n *yaml.Node) { l.MaxCostUSD = d.Number(p, n) },
+		"max_tokens":   func(p string, n *yaml.Node) { l.MaxTokens = d.Integer(p, n, 1) },
+		"timeout":      func(p string, n *yaml.Node) { l.Timeout = d.Duration(p, n) },
+		"tool_timeout": func(p string, n *yaml.Node) { l.ToolTimeout = d.Duration(p, n) },
+		"max_denials":  func(p string, n *yaml.Node) { l.MaxDenials = int(d.Integer(p, n, 1)) },
 	})
 	return l
 }
 
 // checks decodes "checks": a list of {name, run, timeout} with unique names.
-func (d *decoder) checks(path string, n *yaml.Node) []Check {
+func (d *Decoder) checks(path string, n *yaml.Node) []Check {
 	n = deref(n)
 	if n.Kind != yaml.SequenceNode {
-		d.typeError(path, n, "a list of checks", "")
+		d.TypeError(path, n, "a list of checks", "")
 		return nil
 	}
 	out := make([]Check, 0, len(n.Content))
@@ -107,14 +107,14 @@ func (d *decoder) checks(path string, n *yaml.Node) []Check {
 	for i, item := range n.Content {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		var c Check
-		seen := d.mapping(p, item, fieldFuncs{
-			"name":    func(p string, n *yaml.Node) { c.Name = d.nonEmpty(p, n) },
-			"run":     func(p string, n *yaml.Node) { c.Run = d.nonEmpty(p, n) },
-			"timeout": func(p string, n *yaml.Node) { c.Timeout = d.duration(p, n) },
+		seen := d.Mapping(p, item, FieldFuncs{
+			"name":    func(p string, n *yaml.Node) { c.Name = d.NonEmpty(p, n) },
+			"run":     func(p string, n *yaml.Node) { c.Run = d.NonEmpty(p, n) },
+			"timeout": func(p string, n *yaml.Node) { c.Timeout = d.Duration(p, n) },
 		})
-		d.require(p, deref(item), seen, "name", "run")
+		d.Require(p, deref(item), seen, "name", "run")
 		if c.Name != "" && names[c.Name] {
-			d.errorAt(seen["name"], "give each check its own name", "%s.name: duplicate check name %q", p, c.Name)
+			d.ErrorAt(seen["name"], "give each check its own name", "%s.name: duplicate check name %q", p, c.Name)
 		}
 		names[c.Name] = true
 		out = append(out, c)
@@ -123,20 +123,20 @@ func (d *decoder) checks(path string, n *yaml.Node) []Check {
 }
 
 // github decodes "github"; tmpl decodes a string that is a template.
-func (d *decoder) github(path string, n *yaml.Node, tmpl func(string, *yaml.Node) string) GitHub {
+func (d *Decoder) github(path string, n *yaml.Node, tmpl func(string, *yaml.Node) string) GitHub {
 	var g GitHub
-	d.mapping(path, n, fieldFuncs{
-		"comment": func(p string, n *yaml.Node) { g.Comment = d.boolean(p, n) },
+	d.Mapping(path, n, FieldFuncs{
+		"comment": func(p string, n *yaml.Node) { g.Comment = d.Boolean(p, n) },
 		"pull_request": func(p string, n *yaml.Node) {
 			pr := &PullRequest{}
-			seen := d.mapping(p, n, fieldFuncs{
+			seen := d.Mapping(p, n, FieldFuncs{
 				"branch": func(p string, n *yaml.Node) { pr.Branch = tmpl(p, n) },
 				"title":  func(p string, n *yaml.Node) { pr.Title = tmpl(p, n) },
 				"body":   func(p string, n *yaml.Node) { pr.Body = tmpl(p, n) },
-				"draft":  func(p string, n *yaml.Node) { pr.Draft = d.boolean(p, n) },
-				"labels": func(p string, n *yaml.Node) { pr.Labels = d.strList(p, n, d.nonEmpty) },
+				"draft":  func(p string, n *yaml.Node) { pr.Draft = d.Boolean(p, n) },
+				"labels": func(p string, n *yaml.Node) { pr.Labels = d.StrList(p, n, d.NonEmpty) },
 			})
-			d.require(p, deref(n), seen, "branch", "title")
+			d.Require(p, deref(n), seen, "branch", "title")
 			g.PullRequest = pr
 		},
 	})
@@ -144,20 +144,20 @@ func (d *decoder) github(path string, n *yaml.Node, tmpl func(string, *yaml.Node
 }
 
 // models decodes "models": model name → catalog override.
-func (d *decoder) models(path string, n *yaml.Node) map[string]ModelOverride {
+func (d *Decoder) models(path string, n *yaml.Node) map[string]ModelOverride {
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
-		d.typeError(path, n, "a mapping of model names", "")
+		d.TypeError(path, n, "a mapping of model names", "")
 		return nil
 	}
 	out := map[string]ModelOverride{}
-	price := func(p string, n *yaml.Node) *float64 { v := d.number(p, n); return &v }
-	for key, val := range d.pairs(path, n) {
+	price := func(p string, n *yaml.Node) *float64 { v := d.Number(p, n); return &v }
+	for key, val := range d.Pairs(path, n) {
 		var m ModelOverride
 		p := joinPath(path, key.Value)
-		d.mapping(p, val, fieldFuncs{
-			"context_window":                 func(p string, n *yaml.Node) { m.ContextWindow = int(d.integer(p, n, 1)) },
-			"max_output":                     func(p string, n *yaml.Node) { m.MaxOutput = int(d.integer(p, n, 1)) },
+		d.Mapping(p, val, FieldFuncs{
+			"context_window":                 func(p string, n *yaml.Node) { m.ContextWindow = int(d.Integer(p, n, 1)) },
+			"max_output":                     func(p string, n *yaml.Node) { m.MaxOutput = int(d.Integer(p, n, 1)) },
 			"input_price_per_million":        func(p string, n *yaml.Node) { m.InputPrice = price(p, n) },
 			"cached_input_price_per_million": func(p string, n *yaml.Node) { m.CachedInputPrice = price(p, n) },
 			"output_price_per_million":       func(p string, n *yaml.Node) { m.OutputPrice = price(p, n) },
@@ -168,16 +168,16 @@ func (d *decoder) models(path string, n *yaml.Node) map[string]ModelOverride {
 }
 
 // env decodes "env": a list of distinct environment variable names.
-func (d *decoder) env(path string, n *yaml.Node) []string {
+func (d *Decoder) env(path string, n *yaml.Node) []string {
 	seen := map[string]bool{}
-	return d.strList(path, n, func(p string, n *yaml.Node) string {
-		s := d.str(p, n)
+	return d.StrList(path, n, func(p string, n *yaml.Node) string {
+		s := d.Str(p, n)
 		switch {
 		case deref(n).ShortTag() != "!!str":
 		case !identPattern.MatchString(s):
-			d.errorAt(n, "a name such as GOFLAGS, not NAME=value", "%s: bad environment variable name %q", p, s)
+			d.ErrorAt(n, "a name such as GOFLAGS, not NAME=value", "%s: bad environment variable name %q", p, s)
 		case seen[s]:
-			d.errorAt(n, "remove the duplicate", "%s: %q is listed twice", p, s)
+			d.ErrorAt(n, "remove the duplicate", "%s: %q is listed twice", p, s)
 		}
 		seen[s] = true
 		return s

@@ -34,7 +34,7 @@ var parseErrLine = regexp.MustCompile(`^template: [^:]*:(\d+): (.*)$`)
 
 // checkTemplate parses the template in n and reports syntax errors, unknown
 // top-level fields and inputs that are not declared.
-func (d *decoder) checkTemplate(path string, n *yaml.Node, inputs map[string]Input) {
+func (d *Decoder) checkTemplate(path string, n *yaml.Node, inputs map[string]Input) {
 	text := n.Value
 	t, err := newTemplate(path, text)
 	if err != nil {
@@ -43,7 +43,7 @@ func (d *decoder) checkTemplate(path string, n *yaml.Node, inputs map[string]Inp
 			line, _ := strconv.Atoi(m[1])
 			msg, off = m[2], lineOffset(text, line)
 		}
-		d.errorAtPos(d.textPos(n, off), "see https://pkg.go.dev/text/template", "%s: template: %s", path, msg)
+		d.ErrorAtPos(d.textPos(n, off), "see https://pkg.go.dev/text/template", "%s: template: %s", path, msg)
 		return
 	}
 	declared := make([]string, 0, len(inputs))
@@ -55,13 +55,13 @@ func (d *decoder) checkTemplate(path string, n *yaml.Node, inputs map[string]Inp
 		p := d.textPos(n, refOffset(text, ref))
 		switch {
 		case ref.root != "":
-			d.errorAtPos(p, unknownFieldHint(ref.root), "%s: unknown template field .%s", path, ref.root)
+			d.ErrorAtPos(p, unknownFieldHint(ref.root), "%s: unknown template field .%s", path, ref.root)
 		case !slices.Contains(declared, ref.input):
 			hint := fmt.Sprintf("declare it under inputs:, e.g. %q", ref.input+": {description: ...}")
 			if s := suggest(ref.input, declared); s != "" {
 				hint = fmt.Sprintf("did you mean .Inputs.%s?", s)
 			}
-			d.errorAtPos(p, hint, "%s: template uses input %q, which is not declared", path, ref.input)
+			d.ErrorAtPos(p, hint, "%s: template uses input %q, which is not declared", path, ref.input)
 		}
 	}
 }
@@ -209,7 +209,7 @@ func lineOffset(text string, line int) int {
 // textPos maps a byte offset in a scalar's value to a position in the file.
 // It is exact for literal block scalars (|) and for single-line plain or
 // quoted scalars without escapes; otherwise it is the scalar's position.
-func (d *decoder) textPos(n *yaml.Node, off int) Pos {
+func (d *Decoder) textPos(n *yaml.Node, off int) Pos {
 	text := n.Value
 	off = min(max(off, 0), len(text))
 	line := strings.Count(text[:off], "\n")
@@ -230,7 +230,7 @@ func (d *decoder) textPos(n *yaml.Node, off int) Pos {
 }
 
 // srcLine returns the 1-based line of the source, without its newline.
-func (d *decoder) srcLine(line int) (string, bool) {
+func (d *Decoder) srcLine(line int) (string, bool) {
 	if d.lines == nil {
 		d.lines = strings.Split(string(d.src), "\n")
 	}
@@ -242,7 +242,7 @@ func (d *decoder) srcLine(line int) (string, bool) {
 
 // blockIndent finds the indentation of a block scalar whose indicator is on
 // line: that of its first non-blank content line.
-func (d *decoder) blockIndent(line int) (int, bool) {
+func (d *Decoder) blockIndent(line int) (int, bool) {
 	for l := line + 1; ; l++ {
 		s, ok := d.srcLine(l)
 		if !ok {
@@ -255,7 +255,7 @@ func (d *decoder) blockIndent(line int) (int, bool) {
 }
 
 // rawAt reports whether text appears verbatim in the source at line:col.
-func (d *decoder) rawAt(line, col int, text string) bool {
+func (d *Decoder) rawAt(line, col int, text string) bool {
 	s, ok := d.srcLine(line)
 	return ok && col >= 1 && col-1 <= len(s) && strings.HasPrefix(s[col-1:], text)
 }
