@@ -95,6 +95,11 @@ type execRun struct {
 
 	// patch stage
 	files []snapshot.FileChange
+
+	// outputs stage: the run.finished record, once result.json is written
+	finished *event.RunFinished
+	// publish stage (GitHub Actions)
+	commentURL, prURL string
 }
 
 // Exec runs a task: the stages of the exec pipeline in order, then the
@@ -102,11 +107,12 @@ type execRun struct {
 // an error, a panic, a timeout or a cancel — so that the log always ends
 // with run.finished and the patch, result.json and summary.md are written.
 // Errors map to exit codes with ExitCode; a run that ended with a status
-// other than success returns an *ExitError carrying its exit code.
+// other than success returns an *ExitError carrying its exit code. The
+// Result says what the run did, whatever the error (Result.Reported).
 //
 // Errors found before the out dir exists (bad usage, an invalid spec, a
 // missing API key) are returned at once and write nothing.
-func Exec(ctx context.Context, opts ExecOptions) error {
+func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
 	r := &execRun{opts: opts, start: time.Now(), log: slog.New(slog.DiscardHandler)}
 	if r.opts.Stdout == nil {
 		r.opts.Stdout = io.Discard
@@ -118,12 +124,27 @@ func Exec(ctx context.Context, opts ExecOptions) error {
 		r.closeRecord()
 		r.removeTemp()
 		if notTriggered(err) {
-			return nil
+			return Result{}, nil
 		}
-		return err
+		return Result{}, err
 	}
 	mainErr := runStages(ctx, r.log, r.mainStages())
-	return r.finish(ctx, mainErr)
+	err := r.finish(ctx, mainErr)
+	return r.outcome(), err
+}
+
+// outcome is the Result of a run whose final stages ran.
+func (r *execRun) outcome() Result {
+	res := Result{RunID: r.runID, OutDir: r.outDir, EventsPath: r.eventsPath, Denials: r.result.Denials,
+		CommentURL: r.commentURL, PRURL: r.prURL}
+	if len(r.files) > 0 {
+		res.Files = eventFiles(r.files)
+	}
+	if f := r.finished; f != nil {
+		res.Reported, res.Status, res.ExitCode, res.Error = true, f.Status, f.ExitCode, f.Error
+		res.FinalMessage, res.Steps, res.Tokens, res.CostUSD, res.PatchPath = f.FinalMessage, f.Steps, f.Tokens, f.CostUSD, f.PatchPath
+	}
+	return res
 }
 
 // setupStages check everything that can be checked before anything is

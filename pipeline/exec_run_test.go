@@ -67,7 +67,7 @@ func TestExecEventsToStdoutIsolated(t *testing.T) {
 	srv := newModel(t, writeTurn(), llmtest.Turn{Text: "Wrote hello.txt."}.Reply())
 	out, patch := t.TempDir(), filepath.Join(t.TempDir(), "p", "x.patch")
 	var stdout, stderr bytes.Buffer
-	err := Exec(t.Context(), ExecOptions{
+	res, err := Exec(t.Context(), ExecOptions{
 		Task: spec, Repo: repo, Out: out, Events: "-", Patch: patch, Isolate: true, Quiet: true,
 		BaseURL: srv.URL(), APIKey: "sk-unit-0123456789abcdef", Stdout: &stdout, Stderr: &stderr,
 	})
@@ -78,6 +78,12 @@ func TestExecEventsToStdoutIsolated(t *testing.T) {
 	var fin event.RunFinished
 	if err := recs[len(recs)-1].Decode(&fin); err != nil || fin.Status != "success" || fin.PatchPath != patch || fin.FilesChanged != 1 {
 		t.Errorf("run.finished %+v (%v)", fin, err)
+	}
+	// The typed result says what run.finished says.
+	if !res.Reported || res.Status != fin.Status || res.ExitCode != fin.ExitCode || res.Steps != fin.Steps ||
+		res.PatchPath != fin.PatchPath || len(res.Files) != fin.FilesChanged || res.Files[0].Path != "hello.txt" ||
+		res.OutDir != out || res.EventsPath != "" || res.Error != nil || res.FinalMessage != fin.FinalMessage {
+		t.Errorf("Result %+v does not match run.finished %+v", res, fin)
 	}
 	// validLog checked every line of stdout: the final message is not there.
 	if stderr.Len() != 0 {
@@ -103,7 +109,7 @@ func TestExecOutDirInWorkTree(t *testing.T) {
 	srv := newModel(t, writeTurn(), llmtest.Turn{Text: "Done."}.Reply())
 	out := filepath.Join(repo, ".runner", "runs", "x")
 	var stdout bytes.Buffer
-	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
+	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
 		APIKey: "sk-unit-0123456789abcdef", Stdout: &stdout})
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +139,7 @@ func TestExecStatuses(t *testing.T) {
 			spec, repo := execFixture(t)
 			srv := newModel(t, tt.replies...)
 			out := t.TempDir()
-			err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
+			_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
 				APIKey: "sk-unit-0123456789abcdef"})
 			if got := ExitCode(err); got != tt.code {
 				t.Fatalf("exit %d (%v), want %d", got, err, tt.code)
@@ -159,13 +165,16 @@ func TestExecSetupErrors(t *testing.T) {
 		"no key":       {Task: spec, Repo: repo},
 		"no repo":      {Task: spec, Repo: filepath.Join(repo, "missing"), APIKey: "k"},
 		"no cassette":  {Task: spec, Repo: repo, Replay: filepath.Join(repo, "missing.jsonl")},
-		"bad input":    {Task: spec, Repo: repo, APIKey: "k", Set: []string{"nope=1"}},
+		"bad input":    {Task: spec, Repo: repo, APIKey: "k", Inputs: map[string]string{"nope": "1"}},
 		"missing spec": {Task: filepath.Join(repo, "none.yaml"), Repo: repo, APIKey: "k"},
 	}
 	for name, o := range tests {
 		t.Run(name, func(t *testing.T) {
 			o.Out = filepath.Join(t.TempDir(), "out")
-			err := Exec(t.Context(), o)
+			res, err := Exec(t.Context(), o)
+			if res.Reported {
+				t.Errorf("Result %+v reported for a run that never started", res)
+			}
 			if ExitCode(err) != ExitUsage {
 				t.Fatalf("exit %d (%v), want 2", ExitCode(err), err)
 			}
@@ -195,10 +204,13 @@ func TestExecInfraFailureStillFinishes(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(repo, "cache"))
 	srv := newModel(t)
 	out := t.TempDir()
-	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
+	res, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
 		APIKey: "sk-unit-0123456789abcdef"})
 	if ExitCode(err) != ExitInfra {
 		t.Fatalf("exit %d (%v), want 3", ExitCode(err), err)
+	}
+	if !res.Reported || res.Status != event.StatusError || res.ExitCode != ExitInfra || res.Error == nil || res.Error.Class != event.ClassInfra {
+		t.Errorf("Result %+v, want a reported infra error", res)
 	}
 	data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
 	if rerr != nil {

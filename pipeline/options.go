@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/seed43ef5acb/runner/runner"
 )
 
 // ExecOptions configure one `runner exec` run: one field per command-line
@@ -18,9 +20,9 @@ type ExecOptions struct {
 	Model string
 	// BaseURL is the OpenAI-compatible endpoint (--base-url, env OPENAI_BASE_URL).
 	BaseURL string
-	// Set holds the task inputs as given, "KEY=VALUE" each (--set, repeatable);
-	// see ParseInputs.
-	Set []string
+	// Inputs are the task inputs as given (--set KEY=VALUE, parsed by
+	// ParseInputs); the spec's defaults fill in the rest.
+	Inputs map[string]string
 	// Out is the output directory (--out); "" means .runner/runs/<run id> in
 	// the current directory.
 	Out string
@@ -36,6 +38,13 @@ type ExecOptions struct {
 	// Timeout overrides limits.timeout (--timeout). 0 means "not given"
 	// (the spec's limit applies); negative is a usage error.
 	Timeout time.Duration
+	// MaxCostUSD caps limits.max_cost_usd, in USD: the run's budget is the
+	// lower of the two (this one when the spec has none). 0 means no cap;
+	// negative is a usage error. Batch gives each repository its share.
+	MaxCostUSD float64
+	// Backoff shapes the retries of retryable model errors within the run;
+	// zero fields take runner's defaults (DefaultBackoffBase, …).
+	Backoff runner.Backoff
 	// Isolate works on a temporary copy of Repo and leaves it untouched (--isolate).
 	Isolate bool
 	// Record writes the model session to this cassette file (--record).
@@ -67,11 +76,11 @@ func (o ExecOptions) Validate() error {
 	case o.Timeout < 0:
 		return fmt.Errorf("%w: --timeout %s: give a positive duration such as 20m (0 keeps the spec's limits.timeout)",
 			ErrUsage, o.Timeout)
+	case o.MaxCostUSD < 0:
+		return fmt.Errorf("%w: max cost %v: give a positive budget in USD (0 keeps the spec's limits.max_cost_usd)",
+			ErrUsage, o.MaxCostUSD)
 	case o.Record != "" && o.Replay != "":
 		return fmt.Errorf("%w: --record and --replay cannot be used together", ErrUsage)
-	}
-	if _, err := ParseInputs(o.Set); err != nil {
-		return err
 	}
 	return nil
 }

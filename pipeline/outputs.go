@@ -63,12 +63,21 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		r.console = event.NewConsole(r.opts.Stderr, event.ConsoleOptions{
 			TTY: tty, Color: tty && r.getenv("NO_COLOR") == "",
 			GitHubActions: r.getenv("GITHUB_ACTIONS") == "true",
-			RetryAttempts: runner.DefaultBackoffTries, // the session keeps the default backoff
+			RetryAttempts: retryAttempts(r.opts.Backoff),
 		})
 		sinks = append(sinks, r.console)
 	}
 	r.sink = event.Redacting(event.Multi(sinks...), r.redactor)
 	return nil
+}
+
+// retryAttempts is how many retries of a model call the session makes
+// with backoff b (runner's default for a zero Attempts).
+func retryAttempts(b runner.Backoff) int {
+	if b.Attempts <= 0 {
+		return runner.DefaultBackoffTries
+	}
+	return b.Attempts
 }
 
 // isTerminal reports whether w is a terminal.
@@ -188,6 +197,7 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 	if err := r.writeReport(ctx); err != nil {
 		return errors.Join(emitErr, closeErr, err)
 	}
+	r.finished = &fin
 	_ = os.Remove(filepath.Join(r.outDir, toolOutputDir)) // only when empty
 	if !r.opts.Quiet {
 		fmt.Fprintf(r.opts.Stderr, "Outputs: %s\n", r.outDir)

@@ -20,7 +20,7 @@ func TestExecReplay(t *testing.T) {
 	spec, repo := execFixture(t)
 	srv := newModel(t, llmtest.Turn{Text: "Nothing to write."}.Reply())
 	cassette := filepath.Join(t.TempDir(), "session.jsonl")
-	if err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
+	if _, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
 		APIKey: "sk-unit-0123456789abcdef", Record: cassette}); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestExecReplay(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
 			var stderr bytes.Buffer
-			err := Exec(t.Context(), ExecOptions{Task: tt.spec, Repo: repo, Out: out, Replay: cassette, Stderr: &stderr})
+			_, err := Exec(t.Context(), ExecOptions{Task: tt.spec, Repo: repo, Out: out, Replay: cassette, Stderr: &stderr})
 			if err != nil {
 				t.Fatalf("Exec: %v\n%s", err, stderr.String())
 			}

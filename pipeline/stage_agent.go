@@ -25,6 +25,9 @@ func (r *execRun) limits() runner.Limits {
 	if r.opts.Timeout > 0 {
 		out.Timeout = r.opts.Timeout
 	}
+	if c := r.opts.MaxCostUSD; c > 0 && (out.MaxCostUSD <= 0 || c < out.MaxCostUSD) {
+		out.MaxCostUSD = c
+	}
 	return out
 }
 
@@ -65,7 +68,7 @@ func (r *execRun) runAgent(ctx context.Context) error {
 		Policy: rules, Sink: r.sink,
 		Snapshotter: stepSnapshots{store: r.store, base: r.base},
 		Pricer:      r.catalog, Windows: windows{r.catalog},
-		Limits: r.limits(), OutputSchema: schema,
+		Limits: r.limits(), OutputSchema: schema, Backoff: r.opts.Backoff,
 		Logger: r.log,
 	})
 	res, err := r.session.Run(ctx)

@@ -39,7 +39,7 @@ func TestExecInActions(t *testing.T) {
 	env, outputs, summary := actionsEnv(t, "push", `{"ref":"refs/heads/main"}`)
 	srv := newModel(t, llmtest.Turn{Text: "Nothing to write."}.Reply())
 	out := t.TempDir()
-	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
+	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
 		APIKey: "sk-unit-0123456789abcdef", Environ: env})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestExecGateClosed(t *testing.T) {
 	env, outputs, _ := actionsEnv(t, "issue_comment", payload, "RUNNER_TRIGGER=@runner")
 	srv := newModel(t)
 	out := filepath.Join(t.TempDir(), "out")
-	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
+	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
 		APIKey: "sk-unit-0123456789abcdef", Environ: env})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestExecStickyComment(t *testing.T) {
 	})
 	api.Register(http.MethodPatch, "/repos/octo/hello/issues/comments/9", githubtest.Capture(t, &finished, githubtest.JSON(200, own("y"))))
 	srv := newModel(t, llmtest.Turn{Text: "All good."}.Reply())
-	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
+	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
 		APIKey: "sk-unit-0123456789abcdef", Environ: env})
 	if err != nil {
 		t.Fatal(err)

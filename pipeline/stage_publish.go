@@ -117,7 +117,7 @@ func (r *execRun) publish(ctx context.Context, st *runStatus) error {
 		}
 		if r.sticky != nil {
 			url, err := r.sticky.Finish(ctx, md)
-			out.CommentURL = url
+			out.CommentURL, r.commentURL = url, url
 			errs = append(errs, err)
 		}
 		if r.gh.Env.StepSummary != "" {
@@ -125,7 +125,7 @@ func (r *execRun) publish(ctx context.Context, st *runStatus) error {
 		}
 	}
 	url, err := r.openPullRequest(ctx, st)
-	out.PRURL = url
+	out.PRURL, r.prURL = url, url
 	errs = append(errs, err)
 	if r.gh.Env.Output != "" {
 		errs = append(errs, github.WriteOutputs(r.gh.Env.Output, out.List()...))

@@ -73,7 +73,7 @@ func TestExecOpensPullRequest(t *testing.T) {
 		}
 	}
 	srv := newModel(t, writeTurn(), llmtest.Turn{Text: "Wrote hello.txt."}.Reply())
-	err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
+	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
 		APIKey: "sk-unit-0123456789abcdef", Environ: env})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"strings"
@@ -34,9 +35,9 @@ func (r *execRun) loadSpec(ctx context.Context) error {
 		return fmt.Errorf("%w: read %s: %w", ErrUsage, r.opts.Task, err)
 	}
 	sum := sha256.Sum256(data)
-	given, err := ParseInputs(r.opts.Set)
-	if err != nil {
-		return err
+	given := maps.Clone(r.opts.Inputs)
+	if given == nil {
+		given = map[string]string{}
 	}
 	inputs, err := task.ResolveInputs(given)
 	if err != nil {

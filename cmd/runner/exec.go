@@ -28,12 +28,16 @@ type ExecCmd struct {
 
 // Run builds the exec options and runs the task.
 func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ) error {
-	return pipeline.Exec(ctx, pipeline.ExecOptions{
+	inputs, err := pipeline.ParseInputs(c.Set)
+	if err != nil {
+		return err
+	}
+	_, err = pipeline.Exec(ctx, pipeline.ExecOptions{
 		Task:     c.Task,
 		Repo:     c.Repo,
 		Model:    c.Model,
 		BaseURL:  c.BaseURL,
-		Set:      c.Set,
+		Inputs:   inputs,
 		Out:      c.Out,
 		Events:   c.Events,
 		Patch:    c.Patch,
@@ -48,4 +52,5 @@ func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ) error {
 		Stdout:   streams.Stdout,
 		Stderr:   streams.Stderr,
 	})
+	return err
 }

@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,11 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
-// TestResultInfraMapping: the run.finished record in result.json maps to
-// an infrastructure failure exactly when the machinery failed.
+// TestResultInfraMapping: a run's outcome (run.finished, as result.json
+// holds it) maps to an infrastructure failure exactly when the machinery
+// failed.
 func TestResultInfraMapping(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -35,11 +38,13 @@ func TestResultInfraMapping(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			write(t, filepath.Join(dir, "result.json"), tt.result)
-			o, found, err := readOutcome(dir)
-			if err != nil || !found {
-				t.Fatalf("readOutcome = %+v, %v, %v", o, found, err)
+			var fin event.RunFinished
+			if err := json.Unmarshal([]byte(tt.result), &fin); err != nil {
+				t.Fatal(err)
+			}
+			o, err := outcomeOf(pipeline.Result{Reported: true, Status: fin.Status, ExitCode: fin.ExitCode, Error: fin.Error})
+			if err != nil {
+				t.Fatalf("outcomeOf = %+v, %v", o, err)
 			}
 			if o.Infra() != tt.infra {
 				t.Errorf("Infra() = %v, want %v (outcome %+v)", o.Infra(), tt.infra, o)

@@ -334,3 +334,16 @@ func firstSet(values ...string) string {
 	}
 	return ""
 }
+
+// changedFiles returns the files of the run's final patch from
+// out/events.jsonl; nil when the run changed nothing.
+func changedFiles(ctx context.Context, outDir string) ([]event.FileChange, error) {
+	reports, err := report.Load(ctx, filepath.Join(outDir, report.EventsFile))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", pipeline.ErrInfra, err)
+	}
+	if len(reports) == 0 || reports[len(reports)-1].Diff == nil || !reports[len(reports)-1].Diff.Final {
+		return nil, nil
+	}
+	return reports[len(reports)-1].Diff.Files, nil
+}

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/report"
 )
 
 // TestTaskSpecTravelsWithResults: the executor stores the task spec in
@@ -55,5 +58,34 @@ func TestTaskSpecTravelsWithResults(t *testing.T) {
 	spec := taskSpecOf(filepath.Join(merged, "app"), taskPath)
 	if spec == nil || spec.GitHub.PullRequest == nil || spec.GitHub.PullRequest.Title == "" {
 		t.Fatalf("the merged out dir has no task spec with github.pull_request: %+v", spec)
+	}
+}
+
+// TestJobCostCapIsAnOption: the job's cost cap reaches the run as an exec
+// option (run.started names it as the run's limit) and the task spec is
+// stored and run unchanged.
+func TestJobCostCapIsAnOption(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	makeRepo(t, work, map[string]string{"README.md": "# app\n"})
+	taskPath, cassette := filepath.Join(root, "task.yaml"), filepath.Join(root, "session.jsonl")
+	write(t, taskPath, noteTask)
+	noteCassette(t, cassette)
+	outDir := filepath.Join(root, "out", "app")
+	o, err := (&PipelineExecutor{Replay: cassette}).Exec(t.Context(), Job{RepoID: "app", WorkDir: work, SpecPath: taskPath,
+		Inputs: map[string]string{"who": "ops"}, OutDir: outDir, MaxCostUSD: 0.25, Attempt: 1})
+	if err != nil || o.Status != event.StatusSuccess {
+		t.Fatalf("Exec = %+v, %v", o, err)
+	}
+	if got := readFile(t, filepath.Join(outDir, TaskFile)); got != noteTask {
+		t.Errorf("stored task spec = %q, want the batch's task file as is", got)
+	}
+	started, err := runStarted(filepath.Join(outDir, report.EventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if started.Limits.MaxCostUSD != 0.25 || started.SpecPath != taskPath {
+		t.Errorf("run.started limits %+v, spec %s; want max_cost_usd 0.25 from %s", started.Limits, started.SpecPath, taskPath)
 	}
 }
