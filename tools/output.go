@@ -77,3 +77,37 @@ func (o *boundedOutput) text(fullPath string) string {
 		fmt.Sprintf("\n\n… [%d bytes omitted%s] …\n\n", o.total-kept, where) +
 		strings.ToValidUTF8(string(tail), "\uFFFD")
 }
+
+// BoundText cuts text that is already whole in memory (an MCP result) the
+// way bash output is cut: at most maxBytes (0: DefaultMaxOutputBytes) of
+// head and tail with a marker between them. When it cuts and dir is not
+// empty, the full text is saved as dir/PREFIX-<random>.log and the marker
+// names that file. It returns the text for the model and whether it was
+// cut; an error means the full text could not be saved (the cut text is
+// still returned).
+func BoundText(text string, maxBytes int, dir, prefix string) (string, bool, error) {
+	out := newBoundedOutput(orDefault(maxBytes, DefaultMaxOutputBytes), nil)
+	_, _ = out.Write([]byte(text))
+	if !out.truncated() {
+		return out.text(""), false, nil
+	}
+	if dir == "" {
+		return out.text(""), true, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return out.text(""), true, fmt.Errorf("output dir: %w", err)
+	}
+	f, err := os.CreateTemp(dir, safeName(prefix)+"-*.log")
+	if err != nil {
+		return out.text(""), true, fmt.Errorf("output file: %w", err)
+	}
+	_, werr := f.WriteString(text)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = os.Remove(f.Name())
+		return out.text(""), true, fmt.Errorf("output file: %w", werr)
+	}
+	return out.text(f.Name()), true, nil
+}

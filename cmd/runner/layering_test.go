@@ -16,7 +16,7 @@ const module = "github.com/seed43ef5acb/runner/"
 // package may import packages of its own layer or of lower ones, never of
 // a higher one. A package belongs to the layer of its longest prefix.
 func layers() []string {
-	return []string{"cmd", "pipeline", "github", "runner", "runner/snapshot", "runner/event", "tools", "tools/permission/bashcheck", "tools/permission", "tools/gitignore", "llm"}
+	return []string{"cmd", "pipeline", "github", "runner", "runner/snapshot", "runner/event", "tools/mcp", "tools", "tools/permission/bashcheck", "tools/permission", "tools/gitignore", "llm"}
 }
 
 func layerOf(pkg string) int {
@@ -90,6 +90,7 @@ func TestLayerOf(t *testing.T) {
 		{"tools/permission/bashcheck", "tools/permission/bashcheck"},
 		{"tools/permission/permtest", "tools/permission"},
 		{"tools/gitignore", "tools/gitignore"},
+		{"tools/mcp", "tools/mcp"},
 		{"llm/llmtest", "llm"},
 		{"internal/deps", ""},
 		{"toolsx", ""},

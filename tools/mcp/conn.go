@@ -1,0 +1,279 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ProtocolVersion is the MCP revision the client asks for. Pinned to the
+// last one with the initialize handshake and server-initiated requests
+// (ping), which every deployed server speaks; a server that knows only an
+// older one negotiates down.
+const ProtocolVersion = "2025-11-25"
+
+// terminateGrace is how long Close waits for a stdio server to exit after
+// its stdin closed, and again after SIGTERM, before it kills the group.
+const terminateGrace = time.Second
+
+// conn is one running server: its session and, for stdio, its process.
+type conn struct {
+	srv    Server
+	opts   *Options
+	cs     *sdk.ClientSession
+	cmd    *exec.Cmd  // stdio only
+	stderr *stderrLog // stdio only
+	info   ServerInfo
+
+	closing  atomic.Bool
+	deadOnce sync.Once
+	deadCh   chan struct{} // closed once dead is set
+	dead     error         // why the server is gone (set before deadCh closes)
+	closed   chan struct{} // closed once the process was reaped
+	reapOnce sync.Once
+
+	tokens   atomic.Int64
+	progress sync.Map     // progress token → *progressCount
+	notified atomic.Int64 // progress notifications received, all calls
+}
+
+// progressCount counts a call's progress notifications.
+type progressCount struct {
+	n    atomic.Int64
+	last atomic.Value // string: the last message
+}
+
+// newConn prepares a conn; connect starts it.
+func newConn(srv Server, opts *Options) *conn {
+	return &conn{srv: srv, opts: opts, deadCh: make(chan struct{}), closed: make(chan struct{}),
+		info: ServerInfo{Name: srv.Name, Transport: srv.transport()}}
+}
+
+// connect starts the server and runs initialize; ctx bounds both.
+func (c *conn) connect(ctx context.Context, version string) error {
+	t, err := c.transport(ctx)
+	if err != nil {
+		return err
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "runner", Version: version}, &sdk.ClientOptions{
+		Logger:                      c.opts.logger(),
+		Capabilities:                &sdk.ClientCapabilities{}, // no roots, sampling or elicitation: nobody is there
+		ProgressNotificationHandler: c.onProgress,
+	})
+	cs, err := client.Connect(ctx, t, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	if err != nil {
+		c.reap()
+		return c.startFailure(ctx, "initialize", err)
+	}
+	c.cs = cs
+	if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil {
+		c.info.ServerName, c.info.ServerVersion = r.ServerInfo.Name, r.ServerInfo.Version
+	}
+	go c.watch()
+	return nil
+}
+
+// transport builds the SDK transport: a process for stdio, an HTTP client
+// that adds the headers for HTTP.
+func (c *conn) transport(ctx context.Context) (sdk.Transport, error) {
+	if c.srv.URL != "" {
+		base := c.opts.HTTPTransport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		hc := &http.Client{Transport: headerTransport{base: base, headers: c.srv.Headers}}
+		return &sdk.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: hc, MaxRetries: -1}, nil
+	}
+	mk := c.opts.Command
+	if mk == nil {
+		mk = DirectCommand
+	}
+	cmd, err := mk(ctx, c.srv.Name, c.srv.Command, c.srv.Env, c.opts.WorkDir)
+	if err != nil {
+		if errors.Is(err, ErrConfig) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: server %q: %w", ErrStart, c.srv.Name, err)
+	}
+	if err := c.openStderr(); err != nil {
+		return nil, err
+	}
+	cmd.Stderr = c.stderr
+	cmd.WaitDelay = terminateGrace
+	c.cmd = cmd
+	return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, nil
+}
+
+// openStderr creates the stderr log, with its file in StderrDir.
+func (c *conn) openStderr() error {
+	c.stderr = &stderrLog{redact: c.opts.redact}
+	if c.opts.StderrDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(c.opts.StderrDir, 0o755); err != nil {
+		return fmt.Errorf("%w: server %q: stderr log: %w", ErrStart, c.srv.Name, err)
+	}
+	path := filepath.Join(c.opts.StderrDir, c.srv.Name+".stderr")
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("%w: server %q: stderr log: %w", ErrStart, c.srv.Name, err)
+	}
+	c.stderr.file, c.info.StderrPath = f, path
+	return nil
+}
+
+// startFailure explains a failed start-up step (initialize, tools/list):
+// a program that could not be run is the task's fault, anything else
+// (exit, hang, refusal) an infrastructure error. It names the server and
+// quotes the end of its stderr.
+func (c *conn) startFailure(ctx context.Context, step string, err error) error {
+	class := ErrStart
+	var what string
+	switch {
+	case c.cmd != nil && c.cmd.Process == nil:
+		class = startError(err)
+		what = fmt.Sprintf("could not be started: %v", err)
+	case ctx.Err() != nil:
+		what = fmt.Sprintf("did not answer %s within %s (timeout; raise mcp.servers.%s.timeout if it is slow to start)", step, c.srv.timeout(), c.srv.Name)
+	case c.exited():
+		what = fmt.Sprintf("exited during %s (%s)", step, c.exitStatus())
+	default:
+		what = fmt.Sprintf("%s failed: %v", step, err)
+	}
+	return fmt.Errorf("%w: %s server %q %s%s", class, c.srv.transport(), c.srv.Name, c.opts.redact(what), c.stderrNote())
+}
+
+// stderrNote quotes the end of a stdio server's stderr, or "".
+func (c *conn) stderrNote() string {
+	if c.stderr == nil {
+		return ""
+	}
+	note := ""
+	if t := c.stderr.Tail(); t != "" {
+		note = "; its stderr ends with:\n" + t
+	}
+	if c.info.StderrPath != "" {
+		note += "\n(full stderr: " + c.info.StderrPath + ")"
+	}
+	return note
+}
+
+// watch waits for the session to end; an end that Close did not ask for
+// means the server went away (a stdio server exited).
+func (c *conn) watch() {
+	err := c.cs.Wait()
+	if c.closing.Load() {
+		return
+	}
+	c.reap()
+	reason := "closed the connection"
+	if c.cmd != nil {
+		reason = "exited (" + c.exitStatus() + ")"
+	}
+	if err != nil && c.cmd == nil {
+		reason += ": " + err.Error()
+	}
+	c.markDead(errors.New(reason))
+}
+
+// markDead records why the server is gone, once.
+func (c *conn) markDead(err error) {
+	c.deadOnce.Do(func() {
+		c.dead = err
+		close(c.deadCh)
+		c.opts.logger().Warn("mcp server gone", "server", c.srv.Name, "reason", err)
+	})
+}
+
+// gone returns why the server is gone, waiting up to wait for the watcher
+// to find out (a call can see the broken pipe before the watcher does).
+func (c *conn) gone(wait time.Duration) error {
+	select {
+	case <-c.deadCh:
+		return c.dead
+	case <-time.After(wait):
+		return nil
+	}
+}
+
+// exited reports whether a stdio server's process was reaped (after reap).
+func (c *conn) exited() bool {
+	return c.cmd != nil && c.cmd.ProcessState != nil
+}
+
+// exitStatus describes how a reaped stdio server ended.
+func (c *conn) exitStatus() string {
+	select {
+	case <-c.closed:
+	case <-time.After(2 * terminateGrace):
+		return "still running"
+	}
+	if c.cmd.ProcessState == nil {
+		return "unknown status"
+	}
+	return c.cmd.ProcessState.String()
+}
+
+// reap closes the session (which waits for a stdio process), kills what
+// is left of the process group and closes the stderr log. Idempotent.
+func (c *conn) reap() { c.reapOnce.Do(c.doReap) }
+
+func (c *conn) doReap() {
+	if c.cs != nil {
+		_ = c.cs.Close()
+	}
+	if c.cmd != nil && c.cmd.Process != nil {
+		killGroup(c.cmd.Process.Pid)
+		if c.cmd.ProcessState == nil {
+			_ = c.cmd.Wait() // the session was never made: nobody else waits
+		}
+	}
+	if c.stderr != nil {
+		_ = c.stderr.Close()
+	}
+	close(c.closed)
+}
+
+// close ends the server at the end of the run.
+func (c *conn) close() {
+	c.closing.Store(true)
+	c.reap()
+}
+
+// onProgress counts a call's progress notifications.
+func (c *conn) onProgress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+	p := req.Params
+	c.notified.Add(1)
+	if v, ok := c.progress.Load(p.ProgressToken); ok {
+		pc := v.(*progressCount)
+		pc.n.Add(1)
+		pc.last.Store(p.Message)
+	}
+	c.opts.logger().Debug("mcp progress", "server", c.srv.Name, "token", p.ProgressToken,
+		"progress", p.Progress, "total", p.Total, "message", p.Message)
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range h.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(req)
+}
