@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
+		"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,7 +29,7 @@ type conn struct {
 	srv    Server
 	opts   *Options
 	cs     *sdk.ClientSession
-	cmd    *exec.Cmd  // stdio only
+	proc   *process   // stdio only
 	stderr *stderrLog // stdio only
 	info   ServerInfo
 
@@ -38,7 +37,6 @@ type conn struct {
 	deadOnce sync.Once
 	deadCh   chan struct{} // closed once dead is set
 	dead     error         // why the server is gone (set before deadCh closes)
-	closed   chan struct{} // closed once the process was reaped
 	reapOnce sync.Once
 
 	tokens   atomic.Int64
@@ -54,7 +52,7 @@ type progressCount struct {
 
 // newConn prepares a conn; connect starts it.
 func newConn(srv Server, opts *Options) *conn {
-	return &conn{srv: srv, opts: opts, deadCh: make(chan struct{}), closed: make(chan struct{}),
+	return &conn{srv: srv, opts: opts, deadCh: make(chan struct{}),
 		info: ServerInfo{Name: srv.Name, Transport: srv.transport()}}
 }
 
@@ -108,9 +106,15 @@ func (c *conn) transport(ctx context.Context) (sdk.Transport, error) {
 		return nil, err
 	}
 	cmd.Stderr = c.stderr
-	cmd.WaitDelay = terminateGrace
-	c.cmd = cmd
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, nil
+	cmd.WaitDelay = terminateGrace // a grandchild holding stderr open must not block the reaping
+	p, err := startProcess(cmd)
+	if err != nil {
+		_ = c.stderr.Close()
+		return nil, fmt.Errorf("%w: stdio server %q could not be started: %w", startError(err), c.srv.Name, err)
+	}
+	c.proc = p
+	go c.watchProcess()
+	return &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}, nil
 }
 
 // openStderr creates the stderr log, with its file in StderrDir.
@@ -139,13 +143,10 @@ func (c *conn) startFailure(ctx context.Context, step string, err error) error {
 	class := ErrStart
 	var what string
 	switch {
-	case c.cmd != nil && c.cmd.Process == nil:
-		class = startError(err)
-		what = fmt.Sprintf("could not be started: %v", err)
 	case ctx.Err() != nil:
 		what = fmt.Sprintf("did not answer %s within %s (timeout; raise mcp.servers.%s.timeout if it is slow to start)", step, c.srv.timeout(), c.srv.Name)
-	case c.exited():
-		what = fmt.Sprintf("exited during %s (%s)", step, c.exitStatus())
+	case c.proc != nil && c.proc.exited():
+		what = fmt.Sprintf("exited during %s (%s)", step, c.proc.status(0))
 	default:
 		what = fmt.Sprintf("%s failed: %v", step, err)
 	}
@@ -168,21 +169,29 @@ func (c *conn) stderrNote() string {
 }
 
 // watch waits for the session to end; an end that Close did not ask for
-// means the server went away (a stdio server exited).
+// means the server went away.
 func (c *conn) watch() {
 	err := c.cs.Wait()
 	if c.closing.Load() {
 		return
 	}
-	c.reap()
-	reason := "closed the connection"
-	if c.cmd != nil {
-		reason = "exited (" + c.exitStatus() + ")"
+	if c.proc != nil {
+		c.markDead(fmt.Errorf("exited (%s)", c.proc.status(2*terminateGrace)))
+		return
 	}
-	if err != nil && c.cmd == nil {
+	reason := "closed the connection"
+	if err != nil {
 		reason += ": " + err.Error()
 	}
 	c.markDead(errors.New(reason))
+}
+
+// watchProcess marks a stdio server dead as soon as its process exits.
+func (c *conn) watchProcess() {
+	<-c.proc.done
+	if !c.closing.Load() {
+		c.markDead(fmt.Errorf("exited (%s)", c.proc.status(0)))
+	}
 }
 
 // markDead records why the server is gone, once.
@@ -200,47 +209,33 @@ func (c *conn) gone(wait time.Duration) error {
 	select {
 	case <-c.deadCh:
 		return c.dead
+	default:
+	}
+	if wait <= 0 {
+		return nil
+	}
+	select {
+	case <-c.deadCh:
+		return c.dead
 	case <-time.After(wait):
 		return nil
 	}
 }
 
-// exited reports whether a stdio server's process was reaped (after reap).
-func (c *conn) exited() bool {
-	return c.cmd != nil && c.cmd.ProcessState != nil
-}
-
-// exitStatus describes how a reaped stdio server ended.
-func (c *conn) exitStatus() string {
-	select {
-	case <-c.closed:
-	case <-time.After(2 * terminateGrace):
-		return "still running"
-	}
-	if c.cmd.ProcessState == nil {
-		return "unknown status"
-	}
-	return c.cmd.ProcessState.String()
-}
-
-// reap closes the session (which waits for a stdio process), kills what
-// is left of the process group and closes the stderr log. Idempotent.
+// reap closes the session and stops a stdio server's process, then
+// closes the stderr log. Idempotent.
 func (c *conn) reap() { c.reapOnce.Do(c.doReap) }
 
 func (c *conn) doReap() {
 	if c.cs != nil {
 		_ = c.cs.Close()
 	}
-	if c.cmd != nil && c.cmd.Process != nil {
-		killGroup(c.cmd.Process.Pid)
-		if c.cmd.ProcessState == nil {
-			_ = c.cmd.Wait() // the session was never made: nobody else waits
-		}
+	if c.proc != nil {
+		c.proc.stop()
 	}
 	if c.stderr != nil {
 		_ = c.stderr.Close()
 	}
-	close(c.closed)
 }
 
 // close ends the server at the end of the run.

@@ -99,7 +99,7 @@ func (t *tool) callError(cctx context.Context, err error, took time.Duration) to
 	if errors.As(err, &rpcErr) {
 		return t.fail("the server answered with an error: %s", rpcErr.Message)
 	}
-	if errors.Is(err, sdk.ErrConnectionClosed) || t.c.cmd != nil {
+	if errors.Is(err, sdk.ErrConnectionClosed) || t.c.proc != nil {
 		dead := t.c.gone(2 * terminateGrace)
 		if dead == nil && errors.Is(err, sdk.ErrConnectionClosed) {
 			dead = errors.New("closed the connection")
@@ -127,7 +127,7 @@ func (t *tool) result(res *sdk.CallToolResult, callID string, pc *progressCount)
 	}
 	r := tools.Result{Output: out, IsError: res.IsError, Truncated: cut, Metadata: t.metadata(pc)}
 	// A stdio server runs in the work tree and may have written to it.
-	r.TouchedUnknown = t.c.cmd != nil
+	r.TouchedUnknown = t.c.proc != nil
 	return r
 }
 
