@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-		"path/filepath"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
