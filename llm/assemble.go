@@ -24,7 +24,8 @@ type assembler struct {
 	sawFinish bool
 	usage     *Usage
 	details   reasoningDetails
-	streamErr *Error // in-stream error to report at the end (finish_reason "error")
+	think     thinkSplitter // a leading <think> block in the content
+	streamErr *Error        // in-stream error to report at the end (finish_reason "error")
 }
 
 func newAssembler(tools []ToolDef, yield func(Event) bool) *assembler {
@@ -64,16 +65,16 @@ func (a *assembler) errorList(raw []byte) bool {
 }
 
 func (a *assembler) chunk(c *chunk) bool {
-	if c.Usage != nil {
-		a.usage = c.Usage.usage()
-	} else if c.XGroq != nil && c.XGroq.Usage != nil && a.usage == nil {
-		a.usage = c.XGroq.Usage.usage()
+	a.takeUsage(c.Usage.usage(), true)
+	if c.XGroq != nil {
+		a.takeUsage(c.XGroq.Usage.usage(), false)
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		if ch.Index != nil && *ch.Index != 0 {
 			continue // only the first choice is read (n = 1)
 		}
+		a.takeUsage(ch.Usage.usage(), false)
 		if !a.choice(ch) {
 			return false
 		}
@@ -81,7 +82,21 @@ func (a *assembler) chunk(c *chunk) bool {
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		return a.fail(inStreamError(c.Error))
 	}
+	if b := c.BaseResp; b != nil && b.StatusCode != 0 {
+		return a.fail(classify(errorFacts{InStream: true, Code: strconv.FormatInt(int64(b.StatusCode), 10),
+			Message: string(b.StatusMsg)}))
+	}
 	return a.alive
+}
+
+// takeUsage keeps a reported usage: the top-level usage member replaces
+// what came before (the last report wins); a usage found elsewhere (inside
+// choices[0], in an x_* vendor block) is taken only while none is known.
+// A nil usage (absent, or all zeros) changes nothing.
+func (a *assembler) takeUsage(u *Usage, top bool) {
+	if u != nil && (top || a.usage == nil) {
+		a.usage = u
+	}
 }
 
 func (a *assembler) choice(ch *choice) bool {
@@ -94,8 +109,8 @@ func (a *assembler) choice(ch *choice) bool {
 	}
 	if ch.FinishReason != "" {
 		a.finish, a.sawFinish = string(ch.FinishReason), true
-		if ch.FinishReason == "error" && a.streamErr == nil {
-			a.streamErr = &Error{Class: ClassRetryable, Message: "the provider ended the stream with finish_reason \"error\""}
+		if m := lookupFinish(a.finish); m.Fail != "" && a.streamErr == nil {
+			a.streamErr = &Error{Class: m.Fail, Message: m.Detail}
 		}
 	}
 	return a.alive
@@ -114,11 +129,33 @@ func (a *assembler) delta(d *delta) bool {
 	if reasoning != "" && !a.reasoningDelta(reasoning) {
 		return false
 	}
-	if text != "" && !a.textDelta(text) {
+	switch {
+	case text == "":
+	case a.think.passing():
+		if !a.textDelta(text) {
+			return false
+		}
+	case !a.segments(a.think.feed(text)):
 		return false
 	}
 	for i := range d.ToolCalls {
 		if !a.toolDelta(&d.ToolCalls[i]) {
+			return false
+		}
+	}
+	return a.alive
+}
+
+// segments streams content split by the think splitter.
+func (a *assembler) segments(segs []segment) bool {
+	for _, sg := range segs {
+		ok := false
+		if sg.reasoning {
+			ok = a.reasoningDelta(sg.text)
+		} else {
+			ok = a.textDelta(sg.text)
+		}
+		if !ok {
 			return false
 		}
 	}
@@ -214,7 +251,7 @@ func (a *assembler) end(done bool) {
 			Message: "incomplete stream: the connection closed before a finish_reason or [DONE]"})
 		return
 	}
-	if !a.closeReasoning() || !a.closeText() {
+	if !a.segments(a.think.flush()) || !a.closeReasoning() || !a.closeText() {
 		return
 	}
 	var calls []ToolCall
@@ -247,15 +284,16 @@ func (a *assembler) end(done bool) {
 // are closed first (their text stays for display); partial tool calls are
 // dropped.
 func (a *assembler) fail(err *Error) bool {
-	if a.closeReasoning() && a.closeText() {
+	if a.segments(a.think.flush()) && a.closeReasoning() && a.closeText() {
 		a.emit(Event{Type: EventError, Err: err})
 	}
 	a.alive = false
 	return false
 }
 
-// finishReason normalises the provider's finish_reason. Complete tool calls
-// make it tool-calls whatever was sent (Gemini sends "stop").
+// finishReason normalises the provider's finish_reason (lookupFinish).
+// Complete tool calls make it tool-calls whatever was sent (Gemini sends
+// "stop").
 func finishReason(sent string, calls []ToolCall) FinishReason {
 	valid := false
 	for _, c := range calls {
@@ -266,19 +304,7 @@ func finishReason(sent string, calls []ToolCall) FinishReason {
 	if valid {
 		return FinishToolCalls
 	}
-	var r FinishReason
-	switch sent {
-	case "stop", "end_turn", "stop_sequence", "eos":
-		r = FinishStop
-	case "tool_calls", "function_call", "tool_use":
-		r = FinishToolCalls
-	case "length", "max_tokens":
-		r = FinishLength
-	case "content_filter", "safety", "recitation":
-		r = FinishContentFilter
-	default:
-		r = FinishUnknown
-	}
+	r := lookupFinish(sent).Reason
 	if len(calls) > 0 && (r == FinishStop || r == FinishUnknown) {
 		return FinishToolCalls
 	}
@@ -288,5 +314,6 @@ func finishReason(sent string, calls []ToolCall) FinishReason {
 // inStreamError classifies the value of a chunk's top-level error member.
 func inStreamError(raw json.RawMessage) *Error {
 	b := parseErrorValue(raw)
-	return classify(errorFacts{InStream: true, Code: b.Code, Type: b.Type, Message: b.Message})
+	return classify(errorFacts{InStream: true, Code: b.Code, Type: b.Type, Message: b.Message,
+		RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod})
 }

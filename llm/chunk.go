@@ -16,6 +16,13 @@ type chunk struct {
 	Usage   *wireUsage      `json:"usage"`
 	XGroq   *xGroq          `json:"x_groq"`
 	Error   json.RawMessage `json:"error"`
+	// BaseResp is MiniMax's status block: status_code 0 is success, any
+	// other code is an error sent with HTTP 200 (MiniMax ChatCompletion v2
+	// docs: 1002 rate limit, 1008 insufficient balance, 2013 invalid params).
+	BaseResp *struct {
+		StatusCode lenientInt    `json:"status_code"`
+		StatusMsg  lenientString `json:"status_msg"`
+	} `json:"base_resp"`
 }
 
 type xGroq struct {
@@ -23,10 +30,11 @@ type xGroq struct {
 }
 
 type choice struct {
-	Index        *lenientInt   `json:"index"`
-	Delta        *delta        `json:"delta"`
-	Message      *delta        `json:"message"` // a non-streamed completion
-	FinishReason lenientString `json:"finish_reason"`
+	Index        *lenientInt `json:"index"`
+	Usage        *wireUsage  `json:"usage"` // Moonshot puts the usage in the finishing choice
+	Delta        *delta      `json:"delta"`
+	Message      *delta      `json:"message"` // a non-streamed completion
+	FinishReason finishValue `json:"finish_reason"`
 }
 
 type delta struct {
@@ -53,6 +61,9 @@ type functionDelta struct {
 type wireUsage struct {
 	PromptTokens            lenientInt     `json:"prompt_tokens"`
 	CompletionTokens        lenientInt     `json:"completion_tokens"`
+	InputTokens             lenientInt     `json:"input_tokens"`  // Anthropic-style names (gateways)
+	OutputTokens            lenientInt     `json:"output_tokens"` // Anthropic-style names (gateways)
+	CachedTokens            lenientInt     `json:"cached_tokens"` // Moonshot: top-level in usage
 	PromptTokensDetails     *promptDetails `json:"prompt_tokens_details"`
 	CompletionTokensDetails *struct {
 		ReasoningTokens lenientInt `json:"reasoning_tokens"`
@@ -67,8 +78,13 @@ type promptDetails struct {
 	CacheWriteTokens lenientInt `json:"cache_write_tokens"` // OpenRouter
 }
 
-// usage converts the wire usage to Usage.
+// usage converts the wire usage to Usage; nil when it counts nothing (a
+// placeholder {"prompt_tokens":0,...} is no measurement: a prompt is never
+// empty), so the step's tokens stay unknown rather than 0.
 func (w *wireUsage) usage() *Usage {
+	if w == nil {
+		return nil
+	}
 	u := &Usage{
 		InputTokens:       int64(w.PromptTokens),
 		OutputTokens:      int64(w.CompletionTokens),
@@ -86,8 +102,17 @@ func (w *wireUsage) usage() *Usage {
 	if u.CachedInputTokens == 0 && w.CacheReadInputTokens > 0 {
 		u.CachedInputTokens = int64(w.CacheReadInputTokens)
 	}
+	if u.CachedInputTokens == 0 && w.CachedTokens > 0 {
+		u.CachedInputTokens = int64(w.CachedTokens)
+	}
+	if u.InputTokens == 0 && u.OutputTokens == 0 {
+		u.InputTokens, u.OutputTokens = int64(w.InputTokens), int64(w.OutputTokens)
+	}
 	if d := w.CompletionTokensDetails; d != nil {
 		u.ReasoningTokens = int64(d.ReasoningTokens)
+	}
+	if *u == (Usage{}) {
+		return nil
 	}
 	return u
 }
@@ -97,7 +122,29 @@ func (w *wireUsage) usage() *Usage {
 func decodeChunk(raw []byte) (chunk, error) {
 	var c chunk
 	err := json.Unmarshal(raw, &c)
+	if err == nil && c.XGroq == nil && bytes.Contains(raw, []byte(`"x_`)) {
+		c.XGroq = vendorUsage(raw)
+	}
 	return c, err
+}
+
+// vendorUsage finds a usage inside a top-level vendor block named x_*
+// (Groq's x_groq, and the same shape under other vendors' prefixes).
+func vendorUsage(raw []byte) *xGroq {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil
+	}
+	for k, v := range top {
+		if len(k) < 3 || k[:2] != "x_" {
+			continue
+		}
+		var x xGroq
+		if json.Unmarshal(v, &x) == nil && x.Usage != nil {
+			return &x
+		}
+	}
+	return nil
 }
 
 // contentParts splits a delta's content into text and reasoning. Content is

@@ -14,6 +14,12 @@ type errorBody struct {
 	Code    string // normalised to a string: 429, "429" and "rate_limit" all fit
 	Type    string
 	Message string
+	// RetryDelay is Gemini's RetryInfo.retryDelay from the error details; 0
+	// when none.
+	RetryDelay time.Duration
+	// QuotaPeriod is the window of an exhausted quota named in Gemini's
+	// details ("second", "minute", "day"), "" when none is named.
+	QuotaPeriod string
 }
 
 // parseErrorBody reads an HTTP error body of any shape: {"error": {...}},
@@ -68,6 +74,9 @@ func errorFields(obj map[string]json.RawMessage) errorBody {
 	if b.Type == "" {
 		b.Type = rawText(obj["status"]) // Gemini: "RESOURCE_EXHAUSTED"
 	}
+	if d, ok := obj["details"]; ok {
+		b.RetryDelay, b.QuotaPeriod = googleDetails(d)
+	}
 	if b.Message == "" {
 		var list []string
 		if json.Unmarshal(obj["message"], &list) == nil {
@@ -103,13 +112,20 @@ type errorFacts struct {
 	Message  string
 	Header   http.Header
 	Now      time.Time
+	// RetryDelay and QuotaPeriod come from the body (errorBody).
+	RetryDelay  time.Duration
+	QuotaPeriod string
 }
 
-// classify applies the README rules in their order: exhausted quota (fatal),
-// rate limiting (retryable, with the server's delay), context overflow,
-// server-side failures (retryable), other 4xx (fatal), and finally
-// in-stream errors with no usable signal (retryable with a small cap, the
-// caller's job).
+// classify applies the README rules in their order: context overflow
+// first (a request that can never fit is compacted, never retried as a
+// rate limit: Groq sends it as 413 rate_limit_exceeded), then an exhausted
+// quota (fatal, unless its details name a per-second or per-minute window,
+// which passes), rate limiting (retryable), server-side failures
+// (retryable), other 4xx (fatal), and finally in-stream errors with no
+// usable signal (retryable with a small cap, the caller's job). A retryable
+// error carries the server's delay: headers first (retryAfter), then
+// Gemini's RetryInfo, then a delay written in the message.
 func classify(f errorFacts) *Error {
 	e := &Error{Status: f.Status, Code: f.Code, Type: f.Type, Message: f.Message}
 	msg, code, typ := strings.ToLower(f.Message), strings.ToLower(f.Code), strings.ToLower(f.Type)
@@ -119,17 +135,17 @@ func classify(f errorFacts) *Error {
 			status = n // an in-stream error's numeric code stands for a status
 		}
 	}
+	shortQuota := f.QuotaPeriod == "second" || f.QuotaPeriod == "minute"
 	switch {
-	case code == "insufficient_quota" || typ == "insufficient_quota" ||
-		strings.Contains(msg, "exceeded your current quota"):
+	case isOverflow(status, code, typ, msg):
+		e.Class = ClassContextOverflow
+	case code == "insufficient_quota" || typ == "insufficient_quota" || f.QuotaPeriod == "day" ||
+		(strings.Contains(msg, "exceeded your current quota") && !shortQuota) ||
+		strings.Contains(msg, "insufficient balance") || strings.Contains(msg, "insufficient credits"):
 		e.Class = ClassFatal
 	case status == 429 || code == "429" || strings.Contains(typ, "rate_limit") || strings.Contains(typ, "throttl") ||
-		strings.Contains(code, "rate_limit") || strings.Contains(msg, "please wait"):
+		strings.Contains(code, "rate_limit") || strings.Contains(msg, "please wait") || shortQuota:
 		e.Class = ClassRetryable
-	case code == "context_length_exceeded" || strings.Contains(msg, "maximum context length") ||
-		strings.Contains(msg, "context window") || strings.Contains(msg, "prompt is too long") ||
-		geminiOverflow(msg):
-		e.Class = ClassContextOverflow
 	case status >= 500 || status == 408 || isServerSide(code) || isServerSide(typ) ||
 		strings.Contains(msg, "overloaded") || strings.Contains(msg, "internal server error"):
 		e.Class = ClassRetryable
@@ -140,17 +156,26 @@ func classify(f errorFacts) *Error {
 	default:
 		e.Class = ClassFatal
 	}
-	if e.Class == ClassRetryable && f.Header != nil {
-		e.RetryAfter = retryAfter(f.Header, f.Now)
+	if e.Class == ClassRetryable {
+		e.RetryAfter = serverDelay(f)
 	}
 	return e
 }
 
-// geminiOverflow matches Gemini's "input token count (N) exceeds the maximum
-// number of tokens allowed (M)".
-func geminiOverflow(msg string) bool {
-	i := strings.Index(msg, "input token count")
-	return i >= 0 && strings.Contains(msg[i:], "exceeds the maximum number of tokens allowed")
+// serverDelay is the wait the server asked for: headers (retryAfter), then
+// Gemini's RetryInfo, then a delay written in the message; 0 when none.
+func serverDelay(f errorFacts) time.Duration {
+	var d time.Duration
+	if f.Header != nil {
+		d = retryAfter(f.Header, f.Now)
+	}
+	if d == 0 {
+		d = f.RetryDelay
+	}
+	if d == 0 {
+		d = messageRetryDelay(f.Message)
+	}
+	return d
 }
 
 func isServerSide(s string) bool {

@@ -188,6 +188,7 @@ func (p *Provider) openError(ctx, parent context.Context, st *callState, err err
 		e := classify(errorFacts{
 			Status: st.status, Code: b.Code, Type: b.Type, Message: b.Message,
 			Header: st.header, Now: p.now(), InStream: false,
+			RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod,
 		})
 		e.Err = err // go-openai's *APIError or *RequestError
 		return e

@@ -43,7 +43,9 @@ type sseReader struct {
 	data     []byte // data of the event being assembled
 	hasData  bool
 	event    []byte // event name of the event being assembled
-	long     []byte // buffer for lines longer than the bufio buffer
+	lineBuf  []byte // the line being read
+	skipLF   bool   // the last line ended with CR: skip an LF that follows
+	started  bool   // past a leading byte order mark
 	finished bool
 	err      error // returned once out is drained and finished is set
 }
@@ -80,9 +82,9 @@ func (r *sseReader) Close() error { return r.closer.Close() }
 // fill reads one line of the source and frames whatever it completes.
 func (r *sseReader) fill() {
 	line, err := r.readLine()
-	if len(line) > 0 {
+	if err == nil || len(line) > 0 {
 		r.activity()
-		r.line(trimEOL(line))
+		r.line(line)
 	}
 	if err == nil || r.finished {
 		return
@@ -94,20 +96,56 @@ func (r *sseReader) fill() {
 	r.finished, r.err = true, err
 }
 
-// readLine returns the next line including its '\n', reading past the bufio
-// buffer size for long lines. The slice is valid until the next call.
+// readLine returns the next line without its end of line. Lines end at
+// CRLF, LF or a lone CR (WHATWG HTML, "Parsing an event stream"); a CR is
+// taken as the end at once, and an LF right after it is skipped when the
+// next line is read, so a CR-terminated event is dispatched without
+// waiting for more bytes. A UTF-8 byte order mark before the first line is
+// dropped. At the end of the body the unterminated rest is returned with
+// the error. The slice is valid until the next call.
 func (r *sseReader) readLine() ([]byte, error) {
-	line, err := r.src.ReadSlice('\n')
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return line, err
+	r.lineBuf = r.lineBuf[:0]
+	for {
+		if r.src.Buffered() == 0 {
+			if _, err := r.src.Peek(1); err != nil {
+				return r.lineBuf, err
+			}
+		}
+		buf, _ := r.src.Peek(r.src.Buffered())
+		if r.skipLF {
+			r.skipLF = false
+			if buf[0] == '\n' {
+				_, _ = r.src.Discard(1)
+				continue
+			}
+		}
+		if !r.started {
+			if len(buf) < len(bom) && bytes.HasPrefix(bom, buf) {
+				if _, err := r.src.Peek(len(bom)); err == nil {
+					continue // the whole mark may follow
+				}
+			}
+			r.started = true
+			if bytes.HasPrefix(buf, bom) {
+				_, _ = r.src.Discard(len(bom))
+				continue
+			}
+		}
+		i := bytes.IndexAny(buf, "\r\n")
+		if i < 0 {
+			r.lineBuf = append(r.lineBuf, buf...)
+			_, _ = r.src.Discard(len(buf))
+			continue
+		}
+		r.lineBuf = append(r.lineBuf, buf[:i]...)
+		r.skipLF = buf[i] == '\r'
+		_, _ = r.src.Discard(i + 1)
+		return r.lineBuf, nil
 	}
-	r.long = append(r.long[:0], line...)
-	for errors.Is(err, bufio.ErrBufferFull) {
-		line, err = r.src.ReadSlice('\n')
-		r.long = append(r.long, line...)
-	}
-	return r.long, err
 }
+
+// bom is the UTF-8 byte order mark.
+var bom = []byte("\xEF\xBB\xBF")
 
 // line handles one line without its end-of-line bytes.
 func (r *sseReader) line(line []byte) {
@@ -202,8 +240,3 @@ func wrapErrorEvent(payload []byte) []byte {
 }
 
 func isDone(b []byte) bool { return string(bytes.TrimSpace(b)) == "[DONE]" }
-
-func trimEOL(line []byte) []byte {
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	return bytes.TrimSuffix(line, []byte("\r"))
-}

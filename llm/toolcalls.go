@@ -16,6 +16,8 @@ type callAcc struct {
 	pending int // bytes of args not yet emitted as tool-input-delta
 	extra   json.RawMessage
 	started bool
+	// cumulative is set once a fragment resent the arguments so far.
+	cumulative bool
 }
 
 // callSet keys streamed tool-call deltas to calls (README rules "Tool calls").
@@ -80,9 +82,33 @@ func (c *callAcc) apply(d *toolCallDelta) {
 	if len(d.ExtraContent) > 0 && string(d.ExtraContent) != "null" {
 		c.extra = append(json.RawMessage(nil), d.ExtraContent...)
 	}
-	frag := argumentFragment(d.Function.Arguments)
+	frag := c.newArguments(argumentFragment(d.Function.Arguments))
 	c.args.WriteString(frag)
 	c.pending += len(frag)
+}
+
+// newArguments returns the part of a fragment that is new. Most servers
+// send increments; some resend the arguments so far in every delta
+// (DeepSeek through Baidu Qianfan, NousResearch/hermes-agent#35718; the
+// ChatGPT web backend, icoretech/codex-pooler#193) or repeat the complete
+// arguments once more at the end (lidge-jun/opencodex#361). A fragment that
+// extends everything received so far is such a snapshot: only its new tail
+// counts. A fragment equal to complete (valid JSON) arguments received so
+// far is a resend and adds nothing. Anything else is an increment, so
+// legitimate fragments that merely start like the text so far
+// ({"a":"x then x"}) are kept whole.
+func (c *callAcc) newArguments(frag string) string {
+	cur := c.args.String()
+	switch {
+	case frag == "" || cur == "":
+		return frag
+	case len(frag) > len(cur) && strings.HasPrefix(frag, cur):
+		c.cumulative = true
+		return frag[len(cur):]
+	case frag == cur && (c.cumulative || json.Valid([]byte(cur))):
+		return ""
+	}
+	return frag
 }
 
 func argumentFragment(raw json.RawMessage) string {

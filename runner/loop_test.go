@@ -374,7 +374,14 @@ func TestFinishReasons(t *testing.T) {
 			sc(text("b"), finish(llm.FinishLength, 10, 1)), sc(text("c"), finish(llm.FinishStop, 10, 1)),
 		}, status: event.StatusSuccess, final: "c"},
 		{name: "content filter", scripts: []script{sc(finish(llm.FinishContentFilter, 10, 1))}, status: event.StatusFailed},
-		{name: "unknown reason with text", scripts: []script{sc(text("ok"), finish("", 10, 1))}, status: event.StatusSuccess, final: "ok"},
+		// An unknown reason is not "done" (llm.lookupFinish): continued once,
+		// then failed.
+		{name: "unknown reason continued once", scripts: []script{
+			sc(text("ok"), finish("", 10, 1)), sc(text("all done"), finish(llm.FinishStop, 10, 1)),
+		}, status: event.StatusSuccess, final: "all done"},
+		{name: "unknown reason twice", scripts: []script{
+			sc(text("a"), finish(llm.FinishUnknown, 10, 1)), sc(text("b"), finish(llm.FinishUnknown, 10, 1)),
+		}, status: event.StatusFailed, final: "b"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -98,6 +98,8 @@ const (
 
 	lengthNote = `Your previous reply was cut off at the output token limit. Continue from where it stopped, more concisely.`
 
+	unknownFinishNote = `Your previous reply ended without saying it was complete. If the task is done, reply with your final message; otherwise continue from where you stopped.`
+
 	structuredNudge = `You must finish by calling the StructuredOutput tool with arguments that match its schema. Do not reply with plain text.`
 
 	compactionPrompt = `Your context window is full, so this conversation will be replaced by a summary. Write that summary now, for yourself, to continue the task without the earlier messages. Include: the task and its constraints; what you have done so far (files read and changed, commands run and their results); what you learned about the code; what is left to do next and any open problems. Be specific (paths, names, errors) and concise. Do not call tools.`

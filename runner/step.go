@@ -81,9 +81,11 @@ func (s *Session) decide(t *turn) stepResult {
 	return stepResult{sig: sigContinue}
 }
 
-// judgeFinish handles a turn that made no tool call. stop (or an unknown
-// reason) finishes the run, unless structured output is still owed; length
-// is continued once, then fails; content-filter and error fail.
+// judgeFinish handles a turn that made no tool call. stop finishes the
+// run, unless structured output is still owed; length is continued once,
+// then fails; an unknown reason (one the llm package's table does not
+// know: the reply is not known to be complete) is likewise continued once,
+// then fails, never taken as done; content-filter and error fail.
 func (s *Session) judgeFinish(t *turn) (stepResult, bool) {
 	switch t.finish {
 	case llm.FinishLength:
@@ -93,6 +95,14 @@ func (s *Session) judgeFinish(t *turn) (stepResult, bool) {
 				"the model's reply hit the output token limit twice in a row", nil)), true
 		}
 		s.appendMessage(userMessage(lengthNote))
+		return stepResult{}, false
+	case llm.FinishUnknown:
+		s.lengthTries++
+		if s.lengthTries > 1 {
+			return stop(failure(event.StatusFailed, ClassModel,
+				"the model's reply ended twice in a row without a finish reason that says it is complete", nil)), true
+		}
+		s.appendMessage(userMessage(unknownFinishNote))
 		return stepResult{}, false
 	case llm.FinishContentFilter:
 		return stop(failure(event.StatusFailed, event.ClassContentFilter,

@@ -1,0 +1,72 @@
+package llm_test
+
+import (
+	"testing"
+
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+)
+
+// TestReplyContextOverflow: each server's own wording of "the request does
+// not fit", with the status and body it sends. Every one must come out as
+// context-overflow (compact, then retry), never as a rate limit retried
+// forever nor as a fatal end of the run.
+func TestReplyContextOverflow(t *testing.T) {
+	t.Parallel()
+	overflow := replyView{Class: llm.ClassContextOverflow}
+	cases := []replyCase{
+		{name: "llama.cpp exceed_context_size_error", source: "https://github.com/ggml-org/llama.cpp/pull/15780",
+			reply: jsonError(400, `{"error":{"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"exceed_context_size_error","n_prompt_tokens":14429,"n_ctx":8192}}`),
+			want:  overflow},
+		{name: "llama.cpp 500 context size exceeded", source: "https://github.com/ggml-org/llama.cpp/issues/19774",
+			reply: jsonError(500, `{"error":{"code":500,"message":"Context size has been exceeded.","type":"server_error"}}`),
+			want:  overflow},
+		{name: "groq 413 request larger than the TPM limit", source: "https://github.com/continuedev/continue/issues/10218",
+			reply: jsonError(413, "{\"error\":{\"message\":\"Request too large for model `llama-3.3-70b-versatile` in organization `org_01x` service tier `on_demand` on tokens per minute (TPM): Limit 12000, Requested 14137, please reduce your message size and try again.\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}",
+				"retry-after", "7"),
+			want: overflow},
+		{name: "openai 429 request larger than the TPM limit", source: "https://github.com/vanna-ai/vanna-flask/issues/11",
+			reply: jsonError(429, `{"error":{"message":"Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Requested 342389. The input or output tokens must be reduced in order to run successfully.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}`),
+			want:  overflow},
+		{name: "xai maximum prompt length", source: "https://github.com/cline/cline/issues/3120",
+			reply: jsonError(400, `{"code":"Client specified an invalid argument","error":"This model's maximum prompt length is 131072 but the request contains 136973 tokens."}`),
+			want:  overflow},
+		{name: "dashscope qwen range of input length", source: "https://github.com/agentscope-ai/QwenPaw/issues/6255",
+			reply: jsonError(400, `{"error":{"code":"invalid_parameter_error","message":"<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 983616]","param":null,"type":"invalid_request_error"},"request_id":"81a373d6"}`),
+			want:  overflow},
+		{name: "moonshot exceeded model token limit", source: "https://github.com/MoonshotAI/kimi-cli/issues/2011",
+			reply: jsonError(400, `{"error":{"message":"Invalid request: Your request exceeded model token limit: 262144 (requested: 269030)","type":"invalid_request_error"}}`),
+			want:  overflow},
+		{name: "minimax context window exceeds limit", source: "https://github.com/rowboatlabs/rowboat/issues/514",
+			reply: jsonError(400, `{"type":"error","error":{"type":"bad_request_error","message":"invalid params, context window exceeds limit (2013)","http_code":"400"},"request_id":"0634"}`),
+			want:  overflow},
+		{name: "minimax 200 with base_resp", source: "MiniMax ChatCompletion v2 docs: errors come as HTTP 200 with base_resp.status_code (2013 invalid params)",
+			reply: llmtest.HTTPError(200, `{"id":"","choices":null,"base_resp":{"status_code":2013,"status_msg":"invalid params, context window exceeds limit"}}`, "Content-Type", "application/json"),
+			want:  overflow},
+		{name: "gemini input token count", source: "Gemini OpenAI-compatible endpoint INVALID_ARGUMENT (https://github.com/google-gemini/gemini-cli issues)",
+			reply: jsonError(400, `{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}`),
+			want:  overflow},
+		{name: "anthropic input plus max_tokens", source: "Anthropic API errors: input length and max_tokens exceed context limit",
+			reply: jsonError(400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"input length and `max_tokens` exceed context limit: 197202 + 21333 > 200000, decrease input length or `max_tokens` and try again\"}}"),
+			want:  overflow},
+		{name: "vllm maximum context length", source: "https://github.com/vllm-project/vllm/issues/20409",
+			reply: jsonError(400, `{"object":"error","message":"This model's maximum context length is 16384 tokens. However, you requested 19591 tokens (9591 in the messages, 10000 in the completion). Please reduce the length of the messages or completion. None","type":"BadRequestError","param":null,"code":400}`),
+			want:  overflow},
+		{name: "vllm decoder prompt longer than max model length", source: "https://github.com/Gabesarch/grounded-rl/issues/16",
+			reply: jsonError(400, "{\"object\":\"error\",\"message\":\"The decoder prompt (length 10127) is longer than the maximum model length of 8192. Make sure that `max_model_len` is no smaller than the number of text tokens.\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}"),
+			want:  overflow},
+		{name: "tgi inputs plus max_new_tokens", source: "https://github.com/huggingface/chat-ui/issues/340",
+			reply: jsonError(422, "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 3474 `inputs` tokens and 1024 `max_new_tokens`\",\"error_type\":\"validation\"}"),
+			want:  overflow},
+		{name: "sglang input longer than context length", source: "https://github.com/QwenLM/Qwen3/issues/1321",
+			reply: jsonError(400, `{"object":"error","message":"The input (61709 tokens) is longer than the model's context length (40960 tokens).","type":"BadRequestError","param":null,"code":400}`),
+			want:  overflow},
+		{name: "lm studio keep the first tokens", source: "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/237",
+			reply: jsonError(400, `{"error":"Trying to keep the first 15857 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input"}`),
+			want:  overflow},
+		{name: "lm studio overflow inside a 200 stream", source: "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/2322",
+			reply: llmtest.SSE("data: {\"error\":{\"message\":\"Reached context length of 4096 tokens with model (arch: gpt-oss) that does not currently support mid-generation context overflow.\"}}\n\n"),
+			want:  overflow},
+	}
+	runReplyCases(t, cases)
+}
