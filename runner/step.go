@@ -99,7 +99,7 @@ func (s *Session) judgeFinish(t *turn) (stepResult, bool) {
 	case llm.FinishUnknown:
 		s.lengthTries++
 		if s.lengthTries > 1 {
-			return stop(failure(event.StatusFailed, ClassModel,
+			return stop(failure(event.StatusFailed, event.ClassModel,
 				"the model's reply ended twice in a row without a finish reason that says it is complete", nil)), true
 		}
 		s.appendMessage(userMessage(unknownFinishNote))
