@@ -55,11 +55,12 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	var found []string
 	more := 0
-	err = walkTree(ctx, t.paths.Root(), start, func(e walkEntry) error {
+	spec := walkSpec{keep: func(e *walkEntry) bool {
+		ok, _ := doublestar.Match(p.Pattern, relTo(start, e.Rel))
+		return ok
+	}}
+	err = walkTreeSpec(ctx, t.paths.Root(), start, spec, func(e walkEntry) error {
 		if e.Dir {
-			return nil
-		}
-		if ok, _ := doublestar.Match(p.Pattern, relTo(start, e.Rel)); !ok {
 			return nil
 		}
 		if len(found) < maxGlobResults {

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bufio"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -50,10 +50,9 @@ func (t *grepTool) Permissions(input json.RawMessage) ([]Request, error) {
 	return []Request{{Permission: permission.Read, Target: dirOrRoot(p.Path)}}, nil
 }
 
-// grepState collects matches across files.
+// grepState collects matches across files, in walk order.
 type grepState struct {
-	root    *os.Root // the work tree: no symlink leads out of it
-	re      *regexp.Regexp
+	search  *searcher
 	lines   []string
 	matches int
 	files   int
@@ -71,15 +70,10 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if p.Include != "" && !doublestar.ValidatePattern(p.Include) {
 		return errorResult("grep: invalid include glob %q.", p.Include), nil
 	}
-	root, err := os.OpenRoot(t.paths.Root())
-	if err != nil {
-		return Result{}, fmt.Errorf("grep: open work tree: %w", err)
-	}
-	defer root.Close()
-	st := &grepState{re: re, root: root}
+	st := &grepState{search: newSearcher(re)}
 	if target, err := t.resolve(ctx, dirOrRoot(p.Path)); err == nil && target.Inside {
 		if fi, err := t.statTarget(target); err == nil && fi.Mode().IsRegular() {
-			if err := st.file(target.Rel); err != nil {
+			if err := t.grepOne(st, target.Rel); err != nil {
 				return errorResult("grep: %v", err), nil
 			}
 			return st.result(), nil
@@ -89,14 +83,12 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if !ok {
 		return res, nil
 	}
-	err = walkTree(ctx, t.paths.Root(), start, func(e walkEntry) error {
-		if e.Dir || !e.Entry.Type().IsRegular() || !includes(p.Include, start, e.Rel) {
-			return nil
-		}
-		if err := st.file(e.Rel); err != nil {
-			return nil // unreadable file: skip
-		}
-		if st.matches > maxGrepMatches {
+	spec := walkSpec{
+		keep: func(e *walkEntry) bool { return e.Type == 0 && includes(p.Include, start, e.Rel) },
+		work: func(dirfd int, e *walkEntry) any { return st.searchAt(dirfd, e.Name, e.Rel) },
+	}
+	err = walkTreeSpec(ctx, t.paths.Root(), start, spec, func(e walkEntry) error {
+		if m, ok := e.Result.([]string); ok && st.add(m) {
 			return errStopWalk
 		}
 		return nil
@@ -105,6 +97,82 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{}, fmt.Errorf("grep: %w", err)
 	}
 	return st.result(), nil
+}
+
+// grepOne searches the single regular file rel. It was a regular file when
+// checked: a symlink put in its place since is not followed, and os.Root
+// keeps the open inside the work tree.
+func (t *grepTool) grepOne(st *grepState, rel string) error {
+	root, err := os.OpenRoot(t.paths.Root())
+	if err != nil {
+		return fmt.Errorf("open work tree: %w", err)
+	}
+	defer root.Close()
+	f, err := root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", rel, err)
+	}
+	defer f.Close()
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("open %s: %w", rel, err)
+	}
+	var lines []string
+	if err := sc.Read(func(fd uintptr) bool { lines = st.searchFd(int(fd), rel); return true }); err != nil {
+		return fmt.Errorf("read %s: %w", rel, err)
+	}
+	st.add(lines)
+	return nil
+}
+
+// searchAt searches the file name in the directory dirfd (rel is its path
+// for the output) and returns its formatted matching lines; an unreadable,
+// binary or too large file has none. It runs in walk workers.
+func (st *grepState) searchAt(dirfd int, name, rel string) any {
+	fd, err := openIn(dirfd, name, false)
+	if err != nil {
+		return nil
+	}
+	defer closeFd(fd)
+	return st.searchFd(fd, rel)
+}
+
+func (st *grepState) searchFd(fd int, rel string) []string {
+	bp, err := readForGrep(fd, maxGrepFileBytes)
+	if err != nil {
+		return nil
+	}
+	defer putBuf(bp)
+	found := st.search.search(*bp, maxGrepMatches+1)
+	if len(found) == 0 {
+		return nil
+	}
+	out := make([]string, len(found))
+	for i, l := range found {
+		text := string(l.text)
+		if utf8.RuneCountInString(text) > maxGrepLineChars {
+			text = string([]rune(text)[:maxGrepLineChars]) + "…"
+		}
+		out[i] = fmt.Sprintf("%s:%d: %s", rel, l.n, text)
+	}
+	return out
+}
+
+// add takes one file's matching lines, in walk order; it reports whether
+// the match limit was passed (the walk can stop).
+func (st *grepState) add(lines []string) bool {
+	if len(lines) == 0 {
+		return false
+	}
+	st.files++
+	for _, l := range lines {
+		st.matches++
+		if st.matches > maxGrepMatches {
+			return true
+		}
+		st.lines = append(st.lines, l)
+	}
+	return false
 }
 
 // includes applies the include glob: to the base name, or to the path
@@ -119,46 +187,6 @@ func includes(include, start, rel string) bool {
 	}
 	ok, _ := doublestar.Match(include, subject)
 	return ok
-}
-
-// file searches one regular file, skipping binary and very large ones. It
-// was a regular file when found: a symlink put in its place since is not
-// followed.
-func (st *grepState) file(rel string) error {
-	f, err := st.root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", rel, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.Size() > maxGrepFileBytes {
-		return nil
-	}
-	if bin, err := isBinary(f); err != nil || bin {
-		return nil
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), maxGrepFileBytes)
-	n, hit := 0, false
-	for sc.Scan() {
-		n++
-		text := sc.Text()
-		if !st.re.MatchString(text) {
-			continue
-		}
-		hit = true
-		st.matches++
-		if st.matches > maxGrepMatches {
-			break
-		}
-		if r := []rune(text); len(r) > maxGrepLineChars {
-			text = string(r[:maxGrepLineChars]) + "…"
-		}
-		st.lines = append(st.lines, fmt.Sprintf("%s:%d: %s", rel, n, text))
-	}
-	if hit {
-		st.files++
-	}
-	return nil
 }
 
 func (st *grepState) result() Result {
