@@ -14,7 +14,7 @@ import (
 // permissionNames are the permission names a spec may use, sorted.
 func permissionNames() []string {
 	return []string{
-		permission.Bash, permission.DoomLoop, permission.Edit,
+		permission.Bash, permission.DoomLoop, permission.DynamicArgs, permission.Edit,
 		permission.ExternalDirectory, permission.Read, permission.WebFetch,
 	}
 }

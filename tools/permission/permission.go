@@ -22,6 +22,7 @@ const (
 	Bash              = "bash"               // shell commands
 	ExternalDirectory = "external_directory" // any path outside the work tree
 	DoomLoop          = "doom_loop"          // the same tool call three times in a row
+	DynamicArgs       = "dynamic_args"       // bash commands with arguments only known at run time
 	WebFetch          = "webfetch"
 )
 

@@ -41,8 +41,30 @@ const (
 //     quoted a[$(cmd)] names given to read/unset/printf -v/declare/[ -v,
 //     and variables that make bash or programs run code (BASH_CMDS,
 //     BASH_ALIASES, BASH_FUNC_*, LD_PRELOAD, GIT_DIR, GIT_CONFIG_*…) set by
-//     any route. Arithmetic on a variable whose value is only known at run
-//     time is NOT denied (see the package tests' notes).
+//     any route (NAME=…, for/select NAME, (( NAME=… )), ${NAME:=…}, read,
+//     printf -v, declare). PATH, HOME, IFS, CDPATH, GLOBIGNORE, GOFLAGS,
+//     CC… are guarded too: only PATH=$PATH:dir, an IFS prefix of one
+//     command and GOFLAGS without -exec/-toolexec/… are allowed.
+//   - Arithmetic ((( )), $(( )), $[ ], let, subscripts, ${v:off:len},
+//     [[ -eq ]]) evaluates the value of every variable it names as code:
+//     a variable this command does not set to static text, a command's
+//     output, or '…' holding $(…) there is denied.
+//   - Brace expansions are expanded before judging (at most 256 words):
+//     every alternative is a word of its own (`cat {.e,}nv` reads .env).
+//     A $NAME whose values the command sets statically (for f in *.go)
+//     stands for each value.
+//   - An argument whose value is only known at run time ($F, $(cmd),
+//     ${x:-/etc/passwd}, xargs' input, find's {}) could name any file: it
+//     is denied unless a dynamic_args rule matches the command the way a
+//     bash rule does (dynamic_args: {"grep *": allow}). echo, printf,
+//     test and other builtins that open no file are exempt.
+//   - Options that run or write: go -exec/-toolexec/-vettool (the program
+//     is judged as a command), -o and profile files (edits), -overlay,
+//     -ldflags=-extld and go env -w (denied); gofmt -w, sed -i and sort -o
+//     (edits); git options abbreviated or clustered (--exe, -yx CMD).
+//   - Globs are matched in the work tree: a match through a symlink that
+//     points out needs external_directory. git blobs (HEAD:.env, :.env)
+//     and pathspec globs that may match .env get the read protection.
 //   - git subcommands that run shell commands (rebase --exec, bisect run,
 //     submodule foreach, difftool -x, filter-branch, --upload-pack…) are
 //     analysed like sh -c; config that names a program is denied.
@@ -54,8 +76,7 @@ const (
 //     --name=VALUE, -name=VALUE and -oVALUE (absolute or "..") forms, the
 //     absolute parts of NAME=VALUE, and words starting with ~, $HOME or
 //     ${HOME} (pattern "~/…"). A word with an expansion is judged by the
-//     directory of its static prefix (/tmp/* → /tmp); other dynamic words
-//     ($F) are not judged. URLs, echo/printf operands and /dev/null-like
+//     directory of its static prefix (/tmp/* → /tmp). URLs, echo/printf operands and /dev/null-like
 //     devices are not paths. Relative words are placed in every directory
 //     the command may be in after cd/pushd/popd (dirFlow): `cd src && cat
 //     ../x` reads x in the work tree, `cd src; cat ../x` may run from the
@@ -141,6 +162,8 @@ type analyzer struct {
 	// the end (placeEdits): a cd anywhere, even after them in a loop or
 	// behind a wrapper, changes where a relative path lands.
 	edits []pendingEdit
+	// vars is what the script being judged assigns (collectVars)
+	vars varFacts
 	// at holds the directories each statement and simple command may run
 	// in (dirFlow); dirs is that of the command being judged.
 	at       map[syntax.Node]dirSet
@@ -178,6 +201,11 @@ func (a *analyzer) script(src string, depth int) {
 		a.unjudgeable(src, fmt.Sprintf("the command nests more than %d levels deep, too deep to judge", maxNesting))
 		return
 	}
+	saved := a.vars
+	vars, routes := collectVars(f)
+	a.vars = vars
+	defer func() { a.vars = saved }()
+	a.guardRoutes(routes)
 	a.flowDirs(f)
 	var visit func(syntax.Node) bool
 	visit = func(n syntax.Node) bool {
@@ -218,6 +246,11 @@ func (a *analyzer) script(src string, depth int) {
 				a.unjudgeable(nodeText(n), why)
 			}
 		}
+		for _, e := range arithContexts(n) {
+			if why := a.arithProblem(e); why != "" {
+				a.unjudgeable(nodeText(n), why)
+			}
+		}
 		return true
 	}
 	syntax.Walk(f, visit)
@@ -240,11 +273,12 @@ func (a *analyzer) call(ce *syntax.CallExpr, depth int) {
 	for _, as := range ce.Assigns {
 		assigns = append(assigns, assignWord(as))
 	}
-	args := make([]word, 0, len(ce.Args))
-	for _, w := range ce.Args {
-		args = append(args, convertWord(w))
+	args, why := a.expandWords(ce.Args)
+	if why != "" {
+		a.unjudgeable(nodeText(ce), why)
+		return
 	}
-	a.assignments(assigns, depth)
+	a.assignments(assigns, depth, len(args) > 0)
 	a.command(assigns, args, depth)
 }
 
@@ -259,7 +293,7 @@ func (a *analyzer) decl(dc *syntax.DeclClause, depth int) {
 		return
 	}
 	a.judge(nil, words, nil, false)
-	a.assignments(words[1:], depth)
+	a.assignments(words[1:], depth, false)
 }
 
 // forbiddenReason explains why a builtin that runs code which cannot be
@@ -276,6 +310,12 @@ func forbiddenReason(prog string, args []word) string {
 		return prog + " runs a script file, which cannot be judged statically"
 	case "trap":
 		return "trap runs a string as code later, which cannot be judged statically"
+	case "shopt":
+		for _, a := range args[1:] {
+			if !a.static() || a.lit() == "dotglob" {
+				return "shopt " + a.text + " could make globs match dotfiles such as .env, which the check relies on them skipping"
+			}
+		}
 	case "enable":
 		return "enable can load builtins from a shared library or hide builtins, which cannot be judged"
 	case "alias":
@@ -328,14 +368,17 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		return
 	}
 	a.judge(assigns, args, &w, w.transparent && !strings.Contains(prog, "/"))
-	a.pathArgs(prog, ownWords(args, w))
+	a.pathArgs(prog, ownWords(args, w), args)
+	if path.Base(prog) == "git" {
+		a.gitObjectPaths(args)
+	}
 	if len(w.inner) > 0 && a.wrapDepth >= maxWrapDepth {
 		a.unjudgeable(text, "wrappers are nested too deeply to judge")
 		return
 	}
 	a.wrapDepth++
 	for _, inner := range w.inner {
-		a.assignments(inner.assigns, depth)
+		a.assignments(inner.assigns, depth, len(inner.args) > 0)
 		a.command(append(append([]word(nil), assigns...), inner.assigns...), inner.args, depth)
 	}
 	a.wrapDepth--

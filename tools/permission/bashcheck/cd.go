@@ -8,8 +8,8 @@ import (
 )
 
 // cdInside reports a cd or pushd (no path, no rule needed) to a static
-// directory inside the work tree and outside .git, resolved from the work
-// tree's root, and popd with no operand, which returns to a directory an
+// directory inside the work tree and outside .git, resolved from each
+// directory the command may run in (dirFlow), and popd with no operand, which returns to a directory an
 // earlier pushd of the same command entered. Changing directory runs no
 // program; relative file writes after it are refused (placeEdits), and a
 // bare repository there is not discovered (the bash tool's
@@ -33,11 +33,28 @@ func (a *analyzer) cdInside(args []word) (string, bool) {
 	case prog != "cd" && prog != "pushd", len(ops) != 1, !ops[0].static(), ops[0].lit() == "-":
 		return "", false
 	}
-	t, err := a.paths.Resolve(ops[0].lit())
-	if err != nil || !t.Inside || permission.ProtectedKind(t.Rel) == ".git" {
-		return "", false
+	dirs := a.dirs
+	if len(dirs) == 0 {
+		dirs = dirSet{a.paths.Root(): true}
 	}
-	return t.Rel, true
+	// the operand is resolved from every directory the cd may run in
+	// (`cd src && … && cd ..` returns to the root)
+	var landed []string
+	for _, dir := range dirs.sorted() {
+		if dir == unknownDir && !filepath.IsAbs(ops[0].lit()) {
+			return "", false
+		}
+		name := ops[0].lit()
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		t, err := a.paths.Resolve(name)
+		if err != nil || !t.Inside || permission.ProtectedKind(t.Rel) == ".git" {
+			return "", false
+		}
+		landed = append(landed, t.Rel)
+	}
+	return strings.Join(landed, " or "), true
 }
 
 // processFile reports paths whose meaning depends on the process that

@@ -67,10 +67,12 @@ func TestCheckBash(t *testing.T) {
 		{strict(), "$CMD", false},
 		{strict(), "${CMD} status", false},
 		{strict(), "$(echo rm) x", false},
-		{strict(), "cat $f", true},
+		{strict(), "cat $f", false}, // only known at run time: needs dynamic_args
+		{append(strict(), Rule{Permission: DynamicArgs, Pattern: "cat *", Action: Allow}), "cat $f", true},
 		{strict(), "cat *.go", true},
 		{strict(), "git status $X", false},
-		{strict(), "git diff $X", true},
+		{strict(), "git diff $X", false},
+		{append(strict(), Rule{Permission: DynamicArgs, Pattern: "git diff *", Action: Allow}), "git diff $X", true},
 		// assignment prefixes and declarations
 		{strict(), "FOO=1 git status", false},
 		{strict(), "X=1", false},
@@ -116,7 +118,8 @@ func TestCheckBash(t *testing.T) {
 		{strict(), "timeout 60 go test ./...", true},
 		{strict(), "nice go test", true},
 		{strict(), "env CGO_ENABLED=0 go test ./...", false},
-		{strict(), "git diff | xargs grep foo", true},
+		{strict(), "git diff | xargs grep foo", false}, // xargs' input is only known at run time
+		{append(strict(), Rule{Permission: DynamicArgs, Pattern: "grep *", Action: Allow}), "git diff | xargs grep foo", true},
 		{strict(), "command -v go", true},
 		{strict(), "/usr/bin/timeout 5 go test", false},
 		{open(), "git -C . push origin", false},

@@ -253,6 +253,9 @@ func (f *dirFlow) substs(n syntax.Node, in dirSet) {
 func (f *dirFlow) callEffect(c *syntax.CallExpr, in dirSet) (ok, fail dirSet) {
 	args := make([]word, 0, len(c.Args))
 	for _, w := range c.Args {
+		if split := *w; syntax.SplitBraces(&split) {
+			return dirSet{unknownDir: true}, in // cd {a,b}: the operands are only known once expanded
+		}
 		args = append(args, convertWord(w))
 	}
 	for len(args) > 1 && args[0].static() && (args[0].lit() == "builtin" || args[0].lit() == "command") {

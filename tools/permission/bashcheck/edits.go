@@ -15,7 +15,8 @@ import (
 // number or '-'; any other word, quoted or expanded, names a file.
 func (a *analyzer) redirect(r *syntax.Redirect) {
 	if r.Op == syntax.RdrIn { // < file reads it: a path like an argument
-		a.pathArgs("<", []word{convertWord(r.Word)})
+		alts, _ := a.expandWord(r.Word)
+		a.pathArgs("<", alts, append([]word{litWord("<")}, alts...))
 		return
 	}
 	switch r.Op {
@@ -24,11 +25,17 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 	default:
 		return
 	}
-	w := convertWord(r.Word)
-	if r.Op == syntax.DplOut && w.static() && isFD(w.lit()) {
+	alts, why := a.expandWord(r.Word)
+	if why != "" {
+		a.unjudgeable(nodeText(r), why)
 		return
 	}
-	a.edit(w)
+	for _, w := range alts {
+		if r.Op == syntax.DplOut && w.static() && isFD(w.lit()) {
+			continue
+		}
+		a.edit(w)
+	}
 }
 
 // edit records a write of the file named by w (a redirection target, a tee

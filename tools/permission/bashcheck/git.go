@@ -1,8 +1,11 @@
 package bashcheck
 
 import (
+	"fmt"
 	"path"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // gitScriptOptions returns, for a git subcommand, the long options (and
@@ -116,28 +119,16 @@ const (
 )
 
 // gitOption reads the option at rest[i]: its value, how many extra words
-// it took and what the value is.
+// it took and what the value is. Long options may be abbreviated to any
+// unambiguous prefix, as git's parse-options allows (--exe is --exec);
+// short options may be clustered, the last one taking the rest of the
+// word or the next word as its value (-yx CMD, -ixCMD).
 func gitOption(rest []word, i int, long []string, short, sub string) (word, int, int) {
 	a := rest[i]
 	if !a.static() {
 		return word{}, 0, gitOptNone
 	}
 	s := a.lit()
-	kindOf := func(name string) int {
-		switch {
-		case contains(long, name):
-			return gitOptScript
-		case name == "output" || (name == "output-directory" && sub == "format-patch"):
-			return gitOptOutput
-		case name == "config" && sub == "clone":
-			return gitOptConfig
-		case name == "template" && (sub == "clone" || sub == "init"):
-			return gitOptTemplate
-		case name == "open-files-in-pager" && sub == "grep":
-			return gitOptScript
-		}
-		return gitOptNone
-	}
 	next := func() (word, int) {
 		if i+1 < len(rest) {
 			return rest[i+1], 1
@@ -145,35 +136,102 @@ func gitOption(rest []word, i int, long []string, short, sub string) (word, int,
 		return litWord(""), 0
 	}
 	switch {
+	case s == "--" || s == "-":
+		return word{}, 0, gitOptNone
 	case strings.HasPrefix(s, "--"):
 		name, value, hasValue := strings.Cut(s[2:], "=")
-		k := kindOf(name)
+		name = gitLongName(name, long, sub)
+		k := gitLongKind(name, long, sub)
 		if k == gitOptNone {
 			return word{}, 0, gitOptNone
 		}
 		if hasValue {
-			return litValue(a, len(s)-len(value)), 0, k
+			return litWord(value), 0, k
 		}
 		if name == "open-files-in-pager" { // its value is only ever attached
 			return word{}, 0, gitOptNone
 		}
 		v, n := next()
 		return v, n, k
-	case len(s) == 2 && s[0] == '-' && strings.ContainsRune(short, rune(s[1])):
-		v, n := next()
-		return v, n, gitOptScript
-	case len(s) > 2 && s[0] == '-' && strings.ContainsRune(short, rune(s[1])):
-		return litValue(a, 2), 0, gitOptScript
-	case s == "-c" && sub == "clone":
-		v, n := next()
-		return v, n, gitOptConfig
-	case s == "-o" && sub == "format-patch":
-		v, n := next()
-		return v, n, gitOptOutput
-	case strings.HasPrefix(s, "-O") && sub == "grep" && len(s) > 2:
-		return litValue(a, 2), 0, gitOptScript
+	case strings.HasPrefix(s, "-"):
+		for j := 1; j < len(s); j++ {
+			k := gitShortKind(s[j], short, sub)
+			if k == gitOptNone {
+				continue
+			}
+			if rest := s[j+1:]; rest != "" {
+				return litWord(rest), 0, k
+			}
+			if s[j] == 'O' { // git grep -O: the pager is only ever attached
+				return word{}, 0, gitOptNone
+			}
+			v, n := next()
+			return v, n, k
+		}
 	}
 	return word{}, 0, gitOptNone
+}
+
+// gitLongOptions are the long options of sub whose value runs or writes.
+func gitLongOptions(long []string, sub string) []string {
+	out := append([]string{"output"}, long...)
+	switch sub {
+	case "format-patch":
+		out = append(out, "output-directory")
+	case "clone":
+		out = append(out, "config", "template")
+	case "init":
+		out = append(out, "template")
+	case "grep":
+		out = append(out, "open-files-in-pager")
+	}
+	return out
+}
+
+// gitLongName expands an abbreviated long option to the option of
+// gitLongOptions it is a prefix of (an exact name stays itself; an
+// ambiguous prefix makes git fail, so any match is the safe side).
+func gitLongName(name string, long []string, sub string) string {
+	opts := gitLongOptions(long, sub)
+	if name == "" || contains(opts, name) {
+		return name
+	}
+	for _, o := range opts {
+		if strings.HasPrefix(o, name) {
+			return o
+		}
+	}
+	return name
+}
+
+func gitLongKind(name string, long []string, sub string) int {
+	switch {
+	case contains(long, name):
+		return gitOptScript
+	case name == "output" || (name == "output-directory" && sub == "format-patch"):
+		return gitOptOutput
+	case name == "config" && sub == "clone":
+		return gitOptConfig
+	case name == "template" && (sub == "clone" || sub == "init"):
+		return gitOptTemplate
+	case name == "open-files-in-pager" && sub == "grep":
+		return gitOptScript
+	}
+	return gitOptNone
+}
+
+func gitShortKind(c byte, short, sub string) int {
+	switch {
+	case strings.IndexByte(short, c) >= 0:
+		return gitOptScript
+	case c == 'c' && sub == "clone":
+		return gitOptConfig
+	case c == 'o' && sub == "format-patch":
+		return gitOptOutput
+	case c == 'O' && sub == "grep":
+		return gitOptScript
+	}
+	return gitOptNone
 }
 
 // litValue is the part of a static option word after its first n bytes.
@@ -261,4 +319,64 @@ func gitConfigWrite(rest []word) string {
 		return "git config " + operands[0].lit() + " configures a program for git to run, which cannot be judged"
 	}
 	return ""
+}
+
+// gitObjectPaths checks what a git command reads from the repository's
+// history rather than the work tree: blobs named REV:PATH or :N:PATH
+// (`git show HEAD:.env`, `git diff HEAD:.env x`, `git cat-file -p :.env`)
+// and pathspecs whose glob may match a protected name (`git log -p --
+// '*env'`: git's '*' matches a leading dot and '/'). Each gets the read
+// protection of .git and .env*.
+func (a *analyzer) gitObjectPaths(args []word) {
+	sub := gitSubcommand(args)
+	if sub < 0 {
+		return
+	}
+	for _, w := range args[sub+1:] {
+		if !w.static() || strings.HasPrefix(w.lit(), "-") {
+			continue
+		}
+		s := w.lit()
+		if rev, blob, ok := strings.Cut(s, ":"); ok && !isURL(s) && !strings.Contains(rev, "@") {
+			if stage, rest, staged := strings.Cut(blob, ":"); staged && rev == "" && len(stage) == 1 && stage[0] >= '0' && stage[0] <= '3' {
+				blob = rest
+			}
+			a.gitProtected(w.text, blob, "git reads the blob "+s+" from the repository")
+			continue
+		}
+		if strings.ContainsAny(s, "*?[") {
+			a.gitPathspec(w.text, s)
+		}
+	}
+}
+
+// gitProtected applies the read protection to a repository path.
+func (a *analyzer) gitProtected(subject, name, how string) {
+	rel := path.Clean(strings.TrimPrefix(name, "/"))
+	what := permission.ProtectedKind(rel)
+	if what == "" {
+		return
+	}
+	d := a.rs.CheckProtected(permission.Read, rel, what)
+	if !d.Allowed {
+		d.Reason = how + ": " + d.Reason
+	}
+	a.addPath(subject, rel, d)
+}
+
+// gitPathspec checks a pathspec glob against the protected names it may
+// match.
+func (a *analyzer) gitPathspec(subject, spec string) {
+	pat := []rune(strings.TrimPrefix(spec, ":/"))
+	for _, name := range []string{".env", ".env.local", "config/.env", ".git/config"} {
+		if permission.MatchAll(string(pat), []rune(name)) {
+			what := permission.ProtectedKind(name)
+			d := a.rs.CheckProtected(permission.Read, spec, what)
+			if !d.Allowed {
+				d.Reason = fmt.Sprintf("the pathspec %s may match %s (git's * matches a leading dot): %s", spec, name, d.Reason)
+			}
+			a.addPath(subject, spec, d)
+			return
+		}
+	}
 }

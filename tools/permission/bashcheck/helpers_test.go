@@ -20,6 +20,7 @@ const (
 	Read              = permission.Read
 	Edit              = permission.Edit
 	ExternalDirectory = permission.ExternalDirectory
+	DynamicArgs       = permission.DynamicArgs
 	Allow             = permission.Allow
 	Deny              = permission.Deny
 	KindCommand       = permission.KindCommand

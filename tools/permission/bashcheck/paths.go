@@ -24,10 +24,15 @@ func (a *analyzer) dirsAt(n syntax.Node) dirSet {
 	return a.at[n]
 }
 
-// pathArgs checks the argument words of prog that name paths outside the
-// work tree against external_directory. echo and printf only print their
-// operands; a bare cd goes to $HOME.
-func (a *analyzer) pathArgs(prog string, ws []word) {
+// pathArgs checks the argument words of prog (the command cmd) that name
+// paths outside the work tree against external_directory, and those inside
+// against the protection of .git and .env*. A word whose value is only
+// known at run time could name any path: it is denied unless the rule
+// author opts in with dynamic_args (unknownArg). Globs are expanded in the
+// work tree as bash would (expandGlob), so that a match through a symlink
+// pointing out is seen. echo and printf only print their operands; a bare
+// cd goes to $HOME.
+func (a *analyzer) pathArgs(prog string, ws, cmd []word) {
 	switch path.Base(prog) {
 	case "echo", "printf":
 		return
@@ -37,14 +42,136 @@ func (a *analyzer) pathArgs(prog string, ws []word) {
 		}
 	}
 	for i, w := range ws {
+		before := len(a.checks)
 		protect := !excludeOperand(prog, ws, i)
+		if w.unknown != "" && protect {
+			a.unknownArg(prog, w, cmd)
+		}
 		for _, pw := range pathsOf(w) {
 			a.pathWord(w.text, pw, protect)
 		}
 		if protect {
 			a.protectedGlob(w)
+			a.expandGlob(w)
+		}
+		a.explainVia(w, before)
+	}
+}
+
+// explainVia prefixes the denials recorded for w since check index from
+// with how bash made the word ("brace expansion of {.e,}nv produces .env: …").
+func (a *analyzer) explainVia(w word, from int) {
+	if w.via == "" {
+		return
+	}
+	for i := from; i < len(a.checks); i++ {
+		if d := &a.checks[i].Decision; !d.Allowed {
+			d.Reason = fmt.Sprintf("%s produces %s: %s", w.via, strconv.Quote(w.text), d.Reason)
 		}
 	}
+}
+
+// noFileOperands are commands whose operands are never opened as files:
+// an argument only known at run time names nothing for them.
+func noFileOperands(base string) bool {
+	switch base {
+	case "echo", "printf", "test", "[", "true", "false", ":", "exit", "return", "shift", "wait", "kill",
+		"sleep", "set", "cd", "pushd", "popd", "basename", "dirname", "expr", "seq", "unset", "type", "which":
+		return true
+	}
+	return false
+}
+
+// unknownArg decides an argument whose value is only known at run time
+// ($F, $(cmd), ${x:-/etc/passwd}, what xargs reads, find's {}): allowed
+// only by a dynamic_args rule matching the command, as a bash rule does.
+func (a *analyzer) unknownArg(prog string, w word, cmd []word) {
+	if noFileOperands(path.Base(prog)) {
+		return
+	}
+	subject, text := joinWords(cmd)
+	d := a.rs.Decide(permission.DynamicArgs, text,
+		func(r permission.Rule) bool { return permission.MatchAll(r.Pattern, subject) },
+		func(r permission.Rule) bool { return permission.MatchSome(r.Pattern, subject) })
+	if d.Rule == nil {
+		d.Reason = fmt.Sprintf("the argument %s is only known at run time (%s), so which file it names cannot be judged; "+
+			"allow run-time arguments of this command with dynamic_args: {%s: allow}", w.text, w.unknown, strconv.Quote(text))
+	}
+	a.addPath(w.text, w.text, d)
+}
+
+// maxGlobMatches bounds the paths one glob may match in the work tree.
+const maxGlobMatches = 4096
+
+// expandGlob matches a glob word against the work tree from each
+// directory the command may run in, skipping dotfiles where bash does
+// (a component not starting with '.'), and checks every match like a
+// written path: one reached through an in-tree symlink that points out
+// (`cat */secret.txt`) needs external_directory.
+func (a *analyzer) expandGlob(w word) {
+	if w.static() || w.opaque || w.unknown != "" || a.pathsErr != nil {
+		return
+	}
+	var b strings.Builder
+	for _, r := range w.pathRunes() {
+		switch r {
+		case permission.Hole:
+			b.WriteByte('*')
+		case '*', '?', '[', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	pat := b.String()
+	if strings.HasPrefix(pat, "-") || strings.Contains(pat, "=") {
+		return
+	}
+	dirs := a.dirs
+	if len(dirs) == 0 || filepath.IsAbs(pat) {
+		dirs = dirSet{a.paths.Root(): true}
+	}
+	for _, dir := range dirs.sorted() {
+		if dir == unknownDir {
+			continue
+		}
+		full := pat
+		if !filepath.IsAbs(pat) {
+			full = filepath.Join(dir, pat)
+		}
+		matches, err := filepath.Glob(full)
+		if err != nil {
+			continue
+		}
+		if len(matches) > maxGlobMatches {
+			a.addPath(w.text, w.text, permission.DefaultDeny(permission.Read, w.text, fmt.Sprintf(
+				"the glob %s matches more than %d paths, too many to judge; narrow it", w.text, maxGlobMatches)))
+			return
+		}
+		for _, m := range matches {
+			if skipsDotfile(full, m) {
+				continue
+			}
+			a.resolvedPath(w.text, m, true)
+		}
+	}
+}
+
+// skipsDotfile reports a match bash's glob would not produce: a component
+// starting with '.' matched by a pattern component that does not.
+func skipsDotfile(pattern, match string) bool {
+	pc := strings.Split(filepath.ToSlash(pattern), "/")
+	mc := strings.Split(filepath.ToSlash(match), "/")
+	if len(pc) != len(mc) {
+		return true
+	}
+	for i := range pc {
+		if strings.HasPrefix(mc[i], ".") && !strings.HasPrefix(pc[i], ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // pathWord records the external_directory check of one path, from every

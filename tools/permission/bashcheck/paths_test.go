@@ -81,7 +81,7 @@ func TestCheckBashPathArguments(t *testing.T) {
 		{"home", broad(), "cat ${HOME}/.netrc", false},
 		{"home", broad(), "ls ~", false},
 		{"home", broad(), "cat ${HOME:-/}/x", false},
-		{"home", broad(), "cat $HOMEDIR/x", true}, // another variable: dynamic, not judged
+		{"home", broad(), "cat $HOMEDIR/x", false}, // another variable: only known at run time
 		{"home", broad(), "cat ~root/.profile", false},
 		{"home", broad(), "cd && cat .bashrc", false},
 		// expansions
@@ -89,7 +89,8 @@ func TestCheckBashPathArguments(t *testing.T) {
 		{"glob", broad(), "cat /etc/{passwd,shadow}", false},
 		{"glob", broad(), "cat ../*.md", false},
 		{"glob", broad(), "cat src/*.go", true},
-		{"dynamic", broad(), "cat $F", true}, // documented limit: only known at run time
+		{"dynamic", broad(), "cat $F", false}, // only known at run time
+		{"dynamic", broad(Rule{Permission: DynamicArgs, Pattern: "cat *", Action: Allow}), "cat $F", true},
 		{"dynamic", broad(), "cat /etc/$F", false},
 		{"ansi-c", broad(), "cat $'/etc/passwd'", false},
 		{"ansi-c", broad(), "cat $'\\x2fetc/passwd'", false},

@@ -87,11 +87,13 @@ func TestCheckBashProtectedPaths(t *testing.T) {
 		{"glob", broad(envOK), "cat .env*", false},
 		{"glob", broad(Rule{Permission: Read, Pattern: ".env?", Action: Allow}), "cat .env*", false},
 		{"glob", broad(envGlobOK, Rule{Permission: Read, Pattern: ".env.production", Action: Deny}), "cat .env*", false},
-		{"glob", broad(), "cat *", true},    // bash's * skips dotfiles
-		{"glob", broad(), "cat *.go", true}, // likewise
+		{"glob", broad(), "cat src/*", true}, // bash's * skips dotfiles
+		{"glob", broad(), "cat *", false},    // matches link-out, which points out of the work tree
+		{"glob", broad(), "cat *.go", true},  // likewise
 		{"glob", broad(), "cat src/*.go", true},
-		{"glob", broad(), "cat $F", true}, // documented limit: only known at run time
-		{"glob", broad(), "ls -d */", true},
+		{"glob", broad(), "cat $F", false}, // only known at run time
+		{"glob", broad(), "ls -d src/*/", true},
+		{"glob", broad(), "ls -d */", false}, // link-out/ matches
 		// allowed: no protected path named
 		{"allowed", broad(), "cat src/a.go", true},
 		{"allowed", broad(), "cat README.md", true},

@@ -15,12 +15,13 @@ const (
 	varHook   // makes programs load or run something at start-up
 	varPrompt // expanded again when shown (PS4 under set -x)
 	varScript // a command line some program runs with sh -c
+	varGuard  // changes where later commands look for programs, files or words
 )
 
 // classifyVar tells what assigning name does beyond setting a value.
 func classifyVar(name string) int {
 	switch name {
-	case "CDPATH", "BASH_CMDS", "BASH_ALIASES", "GIT_ALLOW_PROTOCOL", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH",
+	case "BASH_CMDS", "BASH_ALIASES", "GIT_ALLOW_PROTOCOL", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH",
 		"GIT_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_TEMPLATE_DIR":
 		return varHook
 	case "PS0", "PS1", "PS2", "PS3", "PS4":
@@ -29,17 +30,59 @@ func classifyVar(name string) int {
 		"GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE":
 		return varScript
 	}
-	if strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
+	if strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") ||
+		strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "CGO_") {
+		return varHook
+	}
+	if guardWhy(name) != "" {
+		return varGuard
+	}
+	if strings.HasPrefix(name, "GIT_") && !plainGitVar(name) {
 		return varHook
 	}
 	return varPlain
+}
+
+// guardWhy says what a guarded variable changes, "" for others.
+func guardWhy(name string) string {
+	switch name {
+	case "PATH":
+		return "changes which program a command name runs"
+	case "CDPATH":
+		return "changes where cd goes"
+	case "HOME":
+		return "changes what ~ means and where programs read their settings (~/.gitconfig)"
+	case "IFS":
+		return "changes how every later unquoted expansion splits into words"
+	case "GLOBIGNORE":
+		return "makes globs match dotfiles such as .env"
+	case "GOFLAGS", "GOENV", "GOROOT", "GOTOOLCHAIN", "GOBIN", "GCCGO", "CC", "CXX", "FC", "AR", "PKG_CONFIG",
+		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB",
+		"RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "MAKEFLAGS", "BASH_XTRACEFD", "EXECIGNORE",
+		"BASH_LOADABLES_PATH", "INPUTRC":
+		return "changes which programs or files later commands use"
+	}
+	return ""
+}
+
+// plainGitVar reports git variables that only carry data (identity,
+// prompts, output), not programs, repositories or configuration.
+func plainGitVar(name string) bool {
+	switch name {
+	case "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+		"GIT_COMMITTER_DATE", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_FLUSH", "GIT_MERGE_AUTOEDIT",
+		"GIT_LFS_SKIP_SMUDGE", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND", "GIT_SSH",
+		"GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_PROXY_COMMAND":
+		return true
+	}
+	return false
 }
 
 // assignments judges the values of NAME=value words that are code: hooks
 // are denied, prompts that would substitute commands are denied, and
 // command-line variables (GIT_SSH_COMMAND, PAGER, …) are analysed as
 // scripts.
-func (a *analyzer) assignments(ws []word, depth int) {
+func (a *analyzer) assignments(ws []word, depth int, prefix bool) {
 	for _, w := range ws {
 		name, value, ok := splitAssign(w)
 		if !ok {
@@ -63,6 +106,10 @@ func (a *analyzer) assignments(ws []word, depth int) {
 		switch classifyVar(name) {
 		case varHook:
 			a.unjudgeable(w.text, name+" makes programs load or run code, which cannot be judged")
+		case varGuard:
+			if why := guardedValue(name, value, prefix); why != "" {
+				a.unjudgeable(w.text, why)
+			}
 		case varPrompt:
 			if !value.static() || strings.Contains(value.lit(), "$(") || strings.Contains(value.lit(), "`") {
 				a.unjudgeable(w.text, name+" is expanded again when shown and would run a command substitution")
@@ -77,6 +124,33 @@ func (a *analyzer) assignments(ws []word, depth int) {
 			}
 		}
 	}
+}
+
+// guardedValue explains why assigning value to a guarded variable is
+// denied; "" for the values that change nothing the check relies on: PATH
+// extended at its end ($PATH:dir, whose dirs are path-checked), IFS for
+// one read (IFS= read -r line), GOFLAGS whose flags run and write nothing.
+func guardedValue(name string, value word, prefix bool) string {
+	switch name {
+	case "IFS":
+		if prefix {
+			return ""
+		}
+	case "PATH":
+		if strings.HasPrefix(value.text, "$PATH:") || strings.HasPrefix(value.text, "${PATH}:") {
+			return ""
+		}
+		return "PATH=" + value.text + " changes which program a command name runs; only appending ($PATH:dir) is allowed"
+	case "GOFLAGS":
+		if !value.static() {
+			return "GOFLAGS holds go flags only known at run time, which could run programs (-toolexec, -exec)"
+		}
+		if why := goFlagsProblem(strings.Fields(value.lit())); why != "" {
+			return "GOFLAGS=" + value.lit() + ": " + why
+		}
+		return ""
+	}
+	return name + " " + guardWhy(name) + ", which the check cannot follow"
 }
 
 // splitAssign splits a NAME=value (or NAME+=value) word; ok is false when

@@ -22,6 +22,16 @@ type word struct {
 	// decoded is runes with every $'…' string decoded, nil when the word
 	// has none: what the word names as a path ($'/etc/passwd').
 	decoded []rune
+	// unknown is the first expansion whose value is text only known at
+	// run time ($F, $(cmd), xargs' input), as written; "" when every
+	// hole is a glob or a number.
+	unknown string
+	// opaque is set when a hole is not a glob wildcard (~, an
+	// expansion, an extended glob): the word cannot be globbed here.
+	opaque bool
+	// via says how the word came about when bash made it from another
+	// (a brace expansion, a variable's value), for explanations.
+	via string
 }
 
 // pathRunes are the runes a path check looks at.
@@ -46,7 +56,9 @@ func (w word) static() bool {
 func (w word) lit() string { return string(w.runes) }
 
 // holeWord is a word that is entirely unknown.
-func holeWord(text string) word { return word{runes: []rune{permission.Hole}, text: text, split: true} }
+func holeWord(text string) word {
+	return word{runes: []rune{permission.Hole}, text: text, split: true, unknown: text}
+}
 
 // litWord is a fully known word.
 func litWord(s string) word { return word{runes: []rune(s), text: s} }
@@ -58,12 +70,24 @@ type wordBuilder struct {
 	split   bool
 	dec     []rune // runes with $'…' decoded
 	decoded bool   // a $'…' was decoded
+	unknown string // see word.unknown
+	via     string // see word.via
+	opaque  bool   // see word.opaque
 }
 
 func (b *wordBuilder) lit(s string) {
 	b.runes = append(b.runes, []rune(s)...)
 	b.dec = append(b.dec, []rune(s)...)
 	b.text.WriteString(s)
+}
+
+// dynamicPart adds an expansion, noting whether its value is unknown.
+func (b *wordBuilder) dynamicPart(part syntax.WordPart, unquoted bool) {
+	if b.unknown == "" {
+		b.unknown = unknownPart(part)
+	}
+	b.opaque = true
+	b.dynamic(nodeText(part), unquoted)
 }
 
 func (b *wordBuilder) dynamic(src string, unquoted bool) {
@@ -78,6 +102,7 @@ func (b *wordBuilder) dynamic(src string, unquoted bool) {
 func (b *wordBuilder) ansiC(p *syntax.SglQuoted) {
 	s, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{p}})
 	if err != nil {
+		b.opaque = true
 		b.dynamic(nodeText(p), false)
 		return
 	}
@@ -95,7 +120,7 @@ func appendHole(rs []rune) []rune {
 }
 
 func (b *wordBuilder) word() word {
-	w := word{runes: b.runes, text: b.text.String(), split: b.split}
+	w := word{runes: b.runes, text: b.text.String(), split: b.split, unknown: b.unknown, via: b.via, opaque: b.opaque}
 	if b.decoded {
 		w.decoded = b.dec
 	}
@@ -127,18 +152,20 @@ func convertPart(b *wordBuilder, part syntax.WordPart, first bool) {
 				b.lit(unescapeDouble(l.Value))
 				continue
 			}
-			b.dynamic(nodeText(inner), false)
+			b.dynamicPart(inner, false)
 		}
 	default: // ParamExp, CmdSubst, ArithmExp, ProcSubst, ExtGlob, BraceExp
-		b.dynamic(nodeText(part), true)
+		b.dynamicPart(part, true)
 	}
 }
 
 // unquotedLit adds an unquoted literal: backslashes escape the next
-// character; unescaped glob characters, brace expansions and a leading
-// tilde make the word dynamic (they expand at run time).
+// character; unescaped glob characters and a leading tilde make the word
+// dynamic (they expand at run time). Brace expansions are separate parts
+// (splitBraces) or, where bash does not expand them, literal text.
 func unquotedLit(b *wordBuilder, s string, first bool) {
-	if (first && strings.HasPrefix(s, "~")) || hasBraceExpansion(s) {
+	if first && strings.HasPrefix(s, "~") {
+		b.opaque = true
 		b.dynamic(s, true)
 		return
 	}
@@ -166,22 +193,6 @@ func unquotedLit(b *wordBuilder, s string, first bool) {
 		}
 	}
 	flush()
-}
-
-// hasBraceExpansion reports an unescaped {a,b} or {x..y} in an unquoted
-// literal.
-func hasBraceExpansion(s string) bool {
-	open := strings.IndexByte(s, '{')
-	if open < 0 {
-		return false
-	}
-	rest := s[open:]
-	end := strings.IndexByte(rest, '}')
-	if end < 0 {
-		return false
-	}
-	inner := rest[:end]
-	return strings.Contains(inner, ",") || strings.Contains(inner, "..")
 }
 
 // unescapeDouble removes the backslashes that escape inside double quotes.
