@@ -1,8 +1,8 @@
 package github
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -92,14 +92,8 @@ func (a *Actions) PublishPullRequest(ctx context.Context, push PushOptions, pr P
 	if push.Token == "" {
 		push.Token = a.Env.Token
 	}
-	if pr.Base == "" { // checked first: no branch is pushed for a pull request that cannot be opened
-		return "", 0, false, fmt.Errorf("github: pull request for %s: no base branch", push.Branch)
-	}
-	if _, err := PushBranch(ctx, push); err != nil {
-		return "", 0, false, err
-	}
-	pr.Owner, pr.Repo, pr.Branch = firstNonEmpty(pr.Owner, a.Env.Owner), firstNonEmpty(pr.Repo, a.Env.Repo), push.Branch
-	return EnsurePullRequest(ctx, a.Client, pr)
+	pr.Owner, pr.Repo = cmp.Or(pr.Owner, a.Env.Owner), cmp.Or(pr.Repo, a.Env.Repo)
+	return PublishPullRequest(ctx, a.Client, push, pr)
 }
 
 // SplitList splits an input list on commas, spaces and newlines, dropping

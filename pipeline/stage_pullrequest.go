@@ -1,21 +1,14 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
-
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"
-)
-
-// Commit identity of the pull request branch: the Actions bot.
-const (
-	prAuthorName  = "github-actions[bot]"
-	prAuthorEmail = "41898282+github-actions[bot]@users.noreply.github.com"
 )
 
 // pullRequestWanted: RUNNER_PULL_REQUEST ("true"/"false", the action's
@@ -44,60 +37,54 @@ func (r *execRun) openPullRequest(ctx context.Context, st *runStatus) (string, e
 		fmt.Fprintln(r.opts.Stderr, "runner: no pull request: the run changed no files")
 		return "", nil
 	}
-	base, err := headCommit(r.workTree)
+	base, err := github.HeadCommit(r.workTree)
 	if err != nil {
 		return "", err
 	}
-	ps := r.prSpec(base)
-	data := spec.TemplateData{Inputs: r.inputs, Event: r.gh.Event.Event, GitHub: r.gh.Event.GitHub.Map()}
-	var branch, title, body string
-	for _, f := range []struct {
-		key, text string
-		dst       *string
-	}{{"branch", ps.Branch, &branch}, {"title", ps.Title, &title}, {"body", ps.Body, &body}} {
-		if *f.dst, err = r.spec.RenderTemplate("github.pull_request."+f.key, f.text, data); err != nil {
-			return "", err
-		}
+	req, err := r.prRequest(base)
+	if err != nil {
+		return "", err
 	}
-	push := github.PushOptions{RepoDir: r.workTree, BaseCommit: base, WorkTree: r.workTree, Paths: r.changedPaths(),
-		Branch: branch, AuthorName: prAuthorName, AuthorEmail: prAuthorEmail, Message: title}
-	pr := github.PROptions{
-		Base:  firstNonEmpty(r.gh.Event.GitHub.BaseRef, strings.TrimPrefix(r.gh.Env.Ref, "refs/heads/")),
-		Title: title, Body: firstNonEmpty(body, r.redactor.Redact(r.result.FinalMessage)),
-		Draft: ps.Draft, Labels: ps.Labels,
-		Provenance: github.Provenance{Task: r.spec.Name, RunURL: r.gh.Env.RunURL(), Model: r.modelName,
-			CostUSD: r.result.CostUSD, Checks: r.checkProvenance()},
+	plan, err := github.PlanPullRequest(req)
+	if err != nil {
+		return "", fmt.Errorf("pull request: %w", err)
 	}
-	url, _, _, err := r.gh.PublishPullRequest(ctx, push, pr)
+	prBase := cmp.Or(r.gh.Event.GitHub.BaseRef, strings.TrimPrefix(r.gh.Env.Ref, "refs/heads/"))
+	url, _, _, err := r.gh.PublishPullRequest(ctx, plan.Push(r.workTree, base, r.workTree), plan.PR("", "", prBase))
 	if err != nil {
 		return "", fmt.Errorf("pull request: %w", err)
 	}
 	return url, nil
 }
 
-// prSpec is the spec's pull_request block, or the defaults when the action
-// asked for a pull request the spec does not describe.
-func (r *execRun) prSpec(base string) spec.PullRequest {
-	if p := r.spec.GitHub.PullRequest; p != nil {
-		return *p
-	}
-	branch, err := github.BranchName(github.DefaultBranchTemplate, github.NewBranchData(r.spec.Name, r.gh.Event, r.runID, base))
+// prRequest is the pull request this run asks for: the spec's
+// github.pull_request rendered with the inputs and the event, committed by
+// the Actions bot, a draft by default, the final message as the body when
+// the spec gives none.
+func (r *execRun) prRequest(base string) (github.PRRequest, error) {
+	texts, err := PullRequestTexts(r.spec, spec.TemplateData{Inputs: r.inputs, Event: r.gh.Event.Event, GitHub: r.gh.Event.GitHub.Map()})
 	if err != nil {
-		branch = "runner/" + r.spec.Name + "/" + r.runID
+		return github.PRRequest{}, err
 	}
-	return spec.PullRequest{Branch: branch, Title: "runner: " + r.spec.Name, Draft: true}
+	return github.PRRequest{
+		Task: r.spec.Name, Spec: texts, BranchData: github.NewBranchData(r.spec.Name, r.gh.Event, r.runID, base),
+		Body: r.redactor.Redact(r.result.FinalMessage), Draft: true,
+		AuthorName: github.ActionsAuthorName, AuthorEmail: github.ActionsAuthorEmail,
+		Files: eventFiles(r.files),
+		Provenance: github.Provenance{Task: r.spec.Name, RunURL: r.gh.Env.RunURL(), Model: r.modelName,
+			CostUSD: r.result.CostUSD, Checks: r.checkProvenance()},
+	}, nil
 }
 
-// changedPaths are the files of the final patch, both sides of renames.
-func (r *execRun) changedPaths() []string {
-	var out []string
-	for _, f := range r.files {
-		out = append(out, f.Path)
-		if f.OldPath != "" {
-			out = append(out, f.OldPath)
-		}
+// PullRequestTexts is the task's github.pull_request block rendered with
+// data, as the pull request plan wants it; nil when the task asks for none.
+// `runner exec` and `runner batch publish` both use it.
+func PullRequestTexts(task *spec.Spec, data spec.TemplateData) (*github.PRTexts, error) {
+	pr, err := task.RenderPullRequest(data)
+	if pr == nil || err != nil {
+		return nil, err
 	}
-	return out
+	return &github.PRTexts{Branch: pr.Branch, Title: pr.Title, Body: pr.Body, Draft: pr.Draft, Labels: pr.Labels}, nil
 }
 
 // checkProvenance is the last result of each check.
@@ -107,17 +94,4 @@ func (r *execRun) checkProvenance() []github.CheckResult {
 		out = append(out, github.CheckResult{Name: c.check.Name, Passed: c.passed})
 	}
 	return out
-}
-
-// headCommit is the commit HEAD names in the work tree's repository.
-func headCommit(dir string) (string, error) {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
-	if err != nil {
-		return "", fmt.Errorf("pull request: open repository: %w", err)
-	}
-	head, err := repo.Head()
-	if err != nil {
-		return "", fmt.Errorf("pull request: HEAD: %w", err)
-	}
-	return head.Hash().String(), nil
 }

@@ -1,21 +1,12 @@
 package batch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
-	"time"
-
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	gh "github.com/google/go-github/v60/github"
 
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/pipeline"
@@ -26,11 +17,7 @@ import (
 
 // ErrNotGitHub means a repository of the batch is not on the GitHub
 // server publishing talks to, so no pull request can be opened for it.
-var ErrNotGitHub = errors.New("not a repository on the GitHub server")
-
-// DefaultRateLimitWait is how long to wait after a rate limit answer that
-// says no Retry-After.
-const DefaultRateLimitWait = time.Minute
+var ErrNotGitHub = github.ErrNotOnServer
 
 // GitHubPublisher is the Publisher of `runner batch publish`: for each
 // result it rebuilds the patched tree from the repository's out dir (the
@@ -39,10 +26,10 @@ const DefaultRateLimitWait = time.Minute
 // (force-with-lease) and opens or updates the pull request. Publish calls it
 // serially; it is not safe for concurrent use.
 type GitHubPublisher struct {
-	Dir       string     // the batch out dir being published
-	Client    *gh.Client // API client (github.NewClient)
-	ServerURL string     // e.g. https://github.com; repositories must live there
-	Token     string     // pushes over HTTPS as x-access-token
+	Dir       string         // the batch out dir being published
+	Client    *github.Client // API client (github.NewClient)
+	ServerURL string         // e.g. https://github.com; repositories must live there
+	Token     string         // pushes over HTTPS as x-access-token
 	// Remote returns the URL to fetch from and push to for owner/repo;
 	// nil means ServerURL/owner/repo.git. Tests point it at local
 	// repositories.
@@ -50,128 +37,101 @@ type GitHubPublisher struct {
 	// CacheDir is a clone cache of `batch run` (CacheDir/<id>.git) to
 	// read the base commit from before fetching it; "" = Dir/.cache.
 	CacheDir string
-	Author   string // commit author name; "" = "runner"
-	Email    string // commit author email; "" = "runner@users.noreply.github.com"
+	Author   string // commit author name; "" = github.DefaultAuthorName
+	Email    string // commit author email; "" = github.DefaultAuthorEmail
 	// Draft and Labels apply to pull requests whose task spec says
 	// nothing of its own.
 	Draft  bool
 	Labels []string
 }
 
-// prPlan is what one pull request needs.
-type prPlan struct {
-	owner, repo string
-	remote      string
-	branch      string
-	base        string
-	title, body string
-	draft       bool
-	labels      []string
-	prov        github.Provenance
-	files       []event.FileChange
-}
-
 // Publish pushes r's patch as a branch and opens or updates its pull
-// request; a rate limit answer is a *RetryAfterError.
+// request, as github.PlanPullRequest plans it; a rate limit answer is a
+// *RetryAfterError.
 func (p *GitHubPublisher) Publish(ctx context.Context, r RepoResult, _ string) (string, error) {
+	owner, repo, err := github.ParseRepoURL(p.ServerURL, r.Repo)
+	if err != nil {
+		return "", err
+	}
+	if r.Commit == "" {
+		return "", fmt.Errorf("%s: the result records no base commit", r.ID)
+	}
 	plan, err := p.plan(ctx, r)
 	if err != nil {
 		return "", err
+	}
+	base, err := github.BaseBranch(ctx, p.Client, owner, repo, p.manifestRef(r.ID))
+	if err != nil {
+		return "", rateLimited(err)
 	}
 	clone, err := os.MkdirTemp("", "runner-publish-")
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", pipeline.ErrInfra, err)
 	}
 	defer os.RemoveAll(clone)
-	if err := p.fetchBase(ctx, r, plan.remote, clone); err != nil {
-		return "", err
+	remote := p.remote(owner, repo)
+	if err := github.FetchCommit(ctx, clone, p.baseSources(r.ID, remote), r.Commit, p.Token); err != nil {
+		return "", fmt.Errorf("%w: %s: %w", pipeline.ErrInfra, r.ID, err)
 	}
-	var paths []string
-	for _, f := range plan.files {
-		paths = append(paths, f.Path)
-		if f.OldPath != "" {
-			paths = append(paths, f.OldPath)
-		}
-	}
-	_, err = github.PushBranch(ctx, github.PushOptions{
-		RepoDir: clone, BaseCommit: r.Commit,
-		WorkTree: filepath.Join(p.Dir, r.ID, TreeDir), Paths: paths,
-		Branch: plan.branch, RemoteURL: plan.remote, Token: p.Token,
-		AuthorName: firstSet(p.Author, "runner"), AuthorEmail: firstSet(p.Email, "runner@users.noreply.github.com"),
-		Message: plan.title,
-	})
-	if err != nil {
-		return "", err
-	}
-	url, _, _, err := github.EnsurePullRequest(ctx, p.Client, github.PROptions{
-		Owner: plan.owner, Repo: plan.repo, Branch: plan.branch, Base: plan.base,
-		Title: plan.title, Body: plan.body, Draft: plan.draft, Labels: plan.labels, Provenance: plan.prov,
-	})
+	push := plan.Push(clone, r.Commit, filepath.Join(p.Dir, r.ID, TreeDir))
+	push.RemoteURL, push.Token = remote, p.Token
+	url, _, _, err := github.PublishPullRequest(ctx, p.Client, push, plan.PR(owner, repo, base))
 	return url, rateLimited(err)
 }
 
-// plan collects the pull request's repository, branch, texts and files.
-func (p *GitHubPublisher) plan(ctx context.Context, r RepoResult) (*prPlan, error) {
-	owner, repo, err := p.ownerRepo(r.Repo)
-	if err != nil {
-		return nil, err
-	}
-	if r.Commit == "" {
-		return nil, fmt.Errorf("%s: the result records no base commit", r.ID)
-	}
+// plan is the pull request of r: the task spec's github.pull_request
+// (rendered with the repository's inputs) when it has one, else the
+// defaults with the run's report as the body and the publisher's draft flag
+// and labels; the files and the task come from the run's event log.
+func (p *GitHubPublisher) plan(ctx context.Context, r RepoResult) (github.PRPlan, error) {
 	outDir := filepath.Join(p.Dir, r.ID)
 	files, err := changedFiles(ctx, outDir)
 	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: %w", r.ID, github.ErrNoChanges)
+		return github.PRPlan{}, err
 	}
 	started, err := runStarted(filepath.Join(outDir, report.EventsFile))
 	if err != nil {
-		return nil, err
+		return github.PRPlan{}, err
 	}
-	plan := &prPlan{owner: owner, repo: repo, remote: p.remote(owner, repo), files: files,
-		draft: p.Draft, labels: p.Labels,
-		prov: github.Provenance{Task: started.Task, Model: started.Model, CostUSD: &r.CostUSD}}
-	if err := p.texts(ctx, plan, r, started, outDir); err != nil {
-		return nil, err
+	req := github.PRRequest{Task: started.Task, Draft: p.Draft, Labels: p.Labels,
+		AuthorName: p.Author, AuthorEmail: p.Email, Files: files,
+		Provenance: github.Provenance{Task: started.Task, Model: started.Model, CostUSD: &r.CostUSD}}
+	if md, err := report.MarkdownFile(ctx, filepath.Join(outDir, report.EventsFile), report.MarkdownOptions{HeadingLevel: 2}); err == nil {
+		req.Body = md
 	}
-	if plan.base, err = p.baseBranch(ctx, r, owner, repo); err != nil {
-		return nil, rateLimited(err)
+	if task := taskSpecOf(outDir, started.SpecPath); task != nil {
+		data := spec.TemplateData{Inputs: started.Inputs, Event: map[string]any{}, GitHub: map[string]any{}}
+		if req.Spec, err = pipeline.PullRequestTexts(task, data); err != nil {
+			return github.PRPlan{}, fmt.Errorf("%s: %w", r.ID, err)
+		}
+	}
+	plan, err := github.PlanPullRequest(req)
+	if err != nil {
+		return github.PRPlan{}, fmt.Errorf("%s: %w", r.ID, err)
 	}
 	return plan, nil
 }
 
-// texts fills the branch, title and body: from the task spec's
-// github.pull_request templates (with the run's inputs) when it has one,
-// else a branch per task and the run's report.
-func (p *GitHubPublisher) texts(ctx context.Context, plan *prPlan, r RepoResult, s event.RunStarted, outDir string) error {
-	plan.branch = "runner/" + s.Task
-	plan.title = "runner: " + s.Task
-	if md, err := report.MarkdownFile(ctx, filepath.Join(outDir, report.EventsFile), report.MarkdownOptions{HeadingLevel: 2}); err == nil {
-		plan.body = md
-	}
-	task := taskSpecOf(outDir, s.SpecPath)
-	if task == nil || task.GitHub.PullRequest == nil {
-		return nil
-	}
-	pr := task.GitHub.PullRequest
-	data := spec.TemplateData{Inputs: s.Inputs, Event: map[string]any{}, GitHub: map[string]any{}}
-	var err error
-	if plan.branch, err = task.RenderTemplate("github.pull_request.branch", pr.Branch, data); err != nil {
-		return fmt.Errorf("%s: %w", r.ID, err)
-	}
-	if plan.title, err = task.RenderTemplate("github.pull_request.title", pr.Title, data); err != nil {
-		return fmt.Errorf("%s: %w", r.ID, err)
-	}
-	if pr.Body != "" {
-		if plan.body, err = task.RenderTemplate("github.pull_request.body", pr.Body, data); err != nil {
-			return fmt.Errorf("%s: %w", r.ID, err)
+// manifestRef is the ref the manifest gives repository id ("" when none).
+func (p *GitHubPublisher) manifestRef(id string) string {
+	if m, err := ReadManifest(p.Dir); err == nil {
+		for _, mr := range m.Repos {
+			if mr.ID == id {
+				return mr.Ref
+			}
 		}
 	}
-	plan.draft, plan.labels = pr.Draft, pr.Labels
-	return nil
+	return ""
+}
+
+// baseSources are where the base commit is fetched from: the batch's clone
+// cache when it has the repository, then the remote.
+func (p *GitHubPublisher) baseSources(id, remote string) []string {
+	cache := cmp.Or(p.CacheDir, filepath.Join(p.Dir, ".cache"))
+	if cached := filepath.Join(cache, id+".git"); isDir(cached) {
+		return []string{cached, remote}
+	}
+	return []string{remote}
 }
 
 // taskSpecOf loads the task spec a repository ran with: out/<id>/task.yaml
@@ -212,110 +172,18 @@ func runStarted(path string) (event.RunStarted, error) {
 	return event.RunStarted{}, fmt.Errorf("%w: %s has no run.started", pipeline.ErrInfra, path)
 }
 
-// baseBranch is the pull request's base: the manifest's ref when it is a
-// branch of the repository, else its default branch.
-func (p *GitHubPublisher) baseBranch(ctx context.Context, r RepoResult, owner, repo string) (string, error) {
-	if m, err := ReadManifest(p.Dir); err == nil {
-		for _, mr := range m.Repos {
-			if mr.ID == r.ID && mr.Ref != "" && !hexCommit.MatchString(mr.Ref) {
-				if _, _, err := p.Client.Repositories.GetBranch(ctx, owner, repo, mr.Ref, 0); err == nil {
-					return mr.Ref, nil
-				}
-			}
-		}
-	}
-	info, _, err := p.Client.Repositories.Get(ctx, owner, repo)
-	if err != nil {
-		return "", fmt.Errorf("%s/%s: %w", owner, repo, err)
-	}
-	return info.GetDefaultBranch(), nil
-}
-
-// fetchBase makes a bare repository at dir that holds r.Commit: cloned
-// from the batch's clone cache when it has the repository, else from
-// remote (with the token).
-func (p *GitHubPublisher) fetchBase(ctx context.Context, r RepoResult, remote, dir string) error {
-	cache := p.CacheDir
-	if cache == "" {
-		cache = filepath.Join(p.Dir, ".cache")
-	}
-	sources := []string{remote}
-	if cached := filepath.Join(cache, r.ID+".git"); isDir(cached) {
-		sources = []string{cached, remote}
-	}
-	var errs []error
-	for _, src := range sources {
-		if err := clearDir(dir); err != nil {
-			return err
-		}
-		opts := &git.CloneOptions{URL: src, Tags: git.NoTags}
-		if p.Token != "" && strings.HasPrefix(src, "https://") {
-			opts.Auth = &githttp.BasicAuth{Username: "x-access-token", Password: p.Token}
-		}
-		repo, err := git.PlainCloneContext(ctx, dir, true, opts)
-		if err == nil {
-			if _, err = repo.CommitObject(plumbing.NewHash(r.Commit)); err == nil {
-				return nil
-			}
-		}
-		errs = append(errs, err)
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	return fmt.Errorf("%w: fetch base commit %s of %s: %w", pipeline.ErrInfra, shortHash(r.Commit), r.ID, errors.Join(errs...))
-}
-
-var scpLike = regexp.MustCompile(`^[\w.-]+@([\w.-]+):(.+)$`)
-
-// ownerRepo parses a repository URL on ServerURL's host:
-// https://host/owner/repo(.git) or git@host:owner/repo(.git).
-func (p *GitHubPublisher) ownerRepo(source string) (string, string, error) {
-	server, err := url.Parse(firstSet(p.ServerURL, github.DefaultServerURL))
-	if err != nil {
-		return "", "", fmt.Errorf("%w: server URL: %w", pipeline.ErrUsage, err)
-	}
-	host, path := "", ""
-	if m := scpLike.FindStringSubmatch(source); m != nil {
-		host, path = m[1], m[2]
-	} else if u, err := url.Parse(source); err == nil && u.Host != "" {
-		host, path = u.Hostname(), u.Path
-	}
-	parts := strings.Split(strings.Trim(strings.TrimSuffix(path, ".git"), "/"), "/")
-	if host == "" || !strings.EqualFold(host, server.Hostname()) || len(parts) != 2 || parts[0] == "" || parts[1] == "" {
-		return "", "", fmt.Errorf("%s: %w %s", source, ErrNotGitHub, server.Host)
-	}
-	return parts[0], parts[1], nil
-}
-
 func (p *GitHubPublisher) remote(owner, repo string) string {
 	if p.Remote != nil {
 		return p.Remote(owner, repo)
 	}
-	return strings.TrimRight(firstSet(p.ServerURL, github.DefaultServerURL), "/") + "/" + owner + "/" + repo + ".git"
+	return github.RepoRemoteURL(p.ServerURL, owner, repo)
 }
 
 // rateLimited turns GitHub's primary and secondary rate limit answers into
 // a *RetryAfterError, so that Publish waits and tries the same repository
 // again.
 func rateLimited(err error) error {
-	if err == nil {
-		return nil
-	}
-	var abuse *gh.AbuseRateLimitError
-	if errors.As(err, &abuse) {
-		wait := DefaultRateLimitWait
-		if abuse.RetryAfter != nil {
-			wait = *abuse.RetryAfter
-		}
-		return &RetryAfterError{After: wait, Err: err}
-	}
-	var rl *gh.RateLimitError
-	if errors.As(err, &rl) {
-		wait := time.Until(rl.Rate.Reset.Time)
-		if wait <= 0 {
-			wait = DefaultRateLimitWait
-		}
+	if wait, ok := github.RateLimitWait(err); ok {
 		return &RetryAfterError{After: wait, Err: err}
 	}
 	return err
@@ -324,15 +192,6 @@ func rateLimited(err error) error {
 func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
-}
-
-func firstSet(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // changedFiles returns the files of the run's final patch from

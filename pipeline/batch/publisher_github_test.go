@@ -2,14 +2,11 @@ package batch
 
 import (
 	"bytes"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-
-	gh "github.com/google/go-github/v60/github"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
 	"github.com/seed43ef5acb/runner/llm"
@@ -153,53 +150,5 @@ func TestExecutorSpecErrorIsTaskFailure(t *testing.T) {
 	}
 	if o.Status != "error" || o.ErrorClass != event.ClassSpec || o.Infra() || statusOf(o) != StatusTaskFailed {
 		t.Errorf("outcome = %+v", o)
-	}
-}
-
-func TestOwnerRepo(t *testing.T) {
-	p := &GitHubPublisher{ServerURL: "https://ghe.example.com"}
-	tests := []struct {
-		source, owner, repo string
-		ok                  bool
-	}{
-		{"https://ghe.example.com/acme/app.git", "acme", "app", true},
-		{"https://ghe.example.com/acme/app", "acme", "app", true},
-		{"git@ghe.example.com:acme/app.git", "acme", "app", true},
-		{"https://github.com/acme/app", "", "", false},
-		{"../repos/app", "", "", false},
-		{"https://ghe.example.com/acme", "", "", false},
-	}
-	for _, tt := range tests {
-		owner, repo, err := p.ownerRepo(tt.source)
-		if (err == nil) != tt.ok || owner != tt.owner || repo != tt.repo {
-			t.Errorf("ownerRepo(%q) = %q, %q, %v", tt.source, owner, repo, err)
-		}
-		if err != nil && !errors.Is(err, ErrNotGitHub) {
-			t.Errorf("ownerRepo(%q) error %v does not match ErrNotGitHub", tt.source, err)
-		}
-	}
-}
-
-func TestRateLimited(t *testing.T) {
-	after := 42 * time.Second
-	tests := []struct {
-		name string
-		err  error
-		want time.Duration // 0: not a RetryAfterError
-	}{
-		{"secondary with Retry-After", &gh.AbuseRateLimitError{RetryAfter: &after}, after},
-		{"secondary without", &gh.AbuseRateLimitError{}, DefaultRateLimitWait},
-		{"primary, reset passed", &gh.RateLimitError{Rate: gh.Rate{Reset: gh.Timestamp{Time: time.Now().Add(-time.Minute)}}}, DefaultRateLimitWait},
-		{"other", errors.New("boom"), 0},
-	}
-	for _, tt := range tests {
-		var ra *RetryAfterError
-		got := errors.As(rateLimited(tt.err), &ra)
-		if got != (tt.want > 0) || (got && ra.After != tt.want) {
-			t.Errorf("%s: rateLimited = %v", tt.name, rateLimited(tt.err))
-		}
-	}
-	if rateLimited(nil) != nil {
-		t.Error("rateLimited(nil) != nil")
 	}
 }

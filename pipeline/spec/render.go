@@ -97,3 +97,29 @@ func (s *Spec) RenderTemplate(path, text string, data TemplateData) (string, err
 
 // unsetInput matches text/template's error for an absent input.
 var unsetInput = regexp.MustCompile(`at <\$?\.Inputs\.(\w+)>: map has no entry for key`)
+
+// RenderPullRequest renders the templates of github.pull_request (branch,
+// title and body; an empty body stays empty) with data, for the pull
+// request of a run; nil when the spec asks for none. Errors are
+// RenderTemplate's.
+func (s *Spec) RenderPullRequest(data TemplateData) (*PullRequest, error) {
+	pr := s.GitHub.PullRequest
+	if pr == nil {
+		return nil, nil
+	}
+	out := *pr
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"branch", &out.Branch}, {"title", &out.Title}, {"body", &out.Body}} {
+		if *f.dst == "" {
+			continue
+		}
+		text, err := s.RenderTemplate("github.pull_request."+f.key, *f.dst, data)
+		if err != nil {
+			return nil, err
+		}
+		*f.dst = text
+	}
+	return &out, nil
+}
