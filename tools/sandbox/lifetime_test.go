@@ -1,0 +1,104 @@
+package sandbox_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seed43ef5acb/runner/tools/sandbox"
+)
+
+// TestChildrenDieWithRunner kills the runner (SIGKILL, no chance to clean
+// up) while a sandboxed bash has background jobs, including one that left
+// the process group (setsid), and checks that none of them survives. With
+// mode off (the control) they do survive.
+func TestChildrenDieWithRunner(t *testing.T) {
+	sets := layerSets()
+	sets["off"] = nil
+	for name, layers := range sets {
+		t.Run(name, func(t *testing.T) {
+			mode := sandbox.ModeAuto
+			if layers == nil {
+				mode = sandbox.ModeOff
+			}
+			requireLayers(t, layers)
+			id := fmt.Sprintf("%06d", time.Now().UnixNano()%1_000_000)
+			tree := t.TempDir()
+			// sleep takes fractional seconds: the digits mark our processes
+			script := "sleep 300." + id + " & setsid sleep 301." + id + " & (sleep 302." + id + " &) ; echo started; wait"
+			conf, err := json.Marshal(fakeRunner{
+				Policy: sandbox.Policy{WorkTree: tree, Layers: layers, Mode: mode},
+				Argv:   []string{"bash", "-c", script}, Dir: tree, Env: []string{"PATH=" + os.Getenv("PATH")},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			exe, _ := os.Executable()
+			runner := exec.Command(exe)
+			runner.Env = []string{fakeRunnerEnv + "=" + string(conf), "PATH=" + os.Getenv("PATH")}
+			stdout, err := runner.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			runner.Stderr = os.Stderr
+			if err := runner.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, _ := bufio.NewReader(stdout).ReadString('\n')
+			if strings.TrimSpace(line) != "started" {
+				_ = runner.Process.Kill()
+				t.Fatalf("sandboxed bash did not start: %q", line)
+			}
+			for deadline := time.Now().Add(5 * time.Second); len(marked(id)) < 3 && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond) // the jobs exec sleep after bash printed
+			}
+			if n := len(marked(id)); n != 3 {
+				t.Fatalf("want 3 marked sleeps running before the kill, found %d", n)
+			}
+			if err := runner.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = runner.Wait()
+			left := marked(id)
+			for deadline := time.Now().Add(5 * time.Second); len(left) > 0 && mode != sandbox.ModeOff && time.Now().Before(deadline); left = marked(id) {
+				time.Sleep(20 * time.Millisecond) // the kernel delivers the death signal asynchronously
+			}
+			for _, pid := range left {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			if mode == sandbox.ModeOff {
+				if len(left) == 0 {
+					t.Error("unsandboxed, the background jobs should have outlived the runner (the control failed)")
+				}
+				return
+			}
+			if len(left) > 0 {
+				t.Errorf("%d sandboxed processes survived the runner's SIGKILL", len(left))
+			}
+		})
+	}
+}
+
+// marked lists the pids of processes whose command line holds id.
+func marked(id string) []int {
+	var out []int
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b), "sleep\x0030") || !strings.Contains(string(b), id) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscan(filepath.Base(filepath.Dir(p)), &pid); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/tools/sandbox"
+)
+
+// fakeRunnerEnv holds a fakeRunner (JSON): the test binary then plays the
+// runner, in a process of its own whose environment holds secrets.
+const fakeRunnerEnv = "SANDBOX_TEST_FAKE_RUNNER"
+
+// fakeRunner is one sandboxed command run by the fake runner.
+type fakeRunner struct {
+	Policy sandbox.Policy
+	Argv   []string
+	Dir    string
+	Env    []string
+}
+
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	if conf := os.Getenv(fakeRunnerEnv); conf != "" {
+		os.Exit(runFake(conf))
+	}
+	os.Exit(m.Run())
+}
+
+// runFake runs the command like the runner does: Main first, then a
+// Sandbox, the command with an explicit environment (plus ATTACK_PIDS: its
+// own pid and its parent's), output to stdout and stderr.
+func runFake(conf string) int {
+	var fr fakeRunner
+	if err := json.Unmarshal([]byte(conf), &fr); err != nil {
+		fmt.Fprintln(os.Stderr, "fake runner:", err)
+		return 100
+	}
+	sb, err := sandbox.New(fr.Policy)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake runner:", err)
+		return 101
+	}
+	defer sb.Close()
+	env := append(fr.Env, "ATTACK_PIDS="+strconv.Itoa(os.Getpid())+" "+strconv.Itoa(os.Getppid()))
+	cmd, err := sb.Command(context.Background(), fr.Argv, fr.Dir, env)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake runner:", err)
+		return 102
+	}
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "fake runner:", err)
+		return 103
+	}
+	return 0
+}

@@ -1,0 +1,156 @@
+package sandbox_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/tools/sandbox"
+)
+
+func TestNewModes(t *testing.T) {
+	tree := t.TempDir()
+	if _, err := sandbox.New(sandbox.Policy{WorkTree: tree, Mode: "strict"}); err == nil || !strings.Contains(err.Error(), `unknown mode "strict"`) {
+		t.Errorf("bad mode: %v", err)
+	}
+	off, err := sandbox.New(sandbox.Policy{WorkTree: tree, Mode: sandbox.ModeOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := off.Describe(); got != "off: commands run unsandboxed" {
+		t.Errorf("off: %q", got)
+	}
+	cmd, err := off.Command(t.Context(), []string{"true"}, tree, nil)
+	if err != nil || cmd.Run() != nil {
+		t.Errorf("off runs plainly: %v", err)
+	}
+	sup := sandbox.Probe()
+	auto, err := sandbox.New(sandbox.Policy{WorkTree: tree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer auto.Close()
+	if got, want := len(auto.Layers()), len(sup.Available()); got != want {
+		t.Errorf("auto uses %v, available %v", auto.Layers(), sup.Available())
+	}
+	req, err := sandbox.New(sandbox.Policy{WorkTree: tree, Mode: sandbox.ModeRequired})
+	if len(sup.Available()) == len(sandbox.AllLayers()) {
+		if err != nil {
+			t.Errorf("required with every layer available: %v", err)
+		}
+		req.Close()
+	} else if !errors.Is(err, sandbox.ErrUnavailable) || !strings.Contains(err.Error(), "mode: auto") {
+		t.Errorf("required without every layer: %v", err)
+	}
+}
+
+// TestNoLayerRefusesCommands builds the Support a machine without any
+// layer has and checks the refusal says what is missing and how to opt out.
+func TestNoLayerRefusesCommands(t *testing.T) {
+	sup := sandbox.Support{Namespaces: errors.New("uid map: permission denied"), Landlock: errors.New("the kernel has no Landlock")}
+	msg := sup.Missing()
+	for _, want := range []string{"uid map: permission denied", "apparmor_restrict_unprivileged_userns", "no Landlock", "lsm="} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Missing() = %q, want it to mention %q", msg, want)
+		}
+	}
+	if got := sandbox.Describe(sandbox.ModeAuto, nil); !strings.Contains(got, "refused") {
+		t.Errorf("Describe with no layer: %q", got)
+	}
+}
+
+// TestCapabilitiesDropped: a command that is uid 0 in the sandbox has no
+// capability, so it cannot unmount the read-only binds.
+func TestCapabilitiesDropped(t *testing.T) {
+	for name, layers := range layerSets() {
+		t.Run(name, func(t *testing.T) {
+			requireLayers(t, layers)
+			tree := t.TempDir()
+			if err := os.Mkdir(filepath.Join(tree, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			sb, err := sandbox.New(sandbox.Policy{WorkTree: tree, Layers: layers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sb.Close()
+			cmd, err := sb.Command(t.Context(), []string{"bash", "-c", "grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status; umount .git && echo unmounted"}, tree, []string{"PATH=" + os.Getenv("PATH")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := cmd.CombinedOutput()
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				if strings.HasPrefix(line, "Cap") && !strings.HasSuffix(line, "0000000000000000") {
+					t.Errorf("capability left: %s", line)
+				}
+			}
+			if strings.Contains(string(out), "unmounted") {
+				t.Errorf("the command unmounted .git:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestHiddenHomeKeepsWritableCache: the runner's $HOME is hidden, but a
+// writable cache below it stays reachable and writable.
+func TestHiddenHomeKeepsWritableCache(t *testing.T) {
+	for name, layers := range layerSets() {
+		t.Run(name, func(t *testing.T) {
+			requireLayers(t, layers)
+			home := t.TempDir()
+			for _, f := range []string{"secret/token", "cache/keep/x", "cache/other"} {
+				p := filepath.Join(home, f)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte("data-"+f), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tree := t.TempDir()
+			sb, err := sandbox.New(sandbox.Policy{WorkTree: tree, Layers: layers, Hidden: []string{home}, Writable: []string{filepath.Join(home, "cache", "keep")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sb.Close()
+			script := `cat "$H/secret/token" "$H/cache/other" 2>/dev/null; cat "$H/cache/keep/x" && echo y > "$H/cache/keep/y" && echo wrote`
+			cmd, err := sb.Command(t.Context(), []string{"bash", "-c", script}, tree, []string{"PATH=" + os.Getenv("PATH"), "H=" + home})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := cmd.CombinedOutput()
+			if strings.Contains(string(out), "data-secret") || strings.Contains(string(out), "data-cache/other") {
+				t.Errorf("a hidden file was read:\n%s", out)
+			}
+			if !strings.Contains(string(out), "data-cache/keep/x") || !strings.Contains(string(out), "wrote") {
+				t.Errorf("the writable cache below the hidden home is not usable:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestGitConfigGlobal: the guard file is the global git config, read-only.
+func TestGitConfigGlobal(t *testing.T) {
+	requireLayers(t, sandbox.Probe().Available()[:1])
+	tree := t.TempDir()
+	sb, err := sandbox.New(sandbox.Policy{WorkTree: tree, GitConfig: "[safe]\n\tbareRepository = explicit\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	cmd, err := sb.Command(t.Context(), []string{"bash", "-c", git + ` config --global safe.bareRepository; echo x >> "$GIT_CONFIG_GLOBAL" && echo changed`}, tree, []string{"PATH=" + os.Getenv("PATH")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.CombinedOutput()
+	if !strings.HasPrefix(string(out), "explicit\n") || strings.Contains(string(out), "changed") {
+		t.Errorf("git guard: %s", out)
+	}
+}

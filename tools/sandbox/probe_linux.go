@@ -1,0 +1,101 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// mainCalled is set by Main: New refuses to build a sandbox whose helper
+// (a re-exec of this binary) would not start as one. It is the package's
+// one mutable variable, a fact about the process, not configuration.
+var mainCalled atomic.Bool
+
+// probeOnce caches Probe: what the kernel offers does not change while
+// the process runs.
+var probeOnce = sync.OnceValue(probe)
+
+// Probe reports which layers this machine offers. The namespace probe
+// starts the helper once in the namespaces a command gets (user, mount,
+// PID, network, IPC, UTS) and has it mount /proc and bring up loopback,
+// so that an AppArmor or sysctl restriction shows here, not at the first
+// command. The result is computed once per process.
+func Probe() Support { return probeOnce() }
+
+func probe() Support {
+	var s Support
+	abi, err := llsys.LandlockGetABIVersion()
+	switch {
+	case err != nil:
+		s.Landlock = fmt.Errorf("the kernel has no Landlock (%v)", err)
+	case abi < 1:
+		s.Landlock = errors.New("the kernel has no Landlock")
+	case seccompArch == 0:
+		s.Landlock = errors.New("no seccomp network filter for this CPU architecture")
+	default:
+		s.LandlockABI = abi
+	}
+	s.Namespaces = probeNamespaces()
+	return s
+}
+
+// probeNamespaces starts the helper in probe mode.
+func probeNamespaces() error {
+	if !mainCalled.Load() {
+		return errors.New("sandbox.Main was not called in main()")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	conf, _ := json.Marshal(helperConfig{Layers: []Layer{LayerNamespaces}, Probe: true})
+	cmd := exec.Command(exe, helperArg, string(conf), "true")
+	cmd.Args[0] = "runner-sandbox-probe"
+	cmd.SysProcAttr, _ = sysProcAttr([]Layer{LayerNamespaces}, false)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return fmt.Errorf("%v: %s", err, msg)
+		}
+		return err
+	}
+	return nil
+}
+
+// sysProcAttr is how the runner starts the helper for layers, and the
+// signal that cancels it: with namespaces, SIGKILL (the helper is the PID
+// namespace's init: the kernel kills the rest); with Landlock only,
+// SIGTERM (the helper kills its descendants, then exits). Either way the
+// helper gets that signal when the runner dies (PR_SET_PDEATHSIG) and is
+// its own process group.
+func sysProcAttr(layers []Layer, network bool) (*syscall.SysProcAttr, syscall.Signal) {
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	for _, l := range layers {
+		if l != LayerNamespaces {
+			continue
+		}
+		flags := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS)
+		if !network {
+			flags |= unix.CLONE_NEWNET
+		}
+		uid, gid := os.Getuid(), os.Getgid()
+		attr.Cloneflags = flags
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+		attr.Pdeathsig = syscall.SIGKILL
+		return attr, syscall.SIGKILL
+	}
+	return attr, syscall.SIGTERM
+}

@@ -1,0 +1,186 @@
+// Package sandbox contains the processes the runner starts for the agent
+// (the bash tool, checks, MCP stdio servers) with what the Linux kernel
+// gives an unprivileged user, so that what an allowed program does at run
+// time (go test runs the agent's code) is bounded by the OS, not by the
+// text of its command line.
+//
+// Two layers, each on its own or both:
+//
+//   - namespaces: a re-exec of the current binary (the helper, see Main)
+//     starts in new user, mount, PID, network, IPC and UTS namespaces. It
+//     makes every mount read-only, binds the work tree and the declared
+//     writable paths read-write, .git read-only, covers hidden paths
+//     (protected .env*, the runner's $HOME) with empty read-only files or
+//     directories, mounts a fresh /proc (only the sandbox's processes),
+//     brings up loopback in an empty network namespace, drops every
+//     capability and execs the command as PID 2 under its own init. When
+//     the helper dies (the runner was killed: PR_SET_PDEATHSIG) the
+//     kernel kills everything in the PID namespace.
+//   - landlock: the helper restricts itself and everything it starts with
+//     Landlock (github.com/landlock-lsm/go-landlock): writes only to the
+//     writable paths, reads everywhere but the hidden paths, signals and
+//     abstract unix sockets only inside the sandbox; without the network
+//     namespace also TCP bind/connect denied by Landlock (ABI ≥ 4) and
+//     AF_INET/AF_INET6 sockets and io_uring refused by a seccomp filter
+//     (Landlock ABI < 10 does not cover UDP, and no ABI covers MPTCP).
+//
+// The layers used are the strongest available (Probe), unless the Policy
+// pins them. Main must be the first call of main() in every binary that
+// builds a Sandbox (the runner and test binaries, through TestMain).
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Mode says how hard the runner insists on a sandbox (the spec's
+// sandbox.mode).
+type Mode string
+
+// Modes.
+const (
+	// ModeAuto (the default) uses the strongest layers available; when
+	// there are none, starting a command fails with ErrUnavailable.
+	ModeAuto Mode = "auto"
+	// ModeRequired refuses to build a Sandbox unless every layer
+	// (namespaces and landlock) is available.
+	ModeRequired Mode = "required"
+	// ModeOff runs commands unsandboxed, as a plain process group.
+	ModeOff Mode = "off"
+)
+
+// Modes lists the valid modes, default first.
+func Modes() []Mode { return []Mode{ModeAuto, ModeRequired, ModeOff} }
+
+// Layer is one mechanism of the sandbox.
+type Layer string
+
+// Layers.
+const (
+	// LayerNamespaces: user, mount, PID, network, IPC, UTS namespaces.
+	LayerNamespaces Layer = "namespaces"
+	// LayerLandlock: Landlock file system, network and scope rules, plus
+	// a seccomp filter on inet sockets where there is no network namespace.
+	LayerLandlock Layer = "landlock"
+)
+
+// AllLayers is every layer, strongest first.
+func AllLayers() []Layer { return []Layer{LayerNamespaces, LayerLandlock} }
+
+// ErrUnavailable is returned (wrapped, with what is missing and how to fix
+// it) when the sandbox the mode asks for cannot be set up.
+var ErrUnavailable = errors.New("no OS sandbox is available")
+
+// Policy is what a sandboxed command may do. Paths are absolute; New
+// cleans them.
+type Policy struct {
+	// Mode is auto when empty.
+	Mode Mode
+	// WorkTree is read-write, except ReadOnly paths in it (WorkTree/.git
+	// is always added).
+	WorkTree string
+	// Writable are more read-write directories (build caches: GOCACHE,
+	// npm's cache). Missing ones are created.
+	Writable []string
+	// ReadOnly are paths inside WorkTree or Writable kept read-only.
+	ReadOnly []string
+	// Hidden are files and directories whose content the command must not
+	// see (protected .env*, the runner's $HOME): they appear empty (with
+	// namespaces) or unreadable (Landlock only). A hidden directory that
+	// holds WorkTree or a Writable path is hidden except for that path.
+	Hidden []string
+	// Network allows the network: no network namespace and no socket
+	// rules.
+	Network bool
+	// GitConfig is the text of a git configuration file the sandbox
+	// provides, read-only, as the global config (GIT_CONFIG_GLOBAL).
+	GitConfig string
+	// Layers pins the layers to use (tests); nil means every available one.
+	Layers []Layer
+	// ScratchDir is where the per-sandbox private $HOME and $TMPDIR are
+	// made ("" : os.TempDir()).
+	ScratchDir string
+}
+
+// Support is what this machine offers (Probe).
+type Support struct {
+	// Namespaces is nil when user namespaces work, else why not.
+	Namespaces error
+	// LandlockABI is the kernel's Landlock ABI version (0: none).
+	LandlockABI int
+	// Landlock is nil when Landlock can be used, else why not.
+	Landlock error
+}
+
+// Available lists the layers that can be used, strongest first.
+func (s Support) Available() []Layer {
+	var out []Layer
+	if s.Namespaces == nil {
+		out = append(out, LayerNamespaces)
+	}
+	if s.Landlock == nil {
+		out = append(out, LayerLandlock)
+	}
+	return out
+}
+
+// Missing explains the layers that cannot be used, with how to enable
+// them, one sentence each.
+func (s Support) Missing() string {
+	var parts []string
+	if s.Namespaces != nil {
+		parts = append(parts, fmt.Sprintf("user namespaces: %v (enable them: sysctl kernel.unprivileged_userns_clone=1, "+
+			"or on Ubuntu load an AppArmor profile granting userns to the runner binary, "+
+			"or sysctl kernel.apparmor_restrict_unprivileged_userns=0)", s.Namespaces))
+	}
+	if s.Landlock != nil {
+		parts = append(parts, fmt.Sprintf("landlock: %v (needs Linux ≥ 5.13 with landlock in the lsm= boot list)", s.Landlock))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// chooseLayers picks the layers for mode from what is available and what
+// the policy pins. It returns ErrUnavailable (wrapped) for required when a
+// layer is missing, and for a pinned layer that is missing.
+func chooseLayers(mode Mode, pinned []Layer, sup Support) ([]Layer, error) {
+	if mode == ModeOff {
+		return nil, nil
+	}
+	avail := sup.Available()
+	if pinned != nil {
+		for _, l := range pinned {
+			if !slices.Contains(avail, l) {
+				return nil, fmt.Errorf("%w: layer %s was asked for: %s", ErrUnavailable, l, sup.Missing())
+			}
+		}
+		return slices.Clone(pinned), nil
+	}
+	if mode == ModeRequired && len(avail) < len(AllLayers()) {
+		return nil, fmt.Errorf("%w: sandbox.mode required needs every layer (%s); missing %s; "+
+			"use mode: auto to run with what is there", ErrUnavailable, joinLayers(AllLayers()), sup.Missing())
+	}
+	return avail, nil
+}
+
+func joinLayers(ls []Layer) string {
+	s := make([]string, len(ls))
+	for i, l := range ls {
+		s[i] = string(l)
+	}
+	return strings.Join(s, "+")
+}
+
+// Describe is a one-line account of a sandbox: its mode and layers, e.g.
+// "auto: namespaces+landlock" or "off: commands run unsandboxed".
+func Describe(mode Mode, layers []Layer) string {
+	switch {
+	case mode == ModeOff:
+		return "off: commands run unsandboxed"
+	case len(layers) == 0:
+		return string(mode) + ": no layer available, bash and checks are refused"
+	}
+	return string(mode) + ": " + joinLayers(layers)
+}

@@ -1,0 +1,10 @@
+//go:build linux && !amd64 && !arm64
+
+package sandbox
+
+// No seccomp filter on this architecture: Probe reports Landlock missing.
+const (
+	seccompArch     = 0
+	sysSocket       = 0
+	sysIoUringSetup = 0
+)

@@ -1,0 +1,3 @@
+module victim
+
+go 1.22
