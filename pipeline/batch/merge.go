@@ -178,7 +178,7 @@ func collect(dirs []string, m *Manifest, rep *MergeReport) (map[string]sourced, 
 				continue
 			}
 			seenIn[id] = append(seenIn[id], d)
-			if cur, ok := chosen[id]; !ok || better(r, cur.r) {
+			if cur, ok := chosen[id]; !ok || Better(r, cur.r) {
 				chosen[id] = sourced{r: r, dir: d}
 			}
 		}
@@ -192,9 +192,11 @@ func collect(dirs []string, m *Manifest, rep *MergeReport) (map[string]sourced, 
 	return chosen, nil
 }
 
-// better reports whether a should replace b: a final status wins over a
-// non-final one, then the later finish wins.
-func better(a, b RepoResult) bool {
+// Better reports whether result a of a repository should replace result b
+// when two dirs (shards, reruns) report it: a final status wins over a
+// non-final one, then the later finish wins. Merge and the batch report
+// pick with it.
+func Better(a, b RepoResult) bool {
 	if a.Status.Final() != b.Status.Final() {
 		return a.Status.Final()
 	}
