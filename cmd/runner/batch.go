@@ -19,6 +19,8 @@ type BatchCmd struct {
 	Run     BatchRunCmd     `cmd:"" help:"Run the batch's task over its repositories (resumable; one shard with --shard)."`
 	Merge   BatchMergeCmd   `cmd:"" help:"Merge shard out dirs into one (results.jsonl, summary.md)."`
 	Publish BatchPublishCmd `cmd:"" help:"Open pull requests from the stored patches, serially and paced."`
+	Report  BatchReportCmd  `cmd:"" help:"Report on out dirs: one self-contained HTML page, Markdown or JSON; several nights as a trend."`
+	Export  BatchExportCmd  `cmd:"" help:"Export the patches for other tools: SWE-bench predictions (JSONL)."`
 }
 
 // BatchRunCmd is `runner batch run BATCH.yaml --out DIR`.

@@ -68,7 +68,7 @@ func replaceSection(t *testing.T, doc, name, body string) string {
 func flagReference(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
-	for _, cmd := range [][]string{{}, {"exec"}, {"batch", "run"}, {"batch", "merge"}, {"batch", "publish"}, {"report"}, {"policy", "check"}, {"github", "finalize"}, {"validate"}, {"schema"}, {"version"}} {
+	for _, cmd := range [][]string{{}, {"exec"}, {"batch", "run"}, {"batch", "merge"}, {"batch", "publish"}, {"batch", "report"}, {"batch", "export"}, {"report"}, {"policy", "check"}, {"github", "finalize"}, {"validate"}, {"schema"}, {"version"}} {
 		var stdout, stderr bytes.Buffer
 		args := append(slices.Clone(cmd), "--help")
 		code := runCLI(context.Background(), args, Streams{Stdout: &stdout, Stderr: &stderr}, nil)

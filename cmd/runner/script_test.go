@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -51,7 +52,8 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"json-valid": jsonValid,
+			"json-valid":     jsonValid,
+			"swebench-apply": swebenchApply,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("COLUMNS", "80")
@@ -70,5 +72,39 @@ func jsonValid(ts *testscript.TestScript, neg bool, args []string) {
 	valid := json.Valid([]byte(ts.ReadFile(args[0])))
 	if valid == neg {
 		ts.Fatalf("json-valid %s: valid = %v", args[0], valid)
+	}
+}
+
+// swebenchApply is the script command "swebench-apply PREDS INSTANCE DIR":
+// it applies the model_patch of INSTANCE's line in the predictions file
+// PREDS to the git work tree DIR as the SWE-bench harness does (the patch
+// written to a file, then `git apply --verbose`).
+func swebenchApply(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: swebench-apply PREDS INSTANCE DIR")
+	}
+	var patch *string
+	for _, line := range strings.Split(strings.TrimSuffix(ts.ReadFile(args[0]), "\n"), "\n") {
+		var p struct {
+			InstanceID string  `json:"instance_id"`
+			ModelPatch *string `json:"model_patch"`
+		}
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			ts.Fatalf("%s: %v", args[0], err)
+		}
+		if p.InstanceID == args[1] {
+			patch = p.ModelPatch
+		}
+	}
+	if patch == nil {
+		ts.Fatalf("%s: no model_patch for %s", args[0], args[1])
+	}
+	file := ts.MkAbs(args[1] + ".diff")
+	if err := os.WriteFile(file, []byte(*patch), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	err := ts.Exec("git", "-C", args[2], "apply", "--verbose", file)
+	if (err != nil) != neg {
+		ts.Fatalf("git apply %s in %s: %v", file, args[2], err)
 	}
 }

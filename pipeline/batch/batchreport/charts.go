@@ -12,7 +12,7 @@ import (
 
 // Chart geometry, in SVG user units (CSS pixels at 100%).
 const (
-	chartWidth  = 640
+	chartWidth  = 720
 	labelWidth  = 200 // the label column of bar charts
 	barArea     = 330 // the longest bar
 	rowHeight   = 22
@@ -36,7 +36,7 @@ type barChart struct {
 
 type bar struct {
 	Label, Value, Class, Class2 string
-	Y, TextY, W, W2, ValueX    float64
+	Y, TextY, W, W2, ValueX     float64
 }
 
 // distribution is an area of every repository's value, largest first.

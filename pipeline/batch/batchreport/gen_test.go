@@ -6,11 +6,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/seed43ef5acb/runner/pipeline/batch"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // genBatch describes a synthetic batch out dir, as `runner batch run`
@@ -25,6 +27,7 @@ type genBatch struct {
 	// Reruns appends an earlier (worse) line before some results, as a
 	// resumed or --only-failed run leaves them.
 	Reruns bool
+	Drop   []int // indices of repositories left without a result (a shard cut short)
 }
 
 var genStatuses = []batch.Status{
@@ -62,9 +65,12 @@ func (g genBatch) write(t testing.TB, dir string) []string {
 			d, shard = i%g.Shards, fmt.Sprintf("%d/%d", i%g.Shards, g.Shards)
 		}
 		r := g.result(rng, i, repo, shard)
+		if slices.Contains(g.Drop, i) {
+			continue
+		}
 		if g.Reruns && i%7 == 3 {
 			early := r
-			early.Status, early.Error, early.ErrorClass, early.FinishedAt = batch.StatusInfraFailed, "clone: connection reset", "infra", r.FinishedAt.Add(-time.Hour)
+			early.Status, early.Error, early.ErrorClass, early.FinishedAt = batch.StatusInfraFailed, "clone: connection reset", event.ClassInfra, r.FinishedAt.Add(-time.Hour)
 			appendLine(t, &lines[d], early)
 		}
 		appendLine(t, &lines[d], r)
@@ -99,10 +105,10 @@ func (g genBatch) result(rng *rand.Rand, i int, repo batch.Repo, shard string) b
 		r.FilesChanged, r.PatchPath = 1+rng.IntN(3), repo.ID+"/changes.patch"
 		r.Error = []string{"check tests failed after 2 retries", "the model gave up: cannot find the config", "max steps reached"}[rng.IntN(3)]
 		if i%4 == 0 {
-			r.ErrorClass = "context-overflow"
+			r.ErrorClass = event.ClassContextOverflow
 		}
 	case batch.StatusInfraFailed:
-		r.Error, r.ErrorClass, r.Attempts = "provider: 503 Service Unavailable after 3 attempts", []string{"provider", "infra", "retryable"}[rng.IntN(3)], 3
+		r.Error, r.ErrorClass, r.Attempts = "provider: 503 Service Unavailable after 3 attempts", []event.ErrorClass{event.ClassProvider, event.ClassInfra, event.ClassRetryable}[rng.IntN(3)], 3
 	case batch.StatusTimeout:
 		r.Error = "the per-repository timeout of 20m elapsed"
 	case batch.StatusBudgetExceeded:

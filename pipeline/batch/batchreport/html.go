@@ -117,7 +117,7 @@ func diffChart(repos []Repo) *barChart {
 	var adds, dels []float64
 	for _, r := range top {
 		labels = append(labels, r.ID)
-		values = append(values, fmt.Sprintf("+%d −%d, %d files", r.Additions, r.Deletions, r.FilesChanged))
+		values = append(values, fmt.Sprintf("+%d −%d, %s", r.Additions, r.Deletions, plural(r.FilesChanged, "file")))
 		adds, dels = append(adds, float64(r.Additions)), append(dels, float64(r.Deletions))
 		c1, c2 = append(c1, "add"), append(c2, "del")
 	}

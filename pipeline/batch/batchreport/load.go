@@ -75,6 +75,9 @@ func Load(ctx context.Context, dirs []string, opts Options) (*Report, error) {
 
 func readOutDir(dir string) (*outDir, error) {
 	od := &outDir{path: dir}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s: %w: no such directory (give the --out dir of `runner batch run` or `runner batch merge`)", dir, ErrNotBatchDir)
+	}
 	m, err := batch.ReadManifest(dir)
 	switch {
 	case err == nil:

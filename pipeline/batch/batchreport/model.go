@@ -25,10 +25,10 @@ type Report struct {
 	Dirs       []string      `json:"dirs"`        // the latest night's out dirs, as given
 	FinishedAt time.Time     `json:"finished_at"` // the latest finish among its results
 	Totals     Totals        `json:"totals"`
-	Statuses   []StatusCount `json:"statuses"`          // non-zero counts, in batch.AllStatuses order, then missing
-	Errors     []ErrorGroup  `json:"errors"`            // by count, largest first
-	Repos      []Repo        `json:"repos"`             // manifest order
-	Nights     []Night       `json:"nights"`            // oldest first; the last is this report's night
+	Statuses   []StatusCount `json:"statuses"`           // non-zero counts, in batch.AllStatuses order, then missing
+	Errors     []ErrorGroup  `json:"errors"`             // by count, largest first
+	Repos      []Repo        `json:"repos"`              // manifest order
+	Nights     []Night       `json:"nights"`             // oldest first; the last is this report's night
 	Problems   []string      `json:"problems,omitempty"` // duplicate results, results not in the manifest
 }
 
@@ -66,25 +66,25 @@ type ErrorGroup struct {
 
 // Repo is one repository's latest result, with what its dir adds.
 type Repo struct {
-	ID           string       `json:"id"`
-	Repo         string       `json:"repo"`
-	Status       batch.Status `json:"status"`
-	CostUSD      float64      `json:"cost_usd"`
-	Steps        int          `json:"steps"`
-	DurationMS   int64        `json:"duration_ms"`
-	Tokens       event.Tokens `json:"tokens"`
-	FilesChanged int          `json:"files_changed"`
-	Additions    int          `json:"additions"`
-	Deletions    int          `json:"deletions"`
-	Error        string       `json:"error,omitempty"`
-	ErrorClass   string       `json:"error_class,omitempty"`
-	Attempts     int          `json:"attempts,omitempty"`
-	Commit       string       `json:"commit,omitempty"`
-	Shard        string       `json:"shard,omitempty"`
-	PRURL        string       `json:"pr_url,omitempty"`
-	PublishError string       `json:"publish_error,omitempty"`
-	Links        Links        `json:"links"`
-	Dir          string       `json:"-"` // the out dir that holds its result
+	ID           string           `json:"id"`
+	Repo         string           `json:"repo"`
+	Status       batch.Status     `json:"status"`
+	CostUSD      float64          `json:"cost_usd"`
+	Steps        int              `json:"steps"`
+	DurationMS   int64            `json:"duration_ms"`
+	Tokens       event.Tokens     `json:"tokens"`
+	FilesChanged int              `json:"files_changed"`
+	Additions    int              `json:"additions"`
+	Deletions    int              `json:"deletions"`
+	Error        string           `json:"error,omitempty"`
+	ErrorClass   event.ErrorClass `json:"error_class,omitempty"`
+	Attempts     int              `json:"attempts,omitempty"`
+	Commit       string           `json:"commit,omitempty"`
+	Shard        string           `json:"shard,omitempty"`
+	PRURL        string           `json:"pr_url,omitempty"`
+	PublishError string           `json:"publish_error,omitempty"`
+	Links        Links            `json:"links"`
+	Dir          string           `json:"-"` // the out dir that holds its result
 }
 
 // Links are slash-separated URL paths relative to the report file (see

@@ -292,7 +292,7 @@ func errorGroups(repos []Repo) []ErrorGroup {
 	}
 	for _, r := range repos {
 		if !Succeeded(r.Status) {
-			class := r.ErrorClass
+			class := string(r.ErrorClass)
 			if class == "" {
 				class = string(r.Status)
 			}

@@ -50,7 +50,7 @@ func Markdown(rep *Report) string {
 	mdTop(&b, "Cost: top ten", "Cost (USD)", Top(rep.Repos, 10, Cost), func(r Repo) string { return fmt.Sprintf("%.4f", r.CostUSD) })
 	mdTop(&b, "Duration: top ten", "Duration", Top(rep.Repos, 10, Duration), func(r Repo) string { return durationText(r.DurationMS) })
 	mdTop(&b, "Largest changes: top ten", "Lines (+/−)", Top(rep.Repos, 10, LinesChanged), func(r Repo) string {
-		return fmt.Sprintf("+%d −%d in %d files", r.Additions, r.Deletions, r.FilesChanged)
+		return fmt.Sprintf("+%d −%d in %s", r.Additions, r.Deletions, plural(r.FilesChanged, "file"))
 	})
 	mdErrors(&b, rep.Errors)
 	mdTrend(&b, rep.Nights)
@@ -157,4 +157,12 @@ func timeText(rep *Report) string {
 		return "none"
 	}
 	return rep.FinishedAt.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
