@@ -66,8 +66,9 @@ func checkPage(t *testing.T, b *browser, rep *Report, path, name, query string) 
 	if len(rep.Nights) > 1 {
 		ids = append(ids, "chart-trend")
 	}
-	img := b.screenshot(t, name+".png")
-	checkCharts(t, img, b.chartRects(t, ids), ids)
+	rects := b.chartRects(t, ids)
+	img := b.screenshot(t, name+".png", bottom(rects))
+	checkCharts(t, img, rects, ids)
 	checkFilter(t, b, rep, query)
 	checkSort(t, b, rep)
 	checkLinks(t, b, path)
@@ -85,8 +86,9 @@ func checkPage(t *testing.T, b *browser, rep *Report, path, name, query string) 
 	if !hidden {
 		t.Error("with JavaScript off, the filter controls show")
 	}
-	img = b.screenshot(t, name+"-nojs.png")
-	checkCharts(t, img, b.chartRects(t, ids), ids)
+	rects = b.chartRects(t, ids)
+	img = b.screenshot(t, name+"-nojs.png", bottom(rects))
+	checkCharts(t, img, rects, ids)
 	b.scripts(t, true)
 
 	want := fileURL(path)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -171,9 +172,15 @@ func inked(img image.Image, r rect) (float64, int) {
 	}
 	ink, total := 0, 0
 	colours := map[color.RGBA]bool{}
+	rgba, fast := img.(*image.RGBA)
 	for y := y0; y < y1; y++ {
 		for x := x0; x < x1; x++ {
-			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			var c color.RGBA
+			if fast {
+				c = rgba.RGBAAt(x, y)
+			} else {
+				c = color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			}
 			total++
 			if int(c.R)+int(c.G)+int(c.B) < 3*235 {
 				ink++
@@ -200,13 +207,20 @@ func TestInkedSeesBlank(t *testing.T) {
 	}
 }
 
-// screenshot takes a full-page PNG, saves it and decodes it.
-func (b *browser) screenshot(t *testing.T, name string) image.Image {
+// screenshot takes a PNG of the page from its top down to height CSS
+// pixels (the charts; a full page of 300 rows is slow to decode under the
+// race detector), saves it and decodes it.
+func (b *browser) screenshot(t *testing.T, name string, height float64) image.Image {
 	t.Helper()
-	buf, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	yes := true
+	shot, err := chromedp.Call(b.ctx, cdppage.CaptureScreenshot, cdppage.CaptureScreenshotParams{
+		Format: cdppage.CaptureScreenshotFormatPng, CaptureBeyondViewport: &yes, FromSurface: &yes,
+		Clip: &cdppage.Viewport{Width: 1280, Height: height, Scale: 1},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	buf := shot.Data
 	path := filepath.Join(screenshotDir(t), name)
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		t.Fatal(err)
@@ -242,4 +256,13 @@ func (b *browser) scripts(t *testing.T, on bool) {
 	if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: !on}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// bottom is the lowest edge of the rectangles, plus a margin.
+func bottom(rects map[string]rect) float64 {
+	y := 100.0
+	for _, r := range rects {
+		y = max(y, r.Y+r.H+20)
+	}
+	return y
 }
