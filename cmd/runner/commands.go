@@ -43,11 +43,17 @@ func loadSpec(path string) error {
 	return err
 }
 
-// SchemaCmd is `runner schema`.
-type SchemaCmd struct{}
+// SchemaCmd is `runner schema [--batch]`.
+type SchemaCmd struct {
+	Batch bool `help:"Print the batch spec's schema (schema/batch.schema.json) instead."`
+}
 
-// Run prints the task spec's JSON Schema.
+// Run prints the task spec's JSON Schema, or the batch spec's.
 func (c *SchemaCmd) Run(streams Streams) error {
+	if c.Batch {
+		_, err := streams.Stdout.Write(batch.Schema())
+		return err
+	}
 	_, err := streams.Stdout.Write(spec.TaskSchema())
 	return err
 }

@@ -48,6 +48,10 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	batchSchemaFile, err := filepath.Abs("../../schema/batch.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -58,6 +62,7 @@ func TestScript(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("COLUMNS", "80")
 			env.Setenv("SCHEMA_FILE", schemaFile)
+			env.Setenv("BATCH_SCHEMA_FILE", batchSchemaFile)
 			return os.CopyFS(filepath.Join(env.WorkDir, "examples"), os.DirFS(examples))
 		},
 	})

@@ -68,6 +68,12 @@ type Limits struct {
 	TotalMaxCostUSD float64       // "total_max_cost_usd": for the whole batch; each of N shards gets 1/N
 }
 
+// The keys the decoder accepts, by mapping; batch.schema.json lists the same.
+var (
+	limitKeys = []string{"timeout", "max_cost_usd", "total_max_cost_usd"}
+	cloneKeys = []string{"depth"}
+)
+
 var topKeys = []string{"version", "name", "description", "task", "repos", "repos_file",
 	"concurrency", "clone", "limits", "retries"}
 
@@ -140,7 +146,7 @@ func (d decoder) decodeSpec(s *Spec) {
 		s.Retries = int(d.Integer("retries", n, 0))
 	}
 	if n, ok := f["clone"]; ok {
-		if v, ok := d.Fields("clone", n, "depth")["depth"]; ok {
+		if v, ok := d.Fields("clone", n, cloneKeys...)["depth"]; ok {
 			s.Clone.Depth = int(d.Integer("clone.depth", v, 0))
 		}
 	}
@@ -171,7 +177,7 @@ func (d decoder) task(n *yaml.Node, dir string) TaskRef {
 
 func (d decoder) limits(n *yaml.Node) Limits {
 	var l Limits
-	f := d.Fields("limits", n, "timeout", "max_cost_usd", "total_max_cost_usd")
+	f := d.Fields("limits", n, limitKeys...)
 	if v, ok := f["timeout"]; ok {
 		l.Timeout = d.Duration("limits.timeout", v)
 	}
