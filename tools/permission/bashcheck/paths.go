@@ -41,9 +41,18 @@ func (a *analyzer) pathArgs(prog string, ws, cmd []word) {
 			a.pathWord("cd", pathWord{name: "~", home: true}, false)
 		}
 	}
+	// a program whose option grammar is known: only its file operands
+	// and file-valued options are paths (grep's pattern is not)
+	var excluded []bool
+	if keep, ex, ok := gnuOwnWords(prog, append([]word{litWord(prog)}, ws...)); ok {
+		ws, excluded = keep, ex
+	}
 	for i, w := range ws {
 		before := len(a.checks)
 		protect := !excludeOperand(prog, ws, i)
+		if excluded != nil {
+			protect = !excluded[i]
+		}
 		if w.unknown != "" && protect {
 			a.unknownArg(prog, w, cmd)
 		}

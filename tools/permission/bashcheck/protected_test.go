@@ -123,7 +123,11 @@ func TestCheckBashProtectedPaths(t *testing.T) {
 		{"git-cmd", broad(), "git -C .git status", false},
 		{"git-cmd", broad(), "git add .gitignore src", true},
 		// a word that merely looks like a protected path is denied too
-		{"lookalike", broad(), "grep .env src", false},
+		{"lookalike", broad(), "grep .env src", true}, // grep's first operand is its pattern
+		{"lookalike", broad(), "grep -e x .env", false},
+		{"lookalike", broad(), "grep -e x --ignore .env", false}, // --ignore is --ignore-case: .env is a file
+		{"lookalike", broad(), "grep --ignore x .env", false},
+		{"lookalike", broad(), "grep --fi=.env x src", false}, // --file (or ambiguous)
 		{"lookalike", broad(), "grep -r '\\.env' src", true},
 	}
 	for _, tt := range tests {
