@@ -42,6 +42,12 @@ type Config struct {
 	// first deepseek-reasoner rejected it). reasoning_details is always sent
 	// back when present.
 	SendReasoningContent bool
+	// Profile adapts requests to the provider (tool-call ids, message
+	// order, empty content, tool schemas, cache breakpoints, store,
+	// reasoning effort, sampling). nil: chosen per request from BaseURL and
+	// the request's model (ProfileFor); &Profile{} sends requests
+	// unadapted.
+	Profile *Profile
 }
 
 // AzureConfig addresses Azure OpenAI.
@@ -60,6 +66,16 @@ type Provider struct {
 	idle          time.Duration
 	now           func() time.Time
 	sendReasoning bool
+	baseURL       string
+	profile       *Profile
+}
+
+// profileFor is the profile a request for model is sent with.
+func (p *Provider) profileFor(model string) Profile {
+	if p.profile != nil {
+		return *p.profile
+	}
+	return ProfileFor(p.baseURL, model)
 }
 
 // New returns a provider for cfg.
@@ -107,8 +123,29 @@ func New(cfg Config) (*Provider, error) {
 	}
 	return &Provider{
 		client: openai.NewClientWithConfig(oc), idle: idle, now: time.Now,
-		sendReasoning: cfg.SendReasoningContent,
+		sendReasoning: cfg.SendReasoningContent, baseURL: profileURL(cfg), profile: cloneProfile(cfg.Profile),
 	}, nil
+}
+
+// profileURL is the URL profiles are chosen by: the Azure endpoint, the
+// base URL, or OpenAI's default.
+func profileURL(cfg Config) string {
+	switch {
+	case cfg.Azure != nil && cfg.Azure.Endpoint != "":
+		return cfg.Azure.Endpoint
+	case cfg.BaseURL != "":
+		return cfg.BaseURL
+	}
+	return "https://api.openai.com/v1"
+}
+
+func cloneProfile(p *Profile) *Profile {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.ReasoningEffort = maps.Clone(p.ReasoningEffort)
+	return &c
 }
 
 // Stream makes one streamed model call and yields its unified events:
@@ -139,7 +176,7 @@ func (p *Provider) stream(parent context.Context, req Request, yield func(Event)
 		return yield(ev)
 	})
 
-	oreq, patch, err := buildRequest(req, p.sendReasoning)
+	oreq, patch, err := buildRequest(req, p.sendReasoning, p.profileFor(req.Model))
 	if err != nil {
 		a.fail(&Error{Class: ClassFatal, Message: err.Error(), Err: err})
 		return

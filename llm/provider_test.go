@@ -26,6 +26,7 @@ func TestRequestBody(t *testing.T) {
 	p, err := llm.New(llm.Config{
 		BaseURL: srv.URL(), APIKey: "sk-test", HTTPClient: srv.Client(),
 		Headers: map[string]string{"HTTP-Referer": "https://example.test"},
+		Profile: &llm.Profile{}, // unadapted: the body as built (profiles: profile_test.go)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // extra_content on tool calls).
 type wireMessage struct {
 	Role             Role            `json:"role"`
-	Content          string          `json:"content"`
+	Content          wireContent     `json:"content,omitzero"`
 	ReasoningContent string          `json:"reasoning_content,omitempty"`
 	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
 	ToolCalls        []wireToolCall  `json:"tool_calls,omitempty"`
@@ -49,15 +49,16 @@ const emptySchema = `{"type":"object","properties":{}}`
 // buildRequest splits a Request in two: the go-openai request (model,
 // stream, stream_options.include_usage), and the body members the transport
 // adds (messages, tools, tool_choice, sampling, max tokens, reasoning
-// effort). go-openai's types cannot express provider extras on tool calls or
-// a temperature of 0 (omitempty), and its reasoning-model validator rejects
-// requests the endpoint may well accept; the endpoint is the judge.
+// effort, store). go-openai's types cannot express provider extras on tool
+// calls or a temperature of 0 (omitempty), and its reasoning-model
+// validator rejects requests the endpoint may well accept; the endpoint is
+// the judge. The profile adapts the body to the provider (transform.go).
 //
 // Reasoning goes back as OpenRouter's reasoning_details whenever a message
 // has some, and as reasoning_content only when sendReasoning is set: the
 // first deepseek-reasoner rejected it in input, newer DeepSeek thinking
 // models require it on earlier assistant turns.
-func buildRequest(req Request, sendReasoning bool) (openai.ChatCompletionRequest, map[string]json.RawMessage, error) {
+func buildRequest(req Request, sendReasoning bool, prof Profile) (openai.ChatCompletionRequest, map[string]json.RawMessage, error) {
 	if req.Model == "" {
 		return openai.ChatCompletionRequest{}, nil, fmt.Errorf("%w: no model", ErrBadRequest)
 	}
@@ -76,25 +77,29 @@ func buildRequest(req Request, sendReasoning bool) (openai.ChatCompletionRequest
 		return nil
 	}
 	var errs []error
-	errs = append(errs, set("messages", wireMessages(req.Messages, sendReasoning)))
+	errs = append(errs, set("messages", transformMessages(prof, wireMessages(req.Messages, sendReasoning))))
 	if len(req.Tools) > 0 {
-		tools, err := wireTools(req.Tools)
+		tools, err := wireTools(req.Tools, prof.Schema)
 		errs = append(errs, err, set("tools", tools))
 		if req.ToolChoice != "" {
 			errs = append(errs, set("tool_choice", string(req.ToolChoice)))
 		}
 	}
-	if req.Temperature != nil {
-		errs = append(errs, set("temperature", *req.Temperature))
+	temp, topP := sampling(prof, req.Temperature, req.TopP)
+	if temp != nil {
+		errs = append(errs, set("temperature", *temp))
 	}
-	if req.TopP != nil {
-		errs = append(errs, set("top_p", *req.TopP))
+	if topP != nil {
+		errs = append(errs, set("top_p", *topP))
 	}
 	if req.MaxOutputTokens > 0 {
 		errs = append(errs, set(maxTokensField(req.Model), req.MaxOutputTokens))
 	}
-	if req.ReasoningEffort != "" {
-		errs = append(errs, set("reasoning_effort", req.ReasoningEffort))
+	if k, v := reasoningMember(prof, req.ReasoningEffort); k != "" {
+		errs = append(errs, set(k, v))
+	}
+	if prof.StoreFalse {
+		errs = append(errs, set("store", false))
 	}
 	for _, err := range errs {
 		if err != nil {
@@ -120,7 +125,7 @@ func maxTokensField(model string) string {
 func wireMessages(msgs []Message, sendReasoning bool) []wireMessage {
 	out := make([]wireMessage, 0, len(msgs))
 	for _, m := range msgs {
-		w := wireMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		w := wireMessage{Role: m.Role, Content: wireContent{Text: m.Content}, ToolCallID: m.ToolCallID}
 		if m.Role == RoleAssistant {
 			w.ReasoningDetails = m.ReasoningDetails
 			if sendReasoning {
@@ -153,7 +158,7 @@ func wireCall(tc ToolCall) wireToolCall {
 	}
 }
 
-func wireTools(tools []ToolDef) ([]wireTool, error) {
+func wireTools(tools []ToolDef, dialect SchemaDialect) ([]wireTool, error) {
 	out := make([]wireTool, 0, len(tools))
 	for _, t := range tools {
 		params := t.Parameters
@@ -161,6 +166,10 @@ func wireTools(tools []ToolDef) ([]wireTool, error) {
 			params = json.RawMessage(emptySchema)
 		} else if !json.Valid(params) {
 			return nil, fmt.Errorf("%w: tool %q: parameters are not valid JSON", ErrBadRequest, t.Name)
+		}
+		params, err := SanitizeSchema(dialect, params)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 		}
 		out = append(out, wireTool{
 			Type:     "function",

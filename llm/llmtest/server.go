@@ -88,28 +88,32 @@ type Server struct {
 	handler Handler
 	done    chan struct{}
 
-	mu       sync.Mutex
-	replies  []Reply
-	requests []RecordedRequest
+	personality *Personality // nil: accept everything
+
+	mu         sync.Mutex
+	replies    []Reply
+	requests   []RecordedRequest
+	accepted   int      // requests answered from the script
+	rejections []string // bodies of the personality's rejections
 }
 
 // NewServer starts a server that answers the i-th request with replies[i]
 // and fails the test when more requests arrive than were scripted. It is
 // closed when the test ends.
 func NewServer(t testing.TB, replies ...Reply) *Server {
-	return newServer(t, replies, nil)
+	return newServer(t, replies, nil, nil)
 }
 
 // NewServerFunc starts a server that answers every request with h(req).
 func NewServerFunc(t testing.TB, h Handler) *Server {
-	return newServer(t, nil, h)
+	return newServer(t, nil, h, nil)
 }
 
 // newServer sets the script before the listener starts, so the serving
 // goroutines read it without a lock.
-func newServer(t testing.TB, replies []Reply, h Handler) *Server {
+func newServer(t testing.TB, replies []Reply, h Handler, p *Personality) *Server {
 	t.Helper()
-	s := &Server{t: t, done: make(chan struct{}), replies: replies, handler: h}
+	s := &Server{t: t, done: make(chan struct{}), replies: replies, handler: h, personality: p}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(func() {
 		close(s.done)
@@ -149,11 +153,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 func (s *Server) next(rec RecordedRequest) (Reply, bool) {
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
-	n := len(s.requests)
 	s.mu.Unlock()
+	if r, rejected := s.judge(rec); rejected {
+		return r, true
+	}
 	if s.handler != nil {
 		return s.handler(rec), true
 	}
+	s.mu.Lock()
+	s.accepted++
+	n := s.accepted
+	s.mu.Unlock()
 	if n > len(s.replies) {
 		msg := fmt.Sprintf("llmtest: request %d arrived but only %d replies were scripted", n, len(s.replies))
 		s.t.Errorf("%s", msg)
