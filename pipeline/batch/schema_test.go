@@ -135,7 +135,7 @@ func TestBatchSchemaAgreesWithLoad(t *testing.T) {
 		"every key": base + "description: d\nrepos:\n  - ../a\n  - {url: https://github.com/o/r, ref: v1, id: r-1, inputs: {n: 3, s: x, b: true}}\n" +
 			"  - {path: x}\nrepos_file: repos.txt\nconcurrency: 4\nclone: {depth: 0}\n" +
 			"limits: {timeout: 1h30m, max_cost_usd: 0.5, total_max_cost_usd: 10}\nretries: 0\n",
-		"inline task": "version: 1\nname: b\ntask: {version: 1, name: t, prompt: p, limits: {max_steps: 3}}\nrepos: [x]\n",
+		"inline task":     "version: 1\nname: b\ntask: {version: 1, name: t, prompt: p, limits: {max_steps: 3}}\nrepos: [x]\n",
 		"repos_file only": base + "repos_file: repos.txt\n",
 	}
 	for _, f := range []string{"../../examples/batch/batch.yaml", "../../examples/swebench/batch.yaml"} {
