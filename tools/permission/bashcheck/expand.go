@@ -116,6 +116,9 @@ func (a *analyzer) knownParam(part syntax.WordPart) (*syntax.ParamExp, bool) {
 	if !ok || !plainParam(pe) {
 		return nil, false
 	}
+	if pe.Param.Value == "PWD" {
+		return pe, len(a.dirs) > 0 && !a.dirs[unknownDir] && a.vars["PWD"] == nil
+	}
 	f := a.vars[pe.Param.Value]
 	return pe, f != nil && f.unknown == "" && len(f.values) > 0
 }
@@ -129,6 +132,12 @@ func plainParam(pe *syntax.ParamExp) bool {
 // substitute forks every builder into one per known value of pe.
 func (a *analyzer) substitute(bs []*wordBuilder, pe *syntax.ParamExp, quoted bool) []*wordBuilder {
 	f := a.vars[pe.Param.Value]
+	if pe.Param.Value == "PWD" && f == nil {
+		f = &varFact{origin: "the directory the command runs in"}
+		for _, d := range a.dirs.sorted() {
+			f.values = append(f.values, litWord(d))
+		}
+	}
 	out := make([]*wordBuilder, 0, len(bs)*len(f.values))
 	for _, b := range bs {
 		for _, v := range f.values {
@@ -171,11 +180,8 @@ func unknownPart(part syntax.WordPart) string {
 		if numericParam(p.Param.Value) && p.Exp == nil && p.Index == nil {
 			return ""
 		}
-		switch p.Param.Value {
-		case "HOME", "PWD": // placed by the path checks: ~ and the current directory
-			if plainParam(p) || p.Exp != nil {
-				return ""
-			}
+		if p.Param.Value == "HOME" { // placed by the path checks as ~
+			return ""
 		}
 		return nodeText(p)
 	}

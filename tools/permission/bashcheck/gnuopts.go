@@ -53,6 +53,18 @@ func gnuSpecFor(base string) (gnuSpec, bool) {
 		long["exclude"], long["include"], long["exclude-dir"] = roleExclude, roleExclude, roleExclude
 		return gnuSpec{shortArg: "ABCDdefm", long: long, shortArgRole: map[byte]int{'f': roleRead},
 			patternOpts: "ef", patternLong: []string{"regexp", "file"}, pattern: true}, true
+	case "sed":
+		long := map[string]int{"expression": roleOption, "file": roleRead, "line-length": roleOption}
+		for _, n := range []string{"quiet", "silent", "debug", "posix", "regexp-extended", "separate", "sandbox",
+			"unbuffered", "null-data", "zero-terminated", "follow-symlinks", "help", "version", "in-place"} {
+			long[n] = -1
+		}
+		return gnuSpec{shortArg: "efl", long: long, shortArgRole: map[byte]int{'f': roleRead},
+			patternOpts: "ef", patternLong: []string{"expression", "file"}, pattern: true}, true
+	case "awk", "gawk", "mawk":
+		long := map[string]int{"file": roleRead, "field-separator": roleOption, "assign": roleOption}
+		return gnuSpec{shortArg: "fFv", long: long, shortArgRole: map[byte]int{'f': roleRead},
+			patternOpts: "f", patternLong: []string{"file"}, pattern: true}, true
 	}
 	return gnuSpec{}, false
 }

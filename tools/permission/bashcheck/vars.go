@@ -31,7 +31,7 @@ func classifyVar(name string) int {
 		return varScript
 	}
 	if strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") ||
-		strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "CGO_") {
+		strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "CGO_") && name != "CGO_ENABLED" {
 		return varHook
 	}
 	if guardWhy(name) != "" {

@@ -185,9 +185,29 @@ func unquotedLit(b *wordBuilder, s string, first bool) {
 			if rs[i] != '\n' {
 				lit = append(lit, rs[i])
 			}
-		case r == '*' || r == '?' || (r == '[' && strings.ContainsRune(string(rs[i+1:]), ']')):
+		case r == '*' || r == '?':
 			flush()
 			b.dynamic(string(r), true)
+		case r == '[' && strings.ContainsRune(string(rs[i+1:]), ']'):
+			// a bracket expression is one hole, up to its ']' (a ']'
+			// right after '[' or '[!' is a member, not the end)
+			flush()
+			end := i + 1
+			if end < len(rs) && (rs[end] == '!' || rs[end] == '^') {
+				end++
+			}
+			if end < len(rs) && rs[end] == ']' {
+				end++
+			}
+			for end < len(rs) && rs[end] != ']' {
+				end++
+			}
+			if end >= len(rs) {
+				lit = append(lit, r) // no closing ']': a literal '['
+				continue
+			}
+			b.dynamic(string(rs[i:end+1]), true)
+			i = end
 		default:
 			lit = append(lit, r)
 		}
