@@ -16,6 +16,7 @@ import (
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
+	"github.com/seed43ef5acb/runner/tools/mcp"
 )
 
 // Deadlines of the final stages, which run on contexts that survive a
@@ -86,6 +87,12 @@ type execRun struct {
 	base    snapshot.Tree
 	started bool // run.started was emitted
 
+	// mcp stages: the servers as resolved from the spec, the values of
+	// their ${NAME} references (secrets), and the running servers
+	mcpServers []mcp.Server
+	mcpSecrets []string
+	mcp        *mcp.Set
+
 	// agent and checks stages
 	session    *runner.Session
 	result     runner.Result
@@ -153,6 +160,8 @@ func (r *execRun) setupStages() []Stage {
 	return []Stage{
 		// First: nothing else makes sense with an invalid spec or inputs.
 		stageFunc{"spec", r.loadSpec},
+		// With the spec: a missing ${NAME} or server program is an invalid task.
+		stageFunc{"mcp-config", r.resolveMCP},
 		// Before touching the disk: fail fast on a missing key or cassette.
 		stageFunc{"model", r.setupModel},
 		// Before any model call: the trigger gate may end the run here.
@@ -173,6 +182,8 @@ func (r *execRun) mainStages() []Stage {
 		stageFunc{"started", r.emitStarted},
 		// Once the run is under way: the sticky comment says it started.
 		stageFunc{"comment", r.startComment},
+		// Before the agent: it is offered the servers' tools from the first step.
+		stageFunc{"mcp", r.startMCP},
 		// The agent loop, until the model finishes or a stop rule fires.
 		stageFunc{"agent", r.runAgent},
 		// After the agent: failures go back to the same session.
@@ -195,6 +206,7 @@ func (r *execRun) finalStages(status *runStatus) []Stage {
 // finish runs the final stages and turns the run's status into Exec's error.
 func (r *execRun) finish(ctx context.Context, mainErr error) error {
 	defer r.removeTemp()
+	r.stopMCP() // before the final snapshot: stdio servers run in the work tree
 	status := &runStatus{}
 	var finalErrs []error
 	for _, s := range r.finalStages(status) {

@@ -42,7 +42,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		return fmt.Errorf("%w: out dir: %w", ErrInfra, err)
 	}
 	r.patchPath = firstNonEmpty(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
-	r.redactor = event.NewRedactor(r.opts.Environ, r.opts.APIKey)
+	r.redactor = event.NewRedactor(r.opts.Environ, append([]string{r.opts.APIKey}, r.mcpSecrets...)...)
 	if r.opts.Events == "-" {
 		r.eventsCopy = &bytes.Buffer{}
 		r.writer = event.NewWriter(io.MultiWriter(r.opts.Stdout, r.eventsCopy), r.runID)

@@ -64,7 +64,7 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	r.session = runner.NewSession(runner.Config{
 		Model: r.model, ModelName: r.modelName,
 		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: r.prompt,
-		Tools:  tools.GuardAll(tools.Builtins(r.toolEnv()), rules, r.workTree),
+		Tools:  tools.GuardAll(append(tools.Builtins(r.toolEnv()), r.mcpTools()...), rules, r.workTree),
 		Policy: rules, Sink: r.sink,
 		Snapshotter: stepSnapshots{store: r.store, base: r.base},
 		Pricer:      r.catalog, Windows: windows{r.catalog},

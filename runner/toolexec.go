@@ -28,6 +28,7 @@ func (s *Session) runCall(ctx context.Context, t *turn, key string, call *llm.To
 		Step:       t.step,
 		CallID:     call.ID,
 		Tool:       call.Name,
+		MCP:        s.origin(call.Name),
 		ToolAsSent: asSent(call),
 		Input:      call.Arguments,
 		InputRaw:   call.ArgumentsRaw,
@@ -100,7 +101,8 @@ func (s *Session) execTool(ctx context.Context, tool tools.Tool, call tools.Call
 // record stores a call's outcome in its part and emits the events.
 func (s *Session) record(t *turn, tp *ToolPart, res tools.Result, err error) {
 	name := tp.Call.Name
-	base := event.ToolFailed{Step: t.step, CallID: tp.Call.ID, Tool: name, DurationMS: tp.durationMS()}
+	origin := s.origin(name)
+	base := event.ToolFailed{Step: t.step, CallID: tp.Call.ID, Tool: name, MCP: origin, DurationMS: tp.durationMS()}
 	tp.Metadata = res.Metadata
 	switch {
 	case err != nil:
@@ -112,7 +114,7 @@ func (s *Session) record(t *turn, tp *ToolPart, res tools.Result, err error) {
 		if tp.Error == "" {
 			tp.Error = "permission denied: " + res.Denial.Reason
 		}
-		s.emit(event.PermissionDenied{Step: t.step, CallID: tp.Call.ID, Tool: name,
+		s.emit(event.PermissionDenied{Step: t.step, CallID: tp.Call.ID, Tool: name, MCP: origin,
 			Permission: res.Denial.Permission, Pattern: res.Denial.Pattern,
 			Rule: res.Denial.Rule, Reason: res.Denial.Reason})
 		base.Denied = true
@@ -121,7 +123,7 @@ func (s *Session) record(t *turn, tp *ToolPart, res tools.Result, err error) {
 	default:
 		tp.State, tp.Output = ToolCompleted, res.Output
 		tp.touched, tp.touchedAll = res.Touched, res.TouchedUnknown
-		s.emit(event.ToolCompleted{Step: t.step, CallID: tp.Call.ID, Tool: name, Output: res.Output,
+		s.emit(event.ToolCompleted{Step: t.step, CallID: tp.Call.ID, Tool: name, MCP: origin, Output: res.Output,
 			Truncated: res.Truncated, DurationMS: base.DurationMS, Metadata: res.Metadata})
 		return
 	}
@@ -130,6 +132,16 @@ func (s *Session) record(t *turn, tp *ToolPart, res tools.Result, err error) {
 	}
 	base.Error = tp.Error
 	s.emit(base)
+}
+
+// origin names the MCP server and tool behind a tool name, nil for a
+// built-in or unknown tool.
+func (s *Session) origin(name string) *event.MCPTool {
+	server, tool, ok := tools.OriginOf(s.tools[name])
+	if !ok {
+		return nil
+	}
+	return &event.MCPTool{Server: server, Tool: tool}
 }
 
 // errorResult is a Result the model reads as a failure.

@@ -62,6 +62,9 @@ type guarded struct {
 
 func (g *guarded) Info() Info { return g.tool.Info() }
 
+// Unwrap returns the guarded tool (for OriginOf).
+func (g *guarded) Unwrap() Tool { return g.tool }
+
 // Run checks the call's requests in order and runs the tool when all pass.
 func (g *guarded) Run(ctx context.Context, call Call) (Result, error) {
 	name := g.tool.Info().Name

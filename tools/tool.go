@@ -63,3 +63,27 @@ type Denial struct {
 	Rule       *string `json:"rule"`
 	Reason     string  `json:"reason"`
 }
+
+// Originer is implemented by tools that come from an MCP server: Origin
+// names the server and the tool as the server lists it. The runner puts
+// both in the call's events.
+type Originer interface {
+	Origin() (server, tool string)
+}
+
+// OriginOf returns where t comes from, looking through Guard; ok is false
+// for a built-in tool.
+func OriginOf(t Tool) (server, tool string, ok bool) {
+	for t != nil {
+		if o, is := t.(Originer); is {
+			server, tool = o.Origin()
+			return server, tool, true
+		}
+		u, is := t.(interface{ Unwrap() Tool })
+		if !is {
+			break
+		}
+		t = u.Unwrap()
+	}
+	return "", "", false
+}

@@ -12,16 +12,17 @@ import (
 
 // PolicyCmd groups the permission commands.
 type PolicyCmd struct {
-	Check PolicyCheckCmd `cmd:"" help:"Explain whether the task spec allows a command, a read or an edit (exit 0 allow, 1 deny)."`
+	Check PolicyCheckCmd `cmd:"" help:"Explain whether the task spec allows a command, a read, an edit or an MCP tool (exit 0 allow, 1 deny)."`
 }
 
 // PolicyCheckCmd is `runner policy check TASK.yaml (--bash CMD | --read
-// PATH | --edit PATH)`.
+// PATH | --edit PATH | --mcp SERVER/TOOL)`.
 type PolicyCheckCmd struct {
 	Task string `arg:"" name:"TASK.yaml" help:"Task spec file whose permissions decide."`
 	Bash string `help:"A shell command line the bash tool would run." placeholder:"CMD" xor:"query"`
 	Read string `help:"A path the read, glob, grep and list tools would read." placeholder:"PATH" xor:"query"`
 	Edit string `help:"A path the write and edit tools would change." placeholder:"PATH" xor:"query"`
+	MCP  string `name:"mcp" help:"An MCP server's tool, as SERVER/TOOL with the tool's name as the server lists it." placeholder:"SERVER/TOOL" xor:"query"`
 	Repo string `help:"Work tree that paths are relative to (default ${default})." default:"." placeholder:"DIR" type:"existingdir"`
 	JSON bool   `name:"json" help:"Print the explanation as JSON."`
 }
@@ -29,8 +30,8 @@ type PolicyCheckCmd struct {
 // Validate asks for exactly one query flag (kong checks that there is at
 // most one).
 func (c *PolicyCheckCmd) Validate() error {
-	if c.Bash == "" && c.Read == "" && c.Edit == "" {
-		return fmt.Errorf("give one of --bash CMD, --read PATH or --edit PATH")
+	if c.Bash == "" && c.Read == "" && c.Edit == "" && c.MCP == "" {
+		return fmt.Errorf("give one of --bash CMD, --read PATH, --edit PATH or --mcp SERVER/TOOL")
 	}
 	return nil
 }
@@ -57,7 +58,13 @@ func (c *PolicyCheckCmd) Run(streams Streams) error {
 	if err != nil {
 		return err
 	}
-	x := bashcheck.Explain(rules, c.Repo, c.query())
+	q := c.query()
+	if c.MCP != "" {
+		if q, err = spec.MCPQuery(c.MCP); err != nil {
+			return err
+		}
+	}
+	x := bashcheck.Explain(rules, c.Repo, q)
 	if c.JSON {
 		data, err := json.MarshalIndent(x, "", "  ")
 		if err != nil {

@@ -211,7 +211,7 @@ func typeOf(p *object) string {
 		switch m[1] {
 		case "duration":
 			return "duration"
-		case "rules", "pathRules":
+		case "rules", "pathRules", "mcpRules":
 			return "`allow`, `deny` or {pattern: action}"
 		}
 	}

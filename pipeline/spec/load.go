@@ -132,7 +132,9 @@ func (d *Decoder) spec(root *yaml.Node) *Spec {
 		"github":       func(p string, n *yaml.Node) { s.GitHub = d.github(p, n, tmpl) },
 		"models":       func(p string, n *yaml.Node) { s.Models = d.models(p, n) },
 		"env":          func(p string, n *yaml.Node) { s.Env = d.env(p, n) },
+		"mcp":          func(p string, n *yaml.Node) { s.MCP = d.mcpSection(p, n) },
 	})
+	d.checkMCPRules(s)
 	d.Require("", root, seen, "version", "name", "prompt")
 	for _, t := range templates {
 		if t.node.ShortTag() == "!!str" {

@@ -15,7 +15,7 @@ import (
 func permissionNames() []string {
 	return []string{
 		permission.Bash, permission.DoomLoop, permission.DynamicArgs, permission.Edit,
-		permission.ExternalDirectory, permission.Read, permission.WebFetch,
+		permission.ExternalDirectory, permission.MCP, permission.Read, permission.WebFetch,
 	}
 }
 
@@ -77,6 +77,7 @@ func (d *Decoder) patternRules(path, name string, n *yaml.Node) map[string]any {
 	rules := map[string]any{}
 	for key, val := range d.Pairs(path, n) {
 		p := fmt.Sprintf("%s[%q]", path, key.Value)
+		d.pos[p] = posOf(key)
 		if msg, hint := checkPattern(name, key.Value); msg != "" {
 			d.ErrorAt(key, hint, "%s: %s", p, msg)
 			continue
@@ -124,6 +125,8 @@ func checkPattern(name, pattern string) (msg, hint string) {
 	switch {
 	case strings.TrimSpace(pattern) == "":
 		return "empty pattern", `use "*" to match everything`
+	case name == permission.MCP:
+		return checkMCPPattern(pattern)
 	case !pathPermission(name):
 		return "", ""
 	case !doublestar.ValidatePattern(pattern):
@@ -221,4 +224,17 @@ func patternMap(v any) (map[string]any, bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+// checkMCPPattern validates an mcp pattern: "SERVER/TOOL", either part may
+// use '*' ("github/*", "*/search"); "*" alone is every tool of every server.
+func checkMCPPattern(pattern string) (msg, hint string) {
+	if pattern == "*" {
+		return "", ""
+	}
+	server, tool, ok := strings.Cut(pattern, "/")
+	if !ok || server == "" || tool == "" {
+		return fmt.Sprintf("pattern %q is not SERVER/TOOL", pattern), fmt.Sprintf("write %q for every tool of a server, or \"SERVER/TOOL\" for one", strings.Trim(pattern, "/")+"/*")
+	}
+	return "", ""
 }

@@ -50,6 +50,8 @@ type Spec struct {
 	// Env lists environment variable names passed to tools explicitly, even
 	// when their names look secret ("env").
 	Env []string
+	// MCP declares Model Context Protocol servers ("mcp"); see MCP.
+	MCP MCP
 
 	pos map[string]Pos // where keys are, by dotted path ("prompt", "github.pull_request.title")
 }

@@ -97,11 +97,20 @@ type Reasoning struct {
 	Text string `json:"text"`
 }
 
+// MCPTool names the MCP server a tool comes from and the tool's name on
+// that server; the event's tool is the name the model sees
+// (mcp__SERVER__TOOL).
+type MCPTool struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+}
+
 // ToolStarted marks a tool call about to run (after its arguments completed).
 type ToolStarted struct {
 	Step       int             `json:"step"`
 	CallID     string          `json:"call_id"`
 	Tool       string          `json:"tool"`
+	MCP        *MCPTool        `json:"mcp,omitempty"`
 	ToolAsSent string          `json:"tool_as_sent,omitempty"`
 	Input      json.RawMessage `json:"input"` // null when the arguments were invalid
 	InputRaw   string          `json:"input_raw,omitempty"`
@@ -112,6 +121,7 @@ type ToolCompleted struct {
 	Step       int            `json:"step"`
 	CallID     string         `json:"call_id"`
 	Tool       string         `json:"tool"`
+	MCP        *MCPTool       `json:"mcp,omitempty"`
 	Output     string         `json:"output"`
 	Truncated  bool           `json:"truncated"`
 	DurationMS int64          `json:"duration_ms"`
@@ -121,24 +131,26 @@ type ToolCompleted struct {
 // ToolFailed is a tool call that ended in error (denied, invalid arguments,
 // unknown tool, the tool's own error, aborted).
 type ToolFailed struct {
-	Step       int    `json:"step"`
-	CallID     string `json:"call_id"`
-	Tool       string `json:"tool"`
-	Error      string `json:"error"`
-	Denied     bool   `json:"denied"`
-	DurationMS int64  `json:"duration_ms"`
+	Step       int      `json:"step"`
+	CallID     string   `json:"call_id"`
+	Tool       string   `json:"tool"`
+	MCP        *MCPTool `json:"mcp,omitempty"`
+	Error      string   `json:"error"`
+	Denied     bool     `json:"denied"`
+	DurationMS int64    `json:"duration_ms"`
 }
 
 // PermissionDenied records a refused permission and the rule that decided
 // (Rule nil: default deny).
 type PermissionDenied struct {
-	Step       int     `json:"step"`
-	CallID     string  `json:"call_id"`
-	Tool       string  `json:"tool"`
-	Permission string  `json:"permission"`
-	Pattern    string  `json:"pattern"`
-	Rule       *string `json:"rule"`
-	Reason     string  `json:"reason"`
+	Step       int      `json:"step"`
+	CallID     string   `json:"call_id"`
+	Tool       string   `json:"tool"`
+	MCP        *MCPTool `json:"mcp,omitempty"`
+	Permission string   `json:"permission"`
+	Pattern    string   `json:"pattern"`
+	Rule       *string  `json:"rule"`
+	Reason     string   `json:"reason"`
 }
 
 // Retry records a retried model call.

@@ -11,13 +11,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/seed43ef5acb/runner/tools/mcp/mcptest"
 )
 
 func TestStartFailures(t *testing.T) {
 	t.Parallel()
-	hang, _ := stdioServer(t, "stuck", modeHangStart)
+	hang, _ := stdioServer(t, "stuck", mcptest.ModeHangStart)
 	hang.Timeout = 500 * time.Millisecond
-	crash, _ := stdioServer(t, "broken", modeCrashStart)
+	crash, _ := stdioServer(t, "broken", mcptest.ModeCrashStart)
 	missing := Server{Name: "nosuch", Command: []string{"runner-test-no-such-program"}}
 	refused := Server{Name: "down", URL: "http://127.0.0.1:" + strconv.Itoa(freePort(t)) + "/mcp", Timeout: 2 * time.Second}
 	tests := []struct {
@@ -63,21 +65,21 @@ func freePort(t *testing.T) int {
 
 func TestSlowStartWithinTimeout(t *testing.T) {
 	t.Parallel()
-	srv, rec := stdioServer(t, "slow", modeSlowStart, "MCPTEST_DELAY=1500ms")
+	srv, rec := stdioServer(t, "slow", mcptest.ModeSlowStart, "MCPTEST_DELAY=1500ms")
 	srv.Timeout = 20 * time.Second
 	set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 	if res := call(t, toolByName(t, set, ToolName("slow", "echo")), `{"text":"late"}`); res.Output != "echo: late" {
 		t.Errorf("result = %+v", res)
 	}
-	if !rec.has(t, "call echo late") {
-		t.Errorf("server log: %v", rec.log(t))
+	if !rec.Has(t, "call echo late") {
+		t.Errorf("server log: %v", rec.Log(t))
 	}
 }
 
 func TestOneFailingServerStopsTheOthers(t *testing.T) {
 	t.Parallel()
-	good, rec := stdioServer(t, "good", modeServe)
-	bad, _ := stdioServer(t, "bad", modeCrashStart)
+	good, rec := stdioServer(t, "good", mcptest.ModeServe)
+	bad, _ := stdioServer(t, "bad", mcptest.ModeCrashStart)
 	_, err := Start(t.Context(), Options{Servers: []Server{good, bad}, Offer: offerAllBut()}, "test")
 	if !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), `"bad"`) || strings.Contains(err.Error(), `"good"`) {
 		t.Fatalf("err = %v", err)
@@ -87,7 +89,7 @@ func TestOneFailingServerStopsTheOthers(t *testing.T) {
 
 func TestCrashMidRunIsAToolError(t *testing.T) {
 	t.Parallel()
-	srv, rec := stdioServer(t, "fragile", modeServe)
+	srv, rec := stdioServer(t, "fragile", mcptest.ModeServe)
 	dir := t.TempDir()
 	set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut(), StderrDir: dir})
 	res := call(t, toolByName(t, set, ToolName("fragile", "crash")), `{}`)
@@ -101,7 +103,7 @@ func TestCrashMidRunIsAToolError(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Output, "the server is not running: it exited (exit status 3)") {
 		t.Errorf("a call after the crash: %+v", res)
 	}
-	if rec.has(t, "call echo again") {
+	if rec.Has(t, "call echo again") {
 		t.Error("a call reached a dead server")
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "fragile.stderr"))
@@ -112,7 +114,7 @@ func TestCrashMidRunIsAToolError(t *testing.T) {
 
 func TestStdioEnvIsOnlyWhatIsGiven(t *testing.T) {
 	t.Setenv("RUNNER_TEST_LEAK", "must-not-reach-the-server") // in this process only
-	srv, _ := stdioServer(t, "envy", modeServe, "GIVEN=yes")
+	srv, _ := stdioServer(t, "envy", mcptest.ModeServe, "GIVEN=yes")
 	set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 	res := call(t, toolByName(t, set, ToolName("envy", "env")), `{}`)
 	got := strings.Split(res.Output, "\n")
@@ -126,7 +128,7 @@ func TestStdioEnvIsOnlyWhatIsGiven(t *testing.T) {
 func TestSecretsAreRedactedInStderrAndErrors(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cr3t-value-0123456789"
-	srv, _ := stdioServer(t, "leaky", modeServe, "MCPTEST_SECRET="+secret)
+	srv, _ := stdioServer(t, "leaky", mcptest.ModeServe, "MCPTEST_SECRET="+secret)
 	dir := t.TempDir()
 	redact := func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") }
 	set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut(), StderrDir: dir, Redact: redact})
@@ -143,7 +145,7 @@ func TestSecretsAreRedactedInStderrAndErrors(t *testing.T) {
 
 func TestCloseStopsStdioServers(t *testing.T) {
 	t.Parallel()
-	srv, rec := stdioServer(t, "stopme", modeServe)
+	srv, rec := stdioServer(t, "stopme", mcptest.ModeServe)
 	set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 	pid := serverPid(t, rec)
 	if !processAlive(pid) {
@@ -156,11 +158,11 @@ func TestCloseStopsStdioServers(t *testing.T) {
 }
 
 // serverPid is the pid a stdio server recorded when it started.
-func serverPid(t *testing.T, rec *recorder) int {
+func serverPid(t *testing.T, rec *mcptest.Recorder) int {
 	t.Helper()
 	var pid int
 	waitFor(t, func() bool {
-		for _, l := range rec.log(t) {
+		for _, l := range rec.Log(t) {
 			if p, ok := strings.CutPrefix(l, "started pid="); ok {
 				pid, _ = strconv.Atoi(p)
 				return true

@@ -15,9 +15,8 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/seed43ef5acb/runner/tools"
+	"github.com/seed43ef5acb/runner/tools/mcp/mcptest"
 	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
@@ -28,25 +27,24 @@ func offerAllBut(denied ...string) func(server, tool string) bool {
 
 // stdioServer is a Server entry that runs this test binary in mode, with
 // its log at rec's path and extra env.
-func stdioServer(t *testing.T, name, mode string, extraEnv ...string) (Server, *recorder) {
+func stdioServer(t *testing.T, name, mode string, extraEnv ...string) (Server, *mcptest.Recorder) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{path: filepath.Join(t.TempDir(), "server.log")}
-	env := append([]string{"MCPTEST_MODE=" + mode, "MCPTEST_LOG=" + rec.path}, extraEnv...)
+	rec := &mcptest.Recorder{Path: filepath.Join(t.TempDir(), "server.log")}
+	env := append(mcptest.Env(mode, rec.Path), extraEnv...)
 	return Server{Name: name, Command: []string{exe}, Env: env, Timeout: 10 * time.Second}, rec
 }
 
 // httpServer serves the test server over streamable HTTP on loopback and
 // records the Authorization header of every request.
-func httpServer(t *testing.T, name string) (Server, *recorder, *headerLog) {
+func httpServer(t *testing.T, name string) (Server, *mcptest.Recorder, *headerLog) {
 	t.Helper()
-	rec := &recorder{}
-	srv := newTestServer(rec)
+	rec := &mcptest.Recorder{}
 	hl := &headerLog{}
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	h := mcptest.Handler(rec)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hl.add(r.Header.Get("Authorization"))
 		h.ServeHTTP(w, r)
@@ -109,10 +107,10 @@ func call(t *testing.T, tl tools.Tool, input string) tools.Result {
 
 // transports runs a test against a stdio and an HTTP server of the same
 // tools (one conformance suite for both).
-func transports(t *testing.T, test func(t *testing.T, srv Server, rec *recorder)) {
+func transports(t *testing.T, test func(t *testing.T, srv Server, rec *mcptest.Recorder)) {
 	t.Run("stdio", func(t *testing.T) {
 		t.Parallel()
-		srv, rec := stdioServer(t, "tst", modeServe)
+		srv, rec := stdioServer(t, "tst", mcptest.ModeServe)
 		test(t, srv, rec)
 	})
 	t.Run("http", func(t *testing.T) {
@@ -123,10 +121,10 @@ func transports(t *testing.T, test func(t *testing.T, srv Server, rec *recorder)
 }
 
 func TestListingIsPaginatedSortedAndFiltered(t *testing.T) {
-	transports(t, func(t *testing.T, srv Server, rec *recorder) {
+	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut("denied")})
 		var want []string
-		for _, n := range testToolNames() {
+		for _, n := range mcptest.ToolNames() {
 			if n != "denied" {
 				want = append(want, ToolName("tst", n))
 			}
@@ -136,7 +134,7 @@ func TestListingIsPaginatedSortedAndFiltered(t *testing.T) {
 			t.Errorf("offered tools:\n got %v\nwant %v", got, want)
 		}
 		info := set.Servers()[0]
-		if info.Listed != len(testToolNames()) || info.Offered != len(want) || info.ServerName != "testserver" {
+		if info.Listed != len(mcptest.ToolNames()) || info.Offered != len(want) || info.ServerName != "testserver" {
 			t.Errorf("server info = %+v", info)
 		}
 		// The names and schemas are byte-stable: a second start offers the same.
@@ -158,7 +156,7 @@ func infos(set *Set) []tools.Info {
 }
 
 func TestCallsAndResults(t *testing.T) {
-	transports(t, func(t *testing.T, srv Server, rec *recorder) {
+	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 		tests := []struct {
 			tool, input string
@@ -183,21 +181,21 @@ func TestCallsAndResults(t *testing.T) {
 			if res.IsError != tt.isError {
 				t.Errorf("%s: IsError = %v, want %v", tt.tool, res.IsError, tt.isError)
 			}
-			if res.Metadata["mcp_server"] != "tst" || res.Metadata["mcp_tool"] != tt.tool {
-				t.Errorf("%s: metadata = %v", tt.tool, res.Metadata)
+			if s, tl, ok := tools.OriginOf(tools.Guard(toolByName(t, set, ToolName("tst", tt.tool)), nil, t.TempDir())); !ok || s != "tst" || tl != tt.tool {
+				t.Errorf("%s: origin = %q, %q, %v", tt.tool, s, tl, ok)
 			}
 			if res.TouchedUnknown != (srv.URL == "") {
 				t.Errorf("%s: TouchedUnknown = %v for a %s server", tt.tool, res.TouchedUnknown, srv.transport())
 			}
 		}
-		if !rec.has(t, "call echo hello") {
-			t.Errorf("the server did not record the echo call: %v", rec.log(t))
+		if !rec.Has(t, "call echo hello") {
+			t.Errorf("the server did not record the echo call: %v", rec.Log(t))
 		}
 	})
 }
 
 func TestProgressNotifications(t *testing.T) {
-	transports(t, func(t *testing.T, srv Server, rec *recorder) {
+	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 		res := call(t, toolByName(t, set, ToolName("tst", "progress")), `{}`)
 		if res.Output != "done" {
@@ -214,7 +212,7 @@ func TestProgressNotifications(t *testing.T) {
 }
 
 func TestHugeResultIsBoundedAndKept(t *testing.T) {
-	transports(t, func(t *testing.T, srv Server, rec *recorder) {
+	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
 		dir := t.TempDir()
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut(), OutputDir: dir, MaxOutputBytes: 4000})
 		res := call(t, toolByName(t, set, ToolName("tst", "huge")), `{"bytes":3000000}`)
@@ -236,7 +234,7 @@ func TestHugeResultIsBoundedAndKept(t *testing.T) {
 }
 
 func TestDeniedToolIsNeverSent(t *testing.T) {
-	transports(t, func(t *testing.T, srv Server, rec *recorder) {
+	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
 		rules := permission.Ruleset{
 			{Permission: Permission, Pattern: "tst/*", Action: permission.Allow},
 			{Permission: Permission, Pattern: "tst/denied", Action: permission.Deny},
@@ -261,26 +259,26 @@ func TestDeniedToolIsNeverSent(t *testing.T) {
 		if allowed.IsError {
 			t.Errorf("allowed call failed: %s", allowed.Output)
 		}
-		for _, l := range rec.log(t) {
+		for _, l := range rec.Log(t) {
 			if strings.HasPrefix(l, "call denied") || strings.HasPrefix(l, "call fail") || strings.Contains(l, "must not arrive") {
 				t.Errorf("the server received a denied call: %q", l)
 			}
 		}
-		if !rec.has(t, "call echo allowed") {
-			t.Errorf("the allowed call did not arrive: %v", rec.log(t))
+		if !rec.Has(t, "call echo allowed") {
+			t.Errorf("the allowed call did not arrive: %v", rec.Log(t))
 		}
 	})
 }
 
 func TestHangingCallTimesOutAndIsCancelled(t *testing.T) {
-	transports(t, func(t *testing.T, srv Server, rec *recorder) {
+	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
 		srv.Timeout = 500 * time.Millisecond
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 		res := call(t, toolByName(t, set, ToolName("tst", "hang")), `{}`)
 		if !res.IsError || !strings.Contains(res.Output, `MCP server "tst", tool "hang": the server did not answer within 500ms`) {
 			t.Errorf("result = %+v", res)
 		}
-		waitFor(t, func() bool { return rec.has(t, "cancelled hang") }, "the server to see the cancellation")
+		waitFor(t, func() bool { return rec.Has(t, "cancelled hang") }, "the server to see the cancellation")
 		// The server is still usable.
 		if res := call(t, toolByName(t, set, ToolName("tst", "echo")), `{"text":"after"}`); res.Output != "echo: after" {
 			t.Errorf("after a timeout: %+v", res)
@@ -289,7 +287,7 @@ func TestHangingCallTimesOutAndIsCancelled(t *testing.T) {
 }
 
 func TestCancelledRunCancelsTheCall(t *testing.T) {
-	transports(t, func(t *testing.T, srv Server, rec *recorder) {
+	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 		defer cancel()
@@ -297,7 +295,7 @@ func TestCancelledRunCancelsTheCall(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `mcp server "tst"`) {
 			t.Errorf("err = %v", err)
 		}
-		waitFor(t, func() bool { return rec.has(t, "cancelled hang") }, "the server to see the cancellation")
+		waitFor(t, func() bool { return rec.Has(t, "cancelled hang") }, "the server to see the cancellation")
 	})
 }
 

@@ -12,11 +12,12 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/seed43ef5acb/runner/tools"
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // Permission is the permission an MCP tool call needs; its pattern is
 // "SERVER/TOOL" with the tool's name as the server lists it.
-const Permission = "mcp"
+const Permission = permission.MCP
 
 // maxDescription bounds a tool's description in the prompt (some servers
 // ship pages of text per tool).
@@ -131,17 +132,18 @@ func (t *tool) result(res *sdk.CallToolResult, callID string, pc *progressCount)
 	return r
 }
 
-// metadata is the event-log detail of a call: the server, the tool as the
-// server names it and, when the server sent progress notifications, how
-// many had been handled when the result came and the last message (a
-// notification can be handled just after the result it precedes).
+// metadata is the event-log detail of a call (the server and the tool are
+// in the events' mcp field): when the server sent progress notifications,
+// how many had been handled when the result came and the last message (a
+// notification can be handled just after the result it precedes). Nil
+// when there is nothing to say.
 func (t *tool) metadata(pc *progressCount) map[string]any {
-	m := map[string]any{"mcp_server": t.c.srv.Name, "mcp_tool": t.remote}
-	if pc != nil && pc.n.Load() > 0 {
-		m["progress_notifications"] = pc.n.Load()
-		if s, _ := pc.last.Load().(string); s != "" {
-			m["progress_message"] = s
-		}
+	if pc == nil || pc.n.Load() == 0 {
+		return nil
+	}
+	m := map[string]any{"progress_notifications": pc.n.Load()}
+	if s, _ := pc.last.Load().(string); s != "" {
+		m["progress_message"] = s
 	}
 	return m
 }

@@ -24,6 +24,7 @@ const (
 	DoomLoop          = "doom_loop"          // the same tool call three times in a row
 	DynamicArgs       = "dynamic_args"       // bash commands with arguments only known at run time
 	WebFetch          = "webfetch"
+	MCP               = "mcp" // a tool of an MCP server; pattern "SERVER/TOOL"
 )
 
 // Rule is one entry of a task's permissions block: for Permission, a call

@@ -1,9 +1,16 @@
-package mcp
+// Package mcptest is an MCP server written with the go-sdk for tests: a
+// fixed set of tools (echo, fail, hang, crash, huge, progress, ping, env,
+// …), served over stdio by a test binary that re-executes itself
+// (MaybeServe in TestMain) or over streamable HTTP (Handler). What it
+// receives is recorded, so tests can assert on the server side that a
+// denied call never arrived.
+package mcptest
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"sort"
 	"strings"
@@ -21,58 +28,67 @@ import (
 
 // Server modes (MCPTEST_MODE).
 const (
-	modeServe      = "serve"       // serve on stdio
-	modeSlowStart  = "slow-start"  // sleep MCPTEST_DELAY, then serve
-	modeHangStart  = "hang-start"  // read stdin, never answer
-	modeCrashStart = "crash-start" // write to stderr and exit 2 at once
+	ModeServe      = "serve"       // serve on stdio
+	ModeSlowStart  = "slow-start"  // sleep MCPTEST_DELAY, then serve
+	ModeHangStart  = "hang-start"  // read stdin, never answer
+	ModeCrashStart = "crash-start" // write to stderr and exit 2 at once
 )
 
-func TestMain(m *testing.M) {
+// MaybeServe runs this process as a stdio test server when MCPTEST_MODE
+// is set (and exits); call it first in TestMain. The server's log goes to
+// the file MCPTEST_LOG, MCPTEST_DELAY delays a slow start, MCPTEST_SECRET
+// is echoed to stderr (for redaction tests).
+func MaybeServe() {
 	if mode := os.Getenv("MCPTEST_MODE"); mode != "" {
 		os.Exit(serveMode(mode))
 	}
-	os.Exit(m.Run())
+}
+
+// Env is the environment that makes this binary a stdio test server in
+// mode, logging to logPath.
+func Env(mode, logPath string) []string {
+	return []string{"MCPTEST_MODE=" + mode, "MCPTEST_LOG=" + logPath}
 }
 
 // serveMode runs this process as a stdio server and returns its exit code.
 func serveMode(mode string) int {
-	rec := &recorder{path: os.Getenv("MCPTEST_LOG")}
+	rec := &Recorder{Path: os.Getenv("MCPTEST_LOG")}
 	rec.add("started pid=%d", os.Getpid())
 	switch mode {
-	case modeSlowStart:
+	case ModeSlowStart:
 		d, _ := time.ParseDuration(os.Getenv("MCPTEST_DELAY"))
 		time.Sleep(d)
-	case modeHangStart:
+	case ModeHangStart:
 		fmt.Fprintln(os.Stderr, "hanging on purpose")
 		select {}
-	case modeCrashStart:
+	case ModeCrashStart:
 		fmt.Fprintln(os.Stderr, "fatal: cannot open the database (on purpose)")
 		return 2
 	}
 	fmt.Fprintln(os.Stderr, "secret in stderr: "+os.Getenv("MCPTEST_SECRET"))
-	if err := newTestServer(rec).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	if err := NewServer(rec).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		return 1
 	}
 	return 0
 }
 
-// recorder is the server side's log of what it received: in memory, and
-// appended to a file when path is set (stdio servers run in another
-// process).
-type recorder struct {
+// Recorder is the server side's log of what it received ("call TOOL
+// ARG", "cancelled hang", "started pid=N"): in memory, and appended to the
+// file Path when it is set (a stdio server runs in another process).
+type Recorder struct {
 	mu    sync.Mutex
-	path  string
+	Path  string
 	lines []string
 }
 
-func (r *recorder) add(format string, args ...any) {
+func (r *Recorder) add(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.lines = append(r.lines, line)
-	if r.path != "" {
-		f, err := os.OpenFile(r.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if r.Path != "" {
+		f, err := os.OpenFile(r.Path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err == nil {
 			fmt.Fprintln(f, line)
 			f.Close()
@@ -80,15 +96,15 @@ func (r *recorder) add(format string, args ...any) {
 	}
 }
 
-// log returns the recorded lines (from the file when there is one).
-func (r *recorder) log(t *testing.T) []string {
+// Log returns the recorded lines (from the file when there is one).
+func (r *Recorder) Log(t testing.TB) []string {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.path == "" {
+	if r.Path == "" {
 		return append([]string(nil), r.lines...)
 	}
-	data, err := os.ReadFile(r.path)
+	data, err := os.ReadFile(r.Path)
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
@@ -101,10 +117,10 @@ func (r *recorder) log(t *testing.T) []string {
 	return out
 }
 
-// has reports whether a recorded line starts with prefix.
-func (r *recorder) has(t *testing.T, prefix string) bool {
+// Has reports whether a recorded line starts with prefix.
+func (r *Recorder) Has(t testing.TB, prefix string) bool {
 	t.Helper()
-	for _, l := range r.log(t) {
+	for _, l := range r.Log(t) {
 		if strings.HasPrefix(l, prefix) {
 			return true
 		}
@@ -112,21 +128,21 @@ func (r *recorder) has(t *testing.T, prefix string) bool {
 	return false
 }
 
-// testToolNames are the tools every test server lists, sorted.
-func testToolNames() []string {
+// ToolNames are the tools the server lists, sorted.
+func ToolNames() []string {
 	names := []string{"crash", "denied", "echo", "env", "fail", "hang", "huge", "mixed",
 		"ping", "progress", "structured", "weird.name/with spaces"}
 	sort.Strings(names)
 	return names
 }
 
-// newTestServer lists testToolNames in pages of three (so tools/list takes
-// several requests).
-func newTestServer(rec *recorder) *sdk.Server {
+// NewServer lists ToolNames in pages of three (so tools/list takes
+// several requests) and records what it receives in rec.
+func NewServer(rec *Recorder) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "testserver", Version: "v1"}, &sdk.ServerOptions{PageSize: 3})
 	schema := map[string]any{"type": "object", "properties": map[string]any{
 		"text": map[string]any{"type": "string"}, "bytes": map[string]any{"type": "integer"}}}
-	for _, name := range testToolNames() {
+	for _, name := range ToolNames() {
 		s.AddTool(&sdk.Tool{Name: name, Description: "test tool " + name, InputSchema: schema},
 			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				var args struct {
@@ -146,7 +162,7 @@ func text(s string) *sdk.CallToolResult {
 }
 
 // handle is the behaviour of each test tool.
-func handle(ctx context.Context, rec *recorder, req *sdk.CallToolRequest, name, arg string, n int) (*sdk.CallToolResult, error) {
+func handle(ctx context.Context, rec *Recorder, req *sdk.CallToolRequest, name, arg string, n int) (*sdk.CallToolResult, error) {
 	switch name {
 	case "echo", "denied", "weird.name/with spaces":
 		return text("echo: " + arg), nil
@@ -187,4 +203,10 @@ func handle(ctx context.Context, rec *recorder, req *sdk.CallToolRequest, name, 
 		os.Exit(3)
 	}
 	return nil, fmt.Errorf("no such tool %q", name)
+}
+
+// Handler serves a new server over streamable HTTP, recording into rec.
+func Handler(rec *Recorder) http.Handler {
+	srv := NewServer(rec)
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 }

@@ -1,0 +1,13 @@
+package mcp
+
+import (
+	"os"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/tools/mcp/mcptest"
+)
+
+func TestMain(m *testing.M) {
+	mcptest.MaybeServe() // the stdio test servers are this binary
+	os.Exit(m.Run())
+}
