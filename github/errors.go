@@ -25,4 +25,25 @@ var (
 	ErrNoToken = errors.New("github: no token: GITHUB_TOKEN and GH_TOKEN are empty")
 	// ErrBranchName means a branch name is not a valid git ref name.
 	ErrBranchName = errors.New("github: invalid branch name")
+	// ErrPullRequest marks a failure of the pull request calls themselves
+	// (list, create, update), after the branch was pushed.
+	ErrPullRequest = errors.New("github: pull request call failed")
+	// ErrLabels marks a failure to label a pull request that exists.
+	ErrLabels = errors.New("github: labels call failed")
 )
+
+// markedError adds a sentinel to an error without changing its text.
+type markedError struct {
+	mark, err error
+}
+
+func (e *markedError) Error() string   { return e.err.Error() }
+func (e *markedError) Unwrap() []error { return []error{e.mark, e.err} }
+
+// mark returns err marked with the sentinel mark (nil for a nil err).
+func mark(mark, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &markedError{mark: mark, err: err}
+}

@@ -26,11 +26,14 @@ type RunOutputs struct {
 	CommentURL string
 	PRURL      string
 	CostUSD    *float64 // nil: unknown, written as ""
+	// StructuredOutput is the run's structured output as JSON ("" for
+	// none).
+	StructuredOutput string
 }
 
 // OutputNames are the names RunOutputs writes, in order.
 func OutputNames() []string {
-	return []string{"status", "exit-code", "patch-path", "events-path", "comment-url", "pr-url", "cost-usd"}
+	return []string{"status", "exit-code", "patch-path", "events-path", "comment-url", "pr-url", "cost-usd", "structured-output"}
 }
 
 // List returns the outputs as pairs, every name present (empty when unknown).
@@ -39,7 +42,8 @@ func (r RunOutputs) List() []Output {
 	if r.CostUSD != nil {
 		cost = strconv.FormatFloat(*r.CostUSD, 'f', -1, 64)
 	}
-	values := []string{string(r.Status), strconv.Itoa(r.ExitCode), r.PatchPath, r.EventsPath, r.CommentURL, r.PRURL, cost}
+	values := []string{string(r.Status), strconv.Itoa(r.ExitCode), r.PatchPath, r.EventsPath, r.CommentURL, r.PRURL, cost,
+		r.StructuredOutput}
 	out := make([]Output, len(values))
 	for i, name := range OutputNames() {
 		out[i] = Output{Name: name, Value: values[i]}
@@ -53,6 +57,20 @@ type Outcome struct {
 	Model    string
 	Finished bool // the log has its run.finished line
 	Result   event.RunFinished
+	// Delivery are the publish events, in order.
+	Delivery []event.Publish
+}
+
+// URL is the URL the last successful publish event of target gave ("" for
+// none): the pull request or the comment a run made.
+func (o Outcome) URL(target event.PublishTarget) string {
+	url := ""
+	for _, d := range o.Delivery {
+		if d.Target == target && d.URL != "" {
+			url = d.URL
+		}
+	}
+	return url
 }
 
 // ReadOutcome reads a JSONL events file for its run.started and
@@ -73,6 +91,11 @@ func ReadOutcome(r io.Reader) (Outcome, error) {
 			var s event.RunStarted
 			if json.Unmarshal(line, &s) == nil {
 				o.Task, o.Model = s.Task, s.Model
+			}
+		case "publish":
+			var p event.Publish
+			if json.Unmarshal(line, &p) == nil {
+				o.Delivery = append(o.Delivery, p)
 			}
 		case "run.finished":
 			if err := json.Unmarshal(line, &o.Result); err != nil {
@@ -173,7 +196,8 @@ func Finalize(ctx context.Context, o FinalizeOptions) (RunOutputs, error) {
 	defer cancel()
 	report := finalReport(ctx, o, outcome)
 	out := RunOutputs{Status: outcome.Result.Status, ExitCode: outcome.Result.ExitCode, PatchPath: outcome.Result.PatchPath,
-		EventsPath: o.EventsFile, CostUSD: outcome.Result.CostUSD}
+		EventsPath: o.EventsFile, CostUSD: outcome.Result.CostUSD, PRURL: outcome.URL(event.PublishPullRequest),
+		StructuredOutput: structuredText(outcome.Result.StructuredOutput)}
 	var errs []error
 	if o.OutputPath != "" {
 		list := slices.DeleteFunc(out.List(), func(x Output) bool { return x.Name == "comment-url" })
@@ -223,4 +247,12 @@ func finalReport(ctx context.Context, o FinalizeOptions, outcome Outcome) string
 		return head + "\n\n" + incompleteNote + rest
 	}
 	return incompleteNote + r
+}
+
+// structuredText is a structured output as an output value ("" for none).
+func structuredText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	return string(raw)
 }

@@ -164,3 +164,24 @@ func TestFinalizeIncompleteNote(t *testing.T) {
 		t.Errorf("note %q", incompleteNote)
 	}
 }
+
+// TestFinalizeDeliveryFailed: finalize agrees with a run whose pull
+// request could not be labelled: status delivery_failed, exit code 3, the
+// pull request's URL from the log's publish events, and the structured
+// output.
+func TestFinalizeDeliveryFailed(t *testing.T) {
+	events := writeEvents(t, startedLine,
+		`{"v":1,"seq":2,"time":"2026-01-01T00:00:01Z","run_id":"r","type":"publish","target":"pull_request","ok":true,"url":"https://github.com/octo/hello/pull/6"}`,
+		`{"v":1,"seq":3,"time":"2026-01-01T00:00:01Z","run_id":"r","type":"publish","target":"labels","ok":false,"url":"https://github.com/octo/hello/pull/6","error":"403"}`,
+		`{"v":1,"seq":4,"time":"2026-01-01T00:00:02Z","run_id":"r","type":"run.finished","status":"delivery_failed","exit_code":3,"final_message":"done","structured_output":{"verdict":"approve"},"error":{"class":"delivery","message":"labels could not be added: 403"}}`)
+	dir := t.TempDir()
+	out, err := Finalize(t.Context(), FinalizeOptions{EventsFile: events, OutputPath: filepath.Join(dir, "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := parseOutputs(t, filepath.Join(dir, "out"))
+	if out.Status != "delivery_failed" || got["status"] != "delivery_failed" || got["exit-code"] != "3" ||
+		got["pr-url"] != "https://github.com/octo/hello/pull/6" || got["structured-output"] != `{"verdict":"approve"}` {
+		t.Errorf("outputs %v", got)
+	}
+}

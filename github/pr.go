@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -99,6 +100,9 @@ func EnsurePullRequest(ctx context.Context, client *gh.Client, o PROptions) (url
 		wasCreated = wasCreated || c
 		return result{u, n, wasCreated}, err
 	})
+	if err != nil && !errors.Is(err, ErrLabels) {
+		err = mark(ErrPullRequest, err)
+	}
 	return r.url, r.number, r.created, err
 }
 
@@ -131,7 +135,7 @@ func ensureOnce(ctx context.Context, client *gh.Client, o PROptions) (url string
 	}
 	if len(o.Labels) > 0 {
 		if _, _, err := client.Issues.AddLabelsToIssue(ctx, o.Owner, o.Repo, pr.GetNumber(), o.Labels); err != nil {
-			return pr.GetHTMLURL(), pr.GetNumber(), created, fmt.Errorf("github: label pull request #%d: %w", pr.GetNumber(), err)
+			return pr.GetHTMLURL(), pr.GetNumber(), created, mark(ErrLabels, fmt.Errorf("github: label pull request #%d: %w", pr.GetNumber(), err))
 		}
 	}
 	return pr.GetHTMLURL(), pr.GetNumber(), created, nil

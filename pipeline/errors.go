@@ -37,6 +37,9 @@ var (
 type ExitError struct {
 	Code int
 	Err  error
+	// Reported says the error was already shown (as the console's ::error
+	// annotation under GitHub Actions): the CLI prints it no second time.
+	Reported bool
 }
 
 // Error returns the wrapped error's text.

@@ -105,8 +105,9 @@ type execRun struct {
 
 	// outputs stage: the run.finished record, once result.json is written
 	finished *event.RunFinished
-	// publish stage (GitHub Actions)
+	// delivery stages (GitHub Actions): what was made, what failed
 	commentURL, prURL string
+	failures          []deliveryFailure
 }
 
 // Exec runs a task: the stages of the exec pipeline in order, then the
@@ -192,14 +193,24 @@ func (r *execRun) mainStages() []Stage {
 }
 
 // finalStages run on every path, on a context that survives a cancel.
+// The status is decided after the patch; the delivery stages may turn a
+// success into delivery_failed.
 func (r *execRun) finalStages(status *runStatus) []Stage {
 	return []Stage{
 		// After the work tree stopped changing: the patch of the whole run.
 		stageFunc{"patch", r.finalPatch},
-		// run.finished must be the log's last line, after the patch event.
+		// Before run.finished: a failed push or pull request is part of the
+		// outcome, recorded in the log.
+		stageFunc{"deliver", func(ctx context.Context) error { return r.deliver(ctx, status) }},
+		// After delivery, before run.finished: the comment shows the report
+		// run.finished will give, delivery included.
+		stageFunc{"comment", func(ctx context.Context) error { return r.finishComment(ctx, status) }},
+		// run.finished must be the log's last line, after the patch and
+		// publish events.
 		stageFunc{"outputs", func(ctx context.Context) error { return r.writeOutputs(ctx, status) }},
-		// Last: publishing reads the finished outputs.
-		stageFunc{"publish", func(ctx context.Context) error { return r.publish(ctx, status) }},
+		// Last: the step summary and outputs, with the final status and
+		// every URL, never a status written before delivery.
+		stageFunc{"github", func(ctx context.Context) error { return r.writeGitHubOutputs(ctx, status) }},
 	}
 }
 
@@ -210,7 +221,7 @@ func (r *execRun) finish(ctx context.Context, mainErr error) error {
 	status := &runStatus{}
 	var finalErrs []error
 	for _, s := range r.finalStages(status) {
-		if s.Name() == "outputs" {
+		if s.Name() == "deliver" {
 			// The status is decided once the patch is known.
 			*status = r.decideStatus(ctx, mainErr)
 		}
@@ -223,17 +234,23 @@ func (r *execRun) finish(ctx context.Context, mainErr error) error {
 			}
 			finalErrs = append(finalErrs, err)
 			r.log.Warn("final stage failed", "stage", s.Name(), "error", err)
-			fmt.Fprintf(r.opts.Stderr, "runner: %v\n", err)
 		}
 	}
 	r.closeAll()
 	if status.Code == ExitOK {
-		if len(finalErrs) > 0 {
-			return fmt.Errorf("%w: %w", ErrInfra, finalErrs[0])
+		if len(finalErrs) > 0 { // printed once, by the caller
+			return fmt.Errorf("%w: %w", ErrInfra, errors.Join(finalErrs...))
 		}
 		return nil
 	}
-	return statusError(*status)
+	for _, err := range finalErrs { // the status error does not carry them
+		fmt.Fprintf(r.opts.Stderr, "runner: %v\n", err)
+	}
+	err := statusError(*status)
+	// Under Actions the console's ::error annotation of run.finished was
+	// the error line: the CLI does not print it a second time.
+	err.Reported = r.inActions() && !r.opts.Quiet && r.finished != nil
+	return err
 }
 
 // finalContext is the context of a final stage: not cancelled with ctx,

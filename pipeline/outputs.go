@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -175,13 +176,8 @@ func statusCode(status event.Status) int {
 	}
 }
 
-// writeOutputs writes run.finished (the log's last line), closes the log,
-// then result.json and summary.md, and prints the final message on stdout
-// unless the log goes there.
-func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
-	if !r.started {
-		_ = r.emitStarted(ctx) // a run that failed before the base snapshot
-	}
+// runFinished is the run.finished record of a run that ended with st.
+func (r *execRun) runFinished(st *runStatus) event.RunFinished {
 	fin := event.RunFinished{
 		Status: st.Status, ExitCode: st.Code, FinalMessage: r.result.FinalMessage,
 		StructuredOutput: r.result.StructuredOutput, Steps: r.result.Steps,
@@ -192,6 +188,32 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 	if st.Status != event.StatusSuccess {
 		fin.Error = &event.RunError{Class: cmp.Or(st.Class, event.ErrorClass(st.Status)), Message: cmp.Or(st.Message, string(st.Status))}
 	}
+	return fin
+}
+
+// structuredOutput is the run's structured output (redacted), nil when
+// the task declares none or the model gave none.
+func (r *execRun) structuredOutput() json.RawMessage {
+	so := r.result.StructuredOutput
+	if len(so) == 0 || string(so) == "null" {
+		return nil
+	}
+	if r.redactor != nil {
+		so = r.redactor.RedactJSON(so)
+	}
+	return so
+}
+
+// writeOutputs writes run.finished (the log's last line), closes the log,
+// then result.json and summary.md, and prints the run's answer on stdout
+// unless the log goes there: the structured output as one JSON document
+// when the task has one (`runner exec review.yaml | jq .verdict`), else
+// the final message.
+func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
+	if !r.started {
+		_ = r.emitStarted(ctx) // a run that failed before the base snapshot
+	}
+	fin := r.runFinished(st)
 	emitErr := r.emit(fin)
 	closeErr := r.closeSinks()
 	if err := r.writeReport(ctx); err != nil {
@@ -202,8 +224,12 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 	if !r.opts.Quiet {
 		fmt.Fprintf(r.opts.Stderr, "Outputs: %s\n", r.outDir)
 	}
-	if r.opts.Events != "-" && strings.TrimSpace(r.result.FinalMessage) != "" {
-		fmt.Fprintln(r.opts.Stdout, r.redactor.Redact(r.result.FinalMessage))
+	if r.opts.Events != "-" {
+		if so := r.structuredOutput(); so != nil {
+			fmt.Fprintln(r.opts.Stdout, string(so))
+		} else if strings.TrimSpace(r.result.FinalMessage) != "" {
+			fmt.Fprintln(r.opts.Stdout, r.redactor.Redact(r.result.FinalMessage))
+		}
 	}
 	return errors.Join(emitErr, closeErr)
 }

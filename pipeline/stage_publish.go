@@ -7,7 +7,6 @@ import (
 
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
-	"github.com/seed43ef5acb/runner/runner/report"
 )
 
 // gateClosed ends a run the trigger gate refused or skipped: no model call,
@@ -89,49 +88,15 @@ func (r *execRun) startComment(ctx context.Context) error {
 		return skip("the event has no issue or pull request")
 	}
 	s, err := r.gh.Sticky(ctx, r.spec.Name)
-	if err == nil {
-		_, err = s.Start(ctx, r.gh.Env.RunURL())
-	}
 	if err != nil {
-		fmt.Fprintf(r.opts.Stderr, "runner: comment: %v\n", err)
+		r.deliveryProblem("the sticky comment could not be started", err)
 		return skip("comment: %v", err)
 	}
+	// Kept when Start fails: the final report is tried again at the end.
 	r.sticky = s
-	return nil
-}
-
-// publish, under GitHub Actions, finishes the sticky comment with the
-// report, appends the report to the step summary, pushes the changes and
-// opens the pull request when asked, and writes the step outputs.
-func (r *execRun) publish(ctx context.Context, st *runStatus) error {
-	if r.gh == nil {
-		return skip("not running in GitHub Actions")
-	}
-	out := github.RunOutputs{Status: st.Status, ExitCode: st.Code, PatchPath: r.reportedPatch(),
-		EventsPath: r.eventsPath, CostUSD: r.result.CostUSD}
-	var errs []error
-	if r.eventsPath != "" && (r.sticky != nil || r.gh.Env.StepSummary != "") {
-		md, err := report.MarkdownFile(ctx, r.eventsPath, report.MarkdownOptions{MaxLen: report.GitHubCommentMax, Redactor: r.redactor})
-		if err != nil {
-			return fmt.Errorf("%w: report: %w", ErrInfra, err)
-		}
-		if r.sticky != nil {
-			url, err := r.sticky.Finish(ctx, md)
-			out.CommentURL, r.commentURL = url, url
-			errs = append(errs, err)
-		}
-		if r.gh.Env.StepSummary != "" {
-			errs = append(errs, github.AppendSummary(r.gh.Env.StepSummary, md))
-		}
-	}
-	url, err := r.openPullRequest(ctx, st)
-	out.PRURL, r.prURL = url, url
-	errs = append(errs, err)
-	if r.gh.Env.Output != "" {
-		errs = append(errs, github.WriteOutputs(r.gh.Env.Output, out.List()...))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("%w: github: %w", ErrInfra, err)
+	if _, err := s.Start(ctx, r.gh.Env.RunURL()); err != nil {
+		r.deliveryProblem("the sticky comment could not be started", err)
+		return skip("comment: %v", err)
 	}
 	return nil
 }

@@ -50,9 +50,11 @@ func (r *execRun) openPullRequest(ctx context.Context, st *runStatus) (string, e
 		return "", fmt.Errorf("pull request: %w", err)
 	}
 	prBase := cmp.Or(r.gh.Event.GitHub.BaseRef, strings.TrimPrefix(r.gh.Env.Ref, "refs/heads/"))
+	// The URL is kept with an error: a pull request opened whose labels
+	// failed is still there.
 	url, _, _, err := r.gh.PublishPullRequest(ctx, plan.Push(r.workTree, base, r.workTree), plan.PR("", "", prBase))
 	if err != nil {
-		return "", fmt.Errorf("pull request: %w", err)
+		return url, fmt.Errorf("pull request: %w", err)
 	}
 	return url, nil
 }

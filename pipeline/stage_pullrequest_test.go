@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -37,7 +38,7 @@ func gitServer(t *testing.T, root string) string {
 		t.Fatal(err)
 	}
 	h := &cgi.Handler{Path: backend, Args: []string{"http-backend"},
-		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
+		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}, Stderr: io.Discard}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL

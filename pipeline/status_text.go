@@ -82,7 +82,7 @@ func (r *execRun) timeoutMessage() string {
 // statusError is the error Exec returns for a run that did not succeed:
 // "run <status>: <message>", or the message alone when it names the
 // status already ("cancelled (SIGTERM)", "the run's timeout … was reached").
-func statusError(st runStatus) error {
+func statusError(st runStatus) *ExitError {
 	msg, lower, status := st.Message, strings.ToLower(st.Message), string(st.Status)
 	if !strings.Contains(lower, status) && !strings.Contains(lower, strings.ReplaceAll(status, "_", " ")) {
 		msg = event.SayOnce("run "+status, msg)

@@ -159,7 +159,8 @@ var positioned = regexp.MustCompile(`^\S+:\d+:\d+: `)
 // of a join on its own, anything else prefixed with "runner: ".
 func report(w io.Writer, err error) {
 	var quiet *quietError
-	if err == nil || errors.As(err, &quiet) {
+	var exit *pipeline.ExitError
+	if err == nil || errors.As(err, &quiet) || (errors.As(err, &exit) && exit.Reported) {
 		return
 	}
 	var specErrs spec.Errors

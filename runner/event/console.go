@@ -144,6 +144,8 @@ func (c *Console) render(b *strings.Builder, p Payload) {
 		c.untrusted(b, "  $ "+oneLine(v.Command, 160))
 	case CheckFinished:
 		c.checkFinished(b, v)
+	case Publish:
+		c.published(b, v)
 	case RunFinished:
 		c.runFinished(b, v)
 	}

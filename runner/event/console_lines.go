@@ -3,6 +3,8 @@ package event
 import (
 	"fmt"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 )
 
 // text writes up to TextLines lines of a model text part.
@@ -81,6 +83,10 @@ func (c *Console) toolFailed(b *strings.Builder, v ToolFailed) {
 }
 
 func (c *Console) denied(b *strings.Builder, v PermissionDenied) {
+	if c.o.GitHubActions {
+		c.annotate(b, workflowcmd.Annotation{Level: workflowcmd.Warning, Title: "runner: permission denied", Message: denialText(v)})
+		return
+	}
 	c.untrusted(b, "  "+c.paint(red, "⊘ denied")+" "+denialText(v))
 }
 
@@ -134,6 +140,10 @@ func (c *Console) runFinished(b *strings.Builder, v RunFinished) {
 		parts = append(parts, plural(v.FilesChanged, "file")+" changed")
 	}
 	parts = append(parts, FormatMS(v.DurationMS))
+	if c.o.GitHubActions {
+		c.annotate(b, finalAnnotation(v, mark+" "+string(v.Status)+" · "+strings.Join(parts, " · ")))
+		return
+	}
 	c.trusted(b, c.paint(col, mark+" "+string(v.Status))+" · "+strings.Join(parts, " · "))
 	if v.Error != nil {
 		c.untrusted(b, "  "+c.paint(red, SayOnce(sanitize(string(v.Error.Class), 40), oneLine(v.Error.Message, 300))))

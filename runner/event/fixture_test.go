@@ -50,6 +50,7 @@ func sampleRun() []Payload {
 			{Path: "b.go", OldPath: "old_b.go", Status: "renamed"},
 			{Path: "logo.png", Status: "added", Binary: true},
 		}, Additions: 2, Deletions: 1},
+		Publish{Target: PublishPullRequest, OK: true, URL: "https://github.com/o/r/pull/3"},
 		RunFinished{Status: StatusSuccess, FinalMessage: "Fixed the off-by-one in a.go.", Steps: 2,
 			Tokens: Tokens{Input: 2700, Output: 120, Reasoning: 10, CacheRead: 1000}, CostUSD: ptr(0.0031),
 			DurationMS: 9000, PatchPath: "out/changes.patch", FilesChanged: 3},

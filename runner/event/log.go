@@ -72,6 +72,8 @@ func NewPayload(typ string) (Payload, bool) {
 		return &CheckStarted{}, true
 	case CheckFinished{}.EventType():
 		return &CheckFinished{}, true
+	case Publish{}.EventType():
+		return &Publish{}, true
 	case RunFinished{}.EventType():
 		return &RunFinished{}, true
 	}
@@ -82,7 +84,7 @@ func NewPayload(typ string) (Payload, bool) {
 func Types() []string {
 	return []string{"run.started", "step.started", "text", "reasoning", "tool.started",
 		"tool.completed", "tool.failed", "permission.denied", "retry", "compaction",
-		"step.finished", "patch", "check.started", "check.finished", "run.finished"}
+		"step.finished", "patch", "check.started", "check.finished", "publish", "run.finished"}
 }
 
 // derefPayload turns the pointer NewPayload returned into the value type the
@@ -116,6 +118,8 @@ func derefPayload(p Payload) Payload {
 	case *CheckStarted:
 		return *v
 	case *CheckFinished:
+		return *v
+	case *Publish:
 		return *v
 	case *RunFinished:
 		return *v

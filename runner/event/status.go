@@ -14,6 +14,11 @@ const (
 	StatusBudgetExceeded Status = "budget_exceeded"
 	StatusTimeout        Status = "timeout"
 	StatusBlocked        Status = "blocked"
+	// StatusDeliveryFailed: the agent's work succeeded (checks passed, a
+	// patch is ready) but publishing it failed: the push, the pull
+	// request, its labels, the sticky comment or the review (exit 3). The
+	// publish events say which call failed and what was created.
+	StatusDeliveryFailed Status = "delivery_failed"
 )
 
 // ErrorClass says why a run (or a model call) did not succeed: the "class"
@@ -52,6 +57,9 @@ const (
 	// ClassSpec is a repository whose run could not start because its task
 	// spec or inputs are invalid (exit code 2): a task failure.
 	ClassSpec ErrorClass = "spec"
+	// ClassDelivery is a run whose results could not be published
+	// (StatusDeliveryFailed).
+	ClassDelivery ErrorClass = "delivery"
 )
 
 // ChangeStatus is how a file changed: the "status" of a patch's file.

@@ -48,18 +48,18 @@ func (r Report) Markdown(o MarkdownOptions) string {
 		o.HeadingLevel = 3
 	}
 	h := strings.Repeat("#", o.HeadingLevel+1)
-	fixed := r.head(o) + r.summaryTable() + r.errorBlock()
+	fixed := r.head(o) + r.summaryTable() + r.errorBlock() + r.deliveryBlock()
 	footer := ""
 	if o.Footer != "" {
 		footer = "\n" + strings.TrimRight(o.Footer, "\n") + "\n"
 	}
 	secs := []section{
 		r.finalSection(h),
+		r.structuredSection(),
 		{name: "Changes", text: r.changesSection(h)},
 		{name: "Checks", text: r.checksSection(h)},
 		{name: "Denials", text: r.denialsSection(h)},
 		{name: "Tools", text: r.toolsSection(h)},
-		r.structuredSection(),
 		patchSection(o.Patch, r.Diff),
 	}
 	return layout(fixed, footer, secs, o.MaxLen)
@@ -144,6 +144,8 @@ func statusIcon(status event.Status) string {
 		return "⛔"
 	case event.StatusMaxSteps, event.StatusBudgetExceeded, event.StatusTimeout:
 		return "⏱️"
+	case event.StatusDeliveryFailed:
+		return "📦"
 	}
 	return "⏳"
 }
@@ -156,8 +158,14 @@ func (r Report) head(o MarkdownOptions) string {
 			title += ": " + r.Task
 		}
 	}
+	status := strings.ReplaceAll(string(r.Status), "_", " ")
+	if v := r.Verdict(); v != "" && r.Status == event.StatusSuccess {
+		// A review that asks for changes is not a green tick.
+		return fmt.Sprintf("%s %s %s — %s\n\n", strings.Repeat("#", o.HeadingLevel), verdictIcon(v), cell(title),
+			strings.ReplaceAll(v, "_", " "))
+	}
 	return fmt.Sprintf("%s %s %s — %s\n\n", strings.Repeat("#", o.HeadingLevel), statusIcon(r.Status),
-		cell(title), strings.ReplaceAll(string(r.Status), "_", " "))
+		cell(title), status)
 }
 
 func (r Report) summaryTable() string {
@@ -188,6 +196,9 @@ func (r Report) summaryTable() string {
 	}
 	if len(r.Denials) > 0 {
 		row("Denials", fmt.Sprint(len(r.Denials)))
+	}
+	if v := r.Verdict(); v != "" {
+		row("Verdict", verdictIcon(v)+" "+code(v))
 	}
 	b.WriteString("\n")
 	return b.String()

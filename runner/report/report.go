@@ -44,7 +44,10 @@ type Report struct {
 	Checks           []Check         `json:"checks"`
 	FinalMessage     string          `json:"final_message"`
 	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
-	Error            *event.RunError `json:"error,omitempty"`
+	// Delivery lists the publish events: what was pushed, opened or
+	// posted, and what could not be.
+	Delivery []event.Publish `json:"delivery,omitempty"`
+	Error    *event.RunError `json:"error,omitempty"`
 }
 
 // ToolUse counts the calls of one tool.
@@ -182,6 +185,8 @@ func (b *builder) add(rec event.Record, p event.Payload) {
 	case event.CheckFinished:
 		b.r.Checks = append(b.r.Checks, Check{Name: v.Name, Command: v.Command, Attempt: v.Attempt,
 			Passed: v.Passed, ExitCode: v.ExitCode, DurationMS: v.DurationMS, Output: v.Output})
+	case event.Publish:
+		b.r.Delivery = append(b.r.Delivery, v)
 	case event.RunFinished:
 		b.runFinished(v)
 	}

@@ -106,8 +106,10 @@ func (r Report) structuredSection() section {
 	if len(r.StructuredOutput) == 0 {
 		return section{name: "Structured output"}
 	}
+	// Shown open, not collapsed: it is the run's answer.
 	body := indentJSON(r.StructuredOutput)
-	return section{name: "Structured output", text: details("Structured output", "json", body)}
+	fence := fenceFor(body)
+	return section{name: "Structured output", text: fmt.Sprintf("**Structured output**\n\n%sjson\n%s\n%s\n\n", fence, body, fence)}
 }
 
 func patchSection(patch string, d *Diff) section {
