@@ -15,6 +15,9 @@ const maxSymlinks = 40
 // usable; build it with NewPaths.
 type Paths struct {
 	root string // the work tree: absolute, cleaned, symlinks resolved
+	// fold is set when the work tree's file system folds case (macOS,
+	// Windows): .GITHUB/x is .github/x there, so rules match without case.
+	fold bool
 }
 
 // Target is a path after resolution.
@@ -48,7 +51,69 @@ func NewPaths(workTree string) (Paths, error) {
 	if err != nil {
 		return Paths{}, fmt.Errorf("work tree %s: %w", workTree, err)
 	}
-	return Paths{root: real}, nil
+	return Paths{root: real, fold: caseFolds(real)}, nil
+}
+
+// FoldsCase reports whether the work tree's file system folds case (then
+// rules match paths without regard to case).
+func (p Paths) FoldsCase() bool { return p.fold }
+
+// caseFolds reports whether dir's file system finds a name under another
+// case: an entry of dir (else dir itself) whose name has a letter is
+// looked up with its case flipped, and is the same file.
+func caseFolds(dir string) bool {
+	var probes []string
+	if d, err := os.Open(dir); err == nil {
+		names, _ := d.Readdirnames(8)
+		d.Close()
+		for _, n := range names {
+			probes = append(probes, filepath.Join(dir, n))
+		}
+	}
+	for p := dir; p != filepath.Dir(p); p = filepath.Dir(p) {
+		probes = append(probes, p)
+	}
+	for _, p := range probes {
+		base := filepath.Base(p)
+		flipped := flipCase(base)
+		if flipped == base {
+			continue
+		}
+		a, errA := os.Stat(p)
+		b, errB := os.Stat(filepath.Join(filepath.Dir(p), flipped))
+		return errA == nil && errB == nil && os.SameFile(a, b)
+	}
+	return false
+}
+
+// flipCase swaps the case of every ASCII letter of s.
+func flipCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case c >= 'A' && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
+}
+
+// rulesFor is rs as it applies to this work tree: on a file system that
+// folds case, path rules and the path are lower-cased.
+func (p Paths) rulesFor(rs Ruleset, pattern string) (Ruleset, string) {
+	if !p.fold {
+		return rs, pattern
+	}
+	out := make(Ruleset, len(rs))
+	for i, r := range rs {
+		if isPathPermission(r.Permission) {
+			r.Pattern = strings.ToLower(r.Pattern)
+		}
+		out[i] = r
+	}
+	return out, strings.ToLower(pattern)
 }
 
 // Root is the work tree's absolute, symlink-free path.
@@ -154,7 +219,7 @@ func (p Paths) Check(rs Ruleset, permission, name string) (Decision, Target) {
 	if err != nil {
 		return DefaultDeny(permission, name, fmt.Sprintf("invalid path %s: %v", strconv.Quote(name), err)), t
 	}
-	pat := t.Pattern()
+	rs, pat := p.rulesFor(rs, t.Pattern())
 	if !t.Inside {
 		d := rs.Evaluate(ExternalDirectory, pat)
 		if !d.Allowed {
@@ -164,7 +229,7 @@ func (p Paths) Check(rs Ruleset, permission, name string) (Decision, Target) {
 		return rs.Evaluate(permission, pat), t
 	}
 	if what := ProtectedKind(t.Rel); what != "" {
-		return rs.CheckProtected(permission, t.Rel, what), t
+		return rs.CheckProtected(permission, pat, what), t
 	}
 	return rs.Evaluate(permission, pat), t
 }

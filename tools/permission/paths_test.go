@@ -98,3 +98,44 @@ func TestResolve(t *testing.T) {
 		t.Errorf("through alias: %s", d.Reason)
 	}
 }
+
+// TestCaseFolding: on a file system that folds case, .GITHUB/x is
+// .github/x, so an edit deny rule for .github/** covers it. Linux file
+// systems here do not fold, so detection is shown with a flipped-case
+// symlink (the lookup a folding file system does) and the rules with the
+// flag set.
+func TestCaseFolding(t *testing.T) {
+	t.Parallel()
+	plain := t.TempDir()
+	if err := os.Mkdir(filepath.Join(plain, "Src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if caseFolds(plain) {
+		t.Fatalf("%s detected as folding case", plain)
+	}
+	folding := t.TempDir()
+	if err := os.Mkdir(filepath.Join(folding, "Src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("Src", filepath.Join(folding, "sRC")); err != nil {
+		t.Fatal(err)
+	}
+	if !caseFolds(folding) {
+		t.Fatalf("%s not detected as folding case", folding)
+	}
+	rs := Ruleset{{Permission: Edit, Pattern: "**", Action: Allow}, {Permission: Edit, Pattern: ".github/**", Action: Deny}}
+	p, err := NewPaths(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := p.Check(rs, Edit, ".GITHUB/workflows/ci.yml"); !d.Allowed {
+		t.Errorf("case-sensitive tree: .GITHUB is another directory, want allowed: %s", d.Reason)
+	}
+	p.fold = true
+	if d, _ := p.Check(rs, Edit, ".GITHUB/workflows/ci.yml"); d.Allowed {
+		t.Errorf("folding tree: .GITHUB is .github, want denied")
+	}
+	if d, _ := p.Check(rs, Edit, "Src/A.go"); !d.Allowed {
+		t.Errorf("folding tree: Src/A.go denied: %s", d.Reason)
+	}
+}

@@ -138,7 +138,8 @@ func goCommand(args []word) wrapped {
 			if len(inner) == 0 {
 				continue
 			}
-			w.inner = append(w.inner, innerCommand{args: append(inner, word{runes: []rune{permission.Hole}, text: "<binary>"})})
+			binary := word{runes: []rune{permission.Hole}, text: "<binary>", opaque: true}
+			w.inner = append(w.inner, innerCommand{args: append(inner, binary)})
 		case goFlagWrite:
 			w.writes = append(w.writes, opt.value)
 		case goFlagRefuse:

@@ -104,9 +104,25 @@ func (a *analyzer) unknownArg(prog string, w word, cmd []word) {
 		func(r permission.Rule) bool { return permission.MatchSome(r.Pattern, subject) })
 	if d.Rule == nil {
 		d.Reason = fmt.Sprintf("the argument %s is only known at run time (%s), so which file it names cannot be judged; "+
-			"allow run-time arguments of this command with dynamic_args: {%s: allow}", w.text, w.unknown, strconv.Quote(text))
+			"to accept that, allow the command in dynamic_args: {%s: allow}", w.text, w.unknown, strconv.Quote(optInPattern(cmd)))
 	}
 	a.addPath(w.text, w.text, d)
+}
+
+// optInPattern suggests a dynamic_args pattern for a command: its program
+// (with the subcommand of git, go and the like) and " *".
+func optInPattern(cmd []word) string {
+	if len(cmd) == 0 {
+		return "*"
+	}
+	words := []string{cmd[0].text}
+	switch path.Base(cmd[0].lit()) {
+	case "git", "go", "npm", "npx", "cargo", "docker", "kubectl", "make":
+		if len(cmd) > 1 && cmd[1].static() && !strings.HasPrefix(cmd[1].lit(), "-") {
+			words = append(words, cmd[1].lit())
+		}
+	}
+	return strings.Join(words, " ") + " *"
 }
 
 // maxGlobMatches bounds the paths one glob may match in the work tree.
