@@ -39,6 +39,8 @@ func (r *execRun) runChecks(ctx context.Context) error {
 		return skip("the task has no checks")
 	case r.result.Status != event.StatusSuccess:
 		return skip("the agent ended with status %s", r.result.Status)
+	case r.sandbox != nil && r.sandbox.Err() != nil:
+		return fmt.Errorf("%w: the checks cannot run: %w", ErrUsage, r.sandbox.Err())
 	}
 	for attempt := 1; ; attempt++ {
 		failed, err := r.checkOnce(ctx, attempt)

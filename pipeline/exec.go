@@ -17,6 +17,7 @@ import (
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 	"github.com/seed43ef5acb/runner/tools/mcp"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // Deadlines of the final stages, which run on contexts that survive a
@@ -67,9 +68,10 @@ type execRun struct {
 	sticky *github.Sticky
 
 	// workspace stage
-	repo     string // the user's work tree (absolute)
-	workTree string // where the agent works: repo, or its copy with --isolate
-	tempDir  string // the --isolate directory, removed at the end
+	repo     string           // the user's work tree (absolute)
+	workTree string           // where the agent works: repo, or its copy with --isolate
+	sandbox  *sandbox.Sandbox // contains bash and the checks (sandbox stage)
+	tempDir  string           // the --isolate directory, removed at the end
 
 	// out stage
 	runID      string
@@ -169,6 +171,8 @@ func (r *execRun) setupStages() []Stage {
 		stageFunc{"github", r.setupGitHub},
 		// Before the out dir: a missing repo is a usage error, not a run.
 		stageFunc{"workspace", r.prepareWorkspace},
+		// Once the work tree is known: mode required fails here, unwritten.
+		stageFunc{"sandbox", r.setupSandbox},
 		// Last of the setup: from here on every path ends in run.finished.
 		stageFunc{"out", r.openOutputs},
 	}
@@ -268,6 +272,7 @@ func finalContext(ctx context.Context, grace time.Duration) (context.Context, co
 
 // removeTemp removes the --isolate copy.
 func (r *execRun) removeTemp() {
+	r.closeSandbox()
 	if r.tempDir != "" {
 		_ = os.RemoveAll(r.tempDir)
 		r.tempDir = ""

@@ -102,6 +102,7 @@ func (r *execRun) emitStarted(_ context.Context) error {
 			Timeout: durationString(l.Timeout), ToolTimeout: durationString(l.ToolTimeout),
 			MaxDenials: l.MaxDenials,
 		},
+		Sandbox: r.sandboxInfo(),
 	})
 }
 

@@ -45,6 +45,7 @@ func (r *execRun) toolEnv() tools.Env {
 		Environ:     r.opts.Environ,
 		PassEnv:     r.spec.Env,
 		BashTimeout: r.limits().ToolTimeout,
+		Sandbox:     r.sandbox,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,7 +12,11 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/tools/permission"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
+
+// sandboxed reports whether sb contains commands with at least one layer.
+func sandboxed(sb *sandbox.Sandbox) bool { return sb != nil && len(sb.Layers()) > 0 }
 
 //go:embed bash.md
 var bashDescription string
@@ -57,9 +62,13 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	timeout := t.timeout(p.TimeoutMS)
 	oc, runErr := runShell(ctx, runSpec{
 		shell: shellPath(), command: p.Command, dir: t.paths.Root(),
-		env: scrubEnv(t.env.Environ, t.env.PassEnv), timeout: timeout, out: out,
+		env: scrubEnv(t.env.Environ, t.env.PassEnv, sandboxed(t.env.Sandbox)), timeout: timeout, out: out,
+		sandbox: t.env.Sandbox,
 	})
 	fullPath := finishOutputFile(file, out.truncated())
+	if errors.Is(runErr, sandbox.ErrUnavailable) {
+		return errorResult("bash is refused: %v", runErr), nil
+	}
 	if runErr != nil {
 		return Result{}, runErr
 	}

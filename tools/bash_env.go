@@ -14,7 +14,9 @@ const defaultPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbi
 // without any variable whose name looks secret (unless pass names it), and
 // without the variables that make bash run code at start-up (BASH_ENV,
 // ENV). Pagers and prompts that would wait for a terminal are turned off.
-func scrubEnv(environ, pass []string) []string {
+// Unsandboxed, the git guard (GitGuard) goes in GIT_CONFIG_* variables;
+// sandboxed, it is the sandbox's read-only global config file instead.
+func scrubEnv(environ, pass []string, sandboxed bool) []string {
 	out := make([]string, 0, len(environ)+3)
 	seen := map[string]bool{}
 	for _, kv := range environ {
@@ -34,8 +36,18 @@ func scrubEnv(environ, pass []string) []string {
 			out = append(out, kv)
 		}
 	}
+	if sandboxed {
+		return out
+	}
 	return withGitConfig(out, "safe.bareRepository", "explicit")
 }
+
+// GitGuard is the git configuration every command runs with, as a config
+// file (the sandbox's global config): safe.bareRepository=explicit keeps
+// git from taking a directory the model wrote (config, HEAD, objects/,
+// refs/) for a bare repository when a command runs in it, whose config
+// could name programs git runs (core.fsmonitor).
+func GitGuard() string { return "[safe]\n\tbareRepository = explicit\n" }
 
 // withGitConfig adds one git configuration entry through GIT_CONFIG_COUNT,
 // after any the environment already has. safe.bareRepository=explicit

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // pipeDrainDelay is how long output is still read after the command and
@@ -24,6 +26,7 @@ type runSpec struct {
 	env     []string
 	timeout time.Duration
 	out     io.Writer
+	sandbox *sandbox.Sandbox // nil: a plain process group (mode off)
 }
 
 // runOutcome is how the command ended.
@@ -34,12 +37,15 @@ type runOutcome struct {
 	duration  time.Duration
 }
 
-// runShell runs spec.command with `shell -c` in its own process group with
-// stdin closed (/dev/null). On timeout or when ctx is cancelled the whole
-// group is killed; after the shell exits, whatever it left running in the
-// group is killed too. Output (stdout and stderr interleaved) goes to
-// spec.out through one pipe that is drained for at most pipeDrainDelay
-// after the kill. A non-nil error means the command could not be started.
+// runShell runs spec.command with `shell -c` in spec.sandbox (its own
+// process group, and with the sandbox's layers its own namespaces or
+// Landlock domain) with stdin closed (/dev/null). On timeout or when ctx is
+// cancelled everything it started is killed; after the shell exits,
+// whatever it left running in the group is killed too. Output (stdout and
+// stderr interleaved) goes to spec.out through one pipe that is drained for
+// at most pipeDrainDelay after the kill. A non-nil error means the command
+// could not be started; errors.Is(err, sandbox.ErrUnavailable) when no
+// sandbox could be set up.
 func runShell(ctx context.Context, spec runSpec) (runOutcome, error) {
 	runCtx, cancel := context.WithTimeoutCause(ctx, spec.timeout, errTimedOut)
 	defer cancel()
@@ -48,11 +54,19 @@ func runShell(ctx context.Context, spec runSpec) (runOutcome, error) {
 		return runOutcome{}, fmt.Errorf("bash: pipe: %w", err)
 	}
 	defer pr.Close()
-	cmd := exec.CommandContext(runCtx, spec.shell, "-c", spec.command)
-	cmd.Dir, cmd.Env = spec.dir, spec.env
+	sb := spec.sandbox
+	if sb == nil {
+		if sb, err = sandbox.New(sandbox.Policy{Mode: sandbox.ModeOff}); err != nil {
+			pw.Close()
+			return runOutcome{}, fmt.Errorf("bash: %w", err)
+		}
+	}
+	cmd, err := sb.Command(runCtx, []string{spec.shell, "-c", spec.command}, spec.dir, spec.env)
+	if err != nil {
+		pw.Close()
+		return runOutcome{}, fmt.Errorf("bash: %w", err)
+	}
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		pw.Close()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/tools/permission"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // Env is what the built-in tools need from their caller. The environment is
@@ -27,6 +28,10 @@ type Env struct {
 	// MaxOutputBytes bounds bash output kept for the model, head and tail
 	// together (0: DefaultMaxOutputBytes).
 	MaxOutputBytes int
+	// Sandbox contains every bash command (and so every check). nil runs
+	// commands as plain process groups, as mode off does; the pipeline
+	// always sets one.
+	Sandbox *sandbox.Sandbox
 }
 
 // Defaults for Env's zero fields.

@@ -34,7 +34,7 @@ func TestScrubEnvRedTeam(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.kv, func(t *testing.T) {
-			got := slices.Contains(scrubEnv([]string{tt.kv}, nil), tt.kv)
+			got := slices.Contains(scrubEnv([]string{tt.kv}, nil, false), tt.kv)
 			if got != tt.kept {
 				t.Errorf("kept %q = %v, want %v", tt.kv, got, tt.kept)
 			}
@@ -44,7 +44,7 @@ func TestScrubEnvRedTeam(t *testing.T) {
 
 func TestScrubEnvGitConfig(t *testing.T) {
 	t.Parallel()
-	env := scrubEnv([]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=Ann"}, nil)
+	env := scrubEnv([]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=Ann"}, nil, false)
 	want := []string{"GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=Ann",
 		"GIT_CONFIG_KEY_1=safe.bareRepository", "GIT_CONFIG_VALUE_1=explicit", "GIT_CONFIG_COUNT=2"}
 	for _, w := range want {

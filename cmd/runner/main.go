@@ -10,9 +10,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
-func main() { os.Exit(run()) }
+func main() {
+	sandbox.Main() // first: in the sandbox helper re-exec it runs the command and exits
+	os.Exit(run())
+}
 
 // run is the whole program; SIGINT, SIGTERM and SIGHUP cancel its context.
 func run() int {

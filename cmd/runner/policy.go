@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/seed43ef5acb/runner/pipeline"
-	"github.com/seed43ef5acb/runner/pipeline/spec"
+	taskspec "github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/tools/permission"
 	"github.com/seed43ef5acb/runner/tools/permission/bashcheck"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // PolicyCmd groups the permission commands.
@@ -50,7 +52,7 @@ func (c *PolicyCheckCmd) query() permission.Query {
 // Run prints the explanation on stdout; a denial exits 1 without further
 // messages.
 func (c *PolicyCheckCmd) Run(streams Streams) error {
-	spec, err := spec.Load(c.Task)
+	spec, err := taskspec.Load(c.Task)
 	if err != nil {
 		return err
 	}
@@ -65,8 +67,12 @@ func (c *PolicyCheckCmd) Run(streams Streams) error {
 		}
 	}
 	x := bashcheck.Explain(rules, c.Repo, q)
+	sb := sandboxLine(spec.Sandbox)
 	if c.JSON {
-		data, err := json.MarshalIndent(x, "", "  ")
+		data, err := json.MarshalIndent(struct {
+			permission.Explanation
+			Sandbox string `json:"sandbox"`
+		}{x, sb}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -74,11 +80,31 @@ func (c *PolicyCheckCmd) Run(streams Streams) error {
 		if err != nil {
 			return err
 		}
-	} else if _, err := fmt.Fprint(streams.Stdout, x.Text()); err != nil {
+	} else if _, err := fmt.Fprintf(streams.Stdout, "%ssandbox: %s\n", x.Text(), sb); err != nil {
 		return err
 	}
 	if !x.Allowed {
 		return &quietError{&pipeline.ExitError{Code: pipeline.ExitTaskFailed, Err: ErrDenied}}
 	}
 	return nil
+}
+
+// sandboxLine says how the spec's commands would be contained on this
+// machine: mode and layers, the holes, or why it cannot start.
+func sandboxLine(s taskspec.Sandbox) string {
+	layers, err := sandbox.LayersFor(s.ModeOrDefault())
+	if err != nil {
+		return fmt.Sprintf("%s: cannot start here: %v", s.ModeOrDefault(), err)
+	}
+	line := sandbox.Describe(s.ModeOrDefault(), layers)
+	if s.ModeOrDefault() == sandbox.ModeOff {
+		return line
+	}
+	if len(s.Writable) > 0 {
+		line += "; writable: " + strings.Join(s.Writable, ", ")
+	}
+	if s.Network {
+		return line + "; network: allow"
+	}
+	return line + "; network: deny"
 }

@@ -11,9 +11,12 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // before testscript: the sandbox helper re-execs this binary
 	testscript.Main(m, map[string]func(){
 		"runner": func() { os.Exit(run()) },
 		// expect-exit CODE ARGS... runs the runner with ARGS and fails unless

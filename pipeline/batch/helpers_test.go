@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // makeRepo creates a git repository at dir with one commit holding files.
@@ -65,6 +66,7 @@ var fixture struct {
 const fixtureRepos = 100
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // the sandbox helper re-execs this binary
 	code := m.Run()
 	if fixture.dir != "" {
 		os.RemoveAll(fixture.dir)

@@ -133,6 +133,7 @@ func (d *Decoder) spec(root *yaml.Node) *Spec {
 		"models":       func(p string, n *yaml.Node) { s.Models = d.models(p, n) },
 		"env":          func(p string, n *yaml.Node) { s.Env = d.env(p, n) },
 		"mcp":          func(p string, n *yaml.Node) { s.MCP = d.mcpSection(p, n) },
+		"sandbox":      func(p string, n *yaml.Node) { s.Sandbox = d.sandbox(p, n) },
 	})
 	d.checkMCPRules(s)
 	d.Require("", root, seen, "version", "name", "prompt")

@@ -52,6 +52,8 @@ type Spec struct {
 	Env []string
 	// MCP declares Model Context Protocol servers ("mcp"); see MCP.
 	MCP MCP
+	// Sandbox contains the commands bash and the checks run ("sandbox").
+	Sandbox Sandbox
 
 	pos map[string]Pos // where keys are, by dotted path ("prompt", "github.pull_request.title")
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // base is a minimal valid spec; tests append to it.
@@ -60,8 +62,9 @@ func TestLoadFull(t *testing.T) {
 		}},
 		GitHub: GitHub{Comment: true, PullRequest: &PullRequest{Branch: "runner/{{ .Inputs.mode }}", Title: "Fix",
 			Body: "Body", Draft: true, Labels: []string{"bot"}}},
-		Models: map[string]ModelOverride{"local": {ContextWindow: 32000, MaxOutput: 4096, InputPrice: &price}},
-		Env:    []string{"GOFLAGS"},
+		Models:  map[string]ModelOverride{"local": {ContextWindow: 32000, MaxOutput: 4096, InputPrice: &price}},
+		Env:     []string{"GOFLAGS"},
+		Sandbox: Sandbox{Mode: sandbox.ModeRequired, Writable: []string{"$GOCACHE", "~/.npm", "/var/cache/build"}, Network: true},
 	}
 	if diff := cmp.Diff(want, s, cmpopts.IgnoreUnexported(Spec{}, Input{})); diff != "" {
 		t.Errorf("Load mismatch (-want +got):\n%s", diff)

@@ -78,6 +78,20 @@ type RunStarted struct {
 	RunnerVersion string            `json:"runner_version"`
 	Inputs        map[string]string `json:"inputs"`
 	Limits        Limits            `json:"limits"`
+	// Sandbox is the OS sandbox of bash and the checks (absent in logs
+	// written before it existed).
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+}
+
+// Sandbox records how commands were contained: the spec's mode (auto,
+// required, off), the layers in use ("namespaces", "landlock"; empty with
+// mode off, or when auto found none and bash was refused), and the holes
+// the spec opened.
+type Sandbox struct {
+	Mode     string   `json:"mode"`
+	Layers   []string `json:"layers"`
+	Writable []string `json:"writable,omitempty"`
+	Network  bool     `json:"network,omitempty"`
 }
 
 // StepStarted marks the start of a model step (1-based).

@@ -139,6 +139,14 @@ func (s *Sandbox) prepare(p Policy) error {
 	return nil
 }
 
+// LayersFor is the layers a sandbox of mode would use on this machine
+// (nil for off), or ErrUnavailable (wrapped) when required cannot be met.
+func LayersFor(mode Mode) ([]Layer, error) { return chooseLayers(mode, nil, Probe()) }
+
+// Err is nil when commands can start, else why not (wrapping
+// ErrUnavailable: mode auto found no layer).
+func (s *Sandbox) Err() error { return s.unavail }
+
 // Mode is the sandbox's mode.
 func (s *Sandbox) Mode() Mode { return s.mode }
 

@@ -1,0 +1,109 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/seed43ef5acb/runner/tools/sandbox"
+)
+
+// Sandbox is the "sandbox" section: how commands the agent and the checks
+// run are contained by the OS, and the holes opened in that containment.
+// The zero value is the default: mode auto, no extra writable path, no
+// network.
+type Sandbox struct {
+	// Mode is "mode": auto (default: the strongest layers available; bash
+	// and checks refused when there are none), required (refuse to start
+	// unless every layer is available) or off (unsandboxed, said loudly).
+	Mode sandbox.Mode
+	// Writable are "writable": more read-write directories such as build
+	// caches, each absolute, "~/…" (the runner's $HOME) or starting with
+	// "$NAME" / "${NAME}" (from the runner's environment), e.g. "$GOCACHE",
+	// "~/.npm". Expanded when the run starts (ExpandPath).
+	Writable []string
+	// Network is "network: allow" (default deny: an empty network
+	// namespace, loopback only).
+	Network bool
+}
+
+// ModeOrDefault is the mode, auto when the spec gives none.
+func (s Sandbox) ModeOrDefault() sandbox.Mode {
+	if s.Mode == "" {
+		return sandbox.ModeAuto
+	}
+	return s.Mode
+}
+
+// sandbox decodes "sandbox".
+func (d *Decoder) sandbox(path string, n *yaml.Node) Sandbox {
+	var s Sandbox
+	d.Mapping(path, n, FieldFuncs{
+		"mode": func(p string, n *yaml.Node) {
+			v := d.Str(p, n)
+			if deref(n).ShortTag() == "!!str" && !slices.Contains(sandbox.Modes(), sandbox.Mode(v)) {
+				d.ErrorAt(n, "use auto (the default), required or off", "%s: unknown sandbox mode %q", p, v)
+			}
+			s.Mode = sandbox.Mode(v)
+		},
+		"writable": func(p string, n *yaml.Node) {
+			s.Writable = d.StrList(p, n, func(p string, n *yaml.Node) string {
+				v := d.NonEmpty(p, n)
+				if v != "" && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~/") && !strings.HasPrefix(v, "$") {
+					d.ErrorAt(n, "the work tree is writable already; give an absolute path, ~/… or $NAME/… (e.g. $GOCACHE, ~/.npm)",
+						"%s: %q is a relative path", p, v)
+				}
+				return v
+			})
+		},
+		"network": func(p string, n *yaml.Node) {
+			switch v := d.Str(p, n); {
+			case deref(n).ShortTag() != "!!str":
+			case v == "allow":
+				s.Network = true
+			case v != "deny":
+				d.ErrorAt(n, "use allow or deny (the default)", "%s: %q is not allow or deny", p, v)
+			}
+		},
+	})
+	return s
+}
+
+// ExpandPath expands a "writable" entry: a leading "~/" with getenv("HOME"),
+// a leading "$NAME" or "${NAME}" with getenv(NAME). It fails, naming the
+// entry, when a variable is unset or empty or the result is not absolute.
+func ExpandPath(p string, getenv func(string) string) (string, error) {
+	name, rest := "", ""
+	switch {
+	case strings.HasPrefix(p, "~/"):
+		name, rest = "HOME", p[1:]
+	case strings.HasPrefix(p, "${"):
+		end := strings.IndexByte(p, '}')
+		if end < 0 {
+			return "", fmt.Errorf("sandbox.writable: %q has no closing }", p)
+		}
+		name, rest = p[2:end], p[end+1:]
+	case strings.HasPrefix(p, "$"):
+		end := strings.IndexFunc(p[1:], func(r rune) bool {
+			return r != '_' && !('A' <= r && r <= 'Z' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9')
+		})
+		if end < 0 {
+			end = len(p) - 1
+		}
+		name, rest = p[1:end+1], p[end+1:]
+	}
+	out := p
+	if name != "" {
+		v := getenv(name)
+		if v == "" {
+			return "", fmt.Errorf("sandbox.writable: %q: $%s is not set in the runner's environment (set it, or give an absolute path)", p, name)
+		}
+		out = v + rest
+	}
+	if !strings.HasPrefix(out, "/") {
+		return "", fmt.Errorf("sandbox.writable: %q expands to %q, not an absolute path", p, out)
+	}
+	return out, nil
+}

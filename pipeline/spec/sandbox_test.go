@@ -1,0 +1,59 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/tools/sandbox"
+)
+
+func TestSandboxSection(t *testing.T) {
+	s, err := LoadBytes("t.yaml", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Sandbox.ModeOrDefault() != sandbox.ModeAuto || s.Sandbox.Network || len(s.Sandbox.Writable) > 0 {
+		t.Errorf("default sandbox section: %+v", s.Sandbox)
+	}
+	tests := []struct{ yaml, want string }{
+		{"sandbox: {mode: strict}", `4:17: sandbox.mode: unknown sandbox mode "strict" (use auto (the default), required or off)`},
+		{"sandbox: {network: yes}", `4:20: sandbox.network: "yes" is not allow or deny`},
+		{"sandbox: {writable: [build/cache]}", `4:22: sandbox.writable[0]: "build/cache" is a relative path (the work tree is writable already`},
+		{"sandbox: {writable: $GOCACHE}", `4:21: sandbox.writable: expected a list`},
+		{"sandbox: {netwrk: allow}", `unknown key "netwrk" in sandbox (did you mean "network"?)`},
+	}
+	for _, tt := range tests {
+		_, err := LoadBytes("t.yaml", []byte(base+tt.yaml+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s:\n got %v\nwant %s", tt.yaml, err, tt.want)
+		}
+	}
+}
+
+func TestExpandPath(t *testing.T) {
+	env := map[string]string{"HOME": "/home/u", "GOCACHE": "/c/go", "EMPTY": "", "REL": "rel"}
+	getenv := func(k string) string { return env[k] }
+	tests := []struct{ in, want, err string }{
+		{"/abs/x", "/abs/x", ""},
+		{"~/.npm", "/home/u/.npm", ""},
+		{"$GOCACHE", "/c/go", ""},
+		{"$GOCACHE/sub", "/c/go/sub", ""},
+		{"${GOCACHE}x", "/c/gox", ""},
+		{"$EMPTY/x", "", "$EMPTY is not set"},
+		{"$MISSING", "", "$MISSING is not set"},
+		{"${GOCACHE", "", "no closing }"},
+		{"$REL/x", "", `expands to "rel/x", not an absolute path`},
+	}
+	for _, tt := range tests {
+		got, err := ExpandPath(tt.in, getenv)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ExpandPath(%q) error = %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ExpandPath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}

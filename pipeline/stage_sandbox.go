@@ -1,0 +1,103 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/seed43ef5acb/runner/pipeline/spec"
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools"
+	"github.com/seed43ef5acb/runner/tools/permission"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
+)
+
+// setupSandbox builds the OS sandbox every bash command and check runs in
+// from the spec's sandbox section: the work tree writable, the section's
+// writable paths expanded, the .env* files the read rules protect and the
+// runner's $HOME hidden, the git guard as a read-only global config. Mode
+// required without every layer is a usage error (exit 2) before anything
+// is written; mode off is said on stderr.
+func (r *execRun) setupSandbox(_ context.Context) error {
+	sec := r.spec.Sandbox
+	pol := sandbox.Policy{
+		Mode: sec.ModeOrDefault(), WorkTree: r.workTree, Network: sec.Network, GitConfig: tools.GitGuard(),
+	}
+	for _, w := range sec.Writable {
+		p, err := spec.ExpandPath(w, r.getenv)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+		pol.Writable = append(pol.Writable, p)
+	}
+	rules, err := r.spec.Ruleset()
+	if err != nil {
+		return err
+	}
+	pol.Hidden = protectedEnvFiles(r.workTree, rules)
+	if home := r.getenv("HOME"); filepath.IsAbs(home) {
+		pol.Hidden = append(pol.Hidden, home)
+	}
+	sb, err := sandbox.New(pol)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	r.sandbox = sb
+	if pol.Mode == sandbox.ModeOff {
+		fmt.Fprintln(r.opts.Stderr, "runner: WARNING: sandbox.mode is off: bash and the checks run unsandboxed, with the runner's file system and network access")
+	}
+	return nil
+}
+
+// sandboxInfo is what run.started records of the sandbox.
+func (r *execRun) sandboxInfo() *event.Sandbox {
+	if r.sandbox == nil {
+		return nil
+	}
+	rec := &event.Sandbox{Mode: string(r.sandbox.Mode()), Network: r.spec.Sandbox.Network, Layers: []string{}}
+	for _, l := range r.sandbox.Layers() {
+		rec.Layers = append(rec.Layers, string(l))
+	}
+	for _, w := range r.spec.Sandbox.Writable {
+		if p, err := spec.ExpandPath(w, r.getenv); err == nil {
+			rec.Writable = append(rec.Writable, p)
+		}
+	}
+	return rec
+}
+
+// closeSandbox removes the sandbox's scratch directory.
+func (r *execRun) closeSandbox() {
+	if r.sandbox != nil {
+		_ = r.sandbox.Close()
+	}
+}
+
+// protectedEnvFiles lists the .env* files below root (absolute paths) that
+// rules do not allow reading: the sandbox hides them. .git directories are
+// not walked.
+func protectedEnvFiles(root string, rules permission.Ruleset) []string {
+	var out []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil //nolint:nilerr // an unreadable directory hides nothing
+		}
+		if d.IsDir() && strings.EqualFold(d.Name(), ".git") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasPrefix(strings.ToLower(d.Name()), ".env") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return nil //nolint:nilerr
+		}
+		if !rules.CheckProtected(permission.Read, filepath.ToSlash(rel), ".env").Allowed {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
