@@ -34,6 +34,8 @@ checks:
     run: go test ` + cmpPackage + `
 limits:
   max_steps: 10
+sandbox:
+  writable: [$GOCACHE]
 `
 
 // gitRepoOfModule copies a module from the module cache (found with go

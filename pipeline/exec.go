@@ -71,6 +71,7 @@ type execRun struct {
 	repo     string           // the user's work tree (absolute)
 	workTree string           // where the agent works: repo, or its copy with --isolate
 	sandbox  *sandbox.Sandbox // contains bash and the checks (sandbox stage)
+	writable []string         // the holes sandbox.writable opened, expanded
 	tempDir  string           // the --isolate directory, removed at the end
 
 	// out stage

@@ -112,15 +112,15 @@ func TestExecSandboxOff(t *testing.T) {
 	}
 }
 
-// TestExecSandboxBadWritable: an unset variable in sandbox.writable is a
-// usage error before anything is written.
+// TestExecSandboxBadWritable: a writable entry that expands to a relative
+// path is a usage error before anything is written.
 func TestExecSandboxBadWritable(t *testing.T) {
-	spec, repo, _ := sandboxFixture(t, "sandbox: {writable: [$NO_SUCH_CACHE]}\n")
+	spec, repo, _ := sandboxFixture(t, "sandbox: {writable: [$REL_CACHE]}\n")
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: "http://127.0.0.1:1",
-		APIKey: "sk-unit-0123456789abcdef", Environ: []string{"PATH=/usr/bin"}})
-	if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "$NO_SUCH_CACHE is not set") {
-		t.Errorf("err = %v (exit %d), want a usage error naming the variable", err, ExitCode(err))
+		APIKey: "sk-unit-0123456789abcdef", Environ: []string{"PATH=/usr/bin", "REL_CACHE=cache"}})
+	if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), `expands to "cache", not an absolute path`) {
+		t.Errorf("err = %v (exit %d), want a usage error naming the entry", err, ExitCode(err))
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the out dir was created: %v", err)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -16,8 +17,9 @@ import (
 
 // setupSandbox builds the OS sandbox every bash command and check runs in
 // from the spec's sandbox section: the work tree writable, the section's
-// writable paths expanded, the .env* files the read rules protect and the
-// runner's $HOME hidden, the git guard as a read-only global config. Mode
+// writable paths expanded (one whose variable is unset is skipped, with a
+// note), the .env* files the read rules protect and the credential stores
+// in the runner's $HOME hidden, the git guard as a read-only global config. Mode
 // required without every layer is a usage error (exit 2) before anything
 // is written; mode off is said on stderr.
 func (r *execRun) setupSandbox(_ context.Context) error {
@@ -27,10 +29,15 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 	}
 	for _, w := range sec.Writable {
 		p, err := spec.ExpandPath(w, r.getenv)
+		if errors.Is(err, spec.ErrUnset) {
+			fmt.Fprintf(r.opts.Stderr, "runner: %v: that hole is not opened\n", err)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 		pol.Writable = append(pol.Writable, p)
+		r.writable = append(r.writable, p)
 	}
 	rules, err := r.spec.Ruleset()
 	if err != nil {
@@ -38,7 +45,7 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 	}
 	pol.Hidden = protectedEnvFiles(r.workTree, rules)
 	if home := r.getenv("HOME"); filepath.IsAbs(home) {
-		pol.Hidden = append(pol.Hidden, home)
+		pol.Hidden = append(pol.Hidden, sandbox.HomeSecrets(home)...)
 	}
 	sb, err := sandbox.New(pol)
 	if err != nil {
@@ -60,11 +67,7 @@ func (r *execRun) sandboxInfo() *event.Sandbox {
 	for _, l := range r.sandbox.Layers() {
 		rec.Layers = append(rec.Layers, string(l))
 	}
-	for _, w := range r.spec.Sandbox.Writable {
-		if p, err := spec.ExpandPath(w, r.getenv); err == nil {
-			rec.Writable = append(rec.Writable, p)
-		}
-	}
+	rec.Writable = r.writable
 	return rec
 }
 

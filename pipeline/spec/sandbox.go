@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,9 +72,16 @@ func (d *Decoder) sandbox(path string, n *yaml.Node) Sandbox {
 	return s
 }
 
+// ErrUnset is returned (wrapped) by ExpandPath when the entry's variable is
+// unset or empty: the runner skips that hole and says so (a cache the
+// environment does not name is the tool's default, in the sandbox's
+// private $HOME).
+var ErrUnset = errors.New("variable not set")
+
 // ExpandPath expands a "writable" entry: a leading "~/" with getenv("HOME"),
 // a leading "$NAME" or "${NAME}" with getenv(NAME). It fails, naming the
-// entry, when a variable is unset or empty or the result is not absolute.
+// entry, when a variable is unset or empty (ErrUnset) or the result is not
+// absolute.
 func ExpandPath(p string, getenv func(string) string) (string, error) {
 	name, rest := "", ""
 	switch {
@@ -98,7 +106,7 @@ func ExpandPath(p string, getenv func(string) string) (string, error) {
 	if name != "" {
 		v := getenv(name)
 		if v == "" {
-			return "", fmt.Errorf("sandbox.writable: %q: $%s is not set in the runner's environment (set it, or give an absolute path)", p, name)
+			return "", fmt.Errorf("sandbox.writable: %q: $%s is not set in the runner's environment: %w", p, name, ErrUnset)
 		}
 		out = v + rest
 	}

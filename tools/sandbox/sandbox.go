@@ -10,7 +10,7 @@
 //     starts in new user, mount, PID, network, IPC and UTS namespaces. It
 //     makes every mount read-only, binds the work tree and the declared
 //     writable paths read-write, .git read-only, covers hidden paths
-//     (protected .env*, the runner's $HOME) with empty read-only files or
+//     (protected .env*, credential stores in $HOME) with empty read-only files or
 //     directories, mounts a fresh /proc (only the sandbox's processes),
 //     brings up loopback in an empty network namespace, drops every
 //     capability and execs the command as PID 2 under its own init. When
@@ -88,7 +88,7 @@ type Policy struct {
 	// ReadOnly are paths inside WorkTree or Writable kept read-only.
 	ReadOnly []string
 	// Hidden are files and directories whose content the command must not
-	// see (protected .env*, the runner's $HOME): they appear empty (with
+	// see (protected .env*, HomeSecrets): they appear empty (with
 	// namespaces) or unreadable (Landlock only). A hidden directory that
 	// holds WorkTree or a Writable path is hidden except for that path.
 	Hidden []string
@@ -183,4 +183,21 @@ func Describe(mode Mode, layers []Layer) string {
 		return string(mode) + ": no layer available, bash and checks are refused"
 	}
 	return string(mode) + ": " + joinLayers(layers)
+}
+
+// HomeSecrets are the credential stores below home that the sandbox hides
+// by default (the rest of $HOME stays readable: toolchains and module
+// caches live there): SSH and GnuPG keys, cloud and cluster credentials,
+// forge and registry tokens, git credentials, shell histories.
+func HomeSecrets(home string) []string {
+	rel := []string{".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker/config.json",
+		".config/gh", ".config/hub", ".git-credentials", ".netrc", ".npmrc", ".yarnrc", ".pypirc",
+		".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".terraform.d/credentials.tfrc.json",
+		".config/op", ".password-store", ".local/share/keyrings", ".bash_history", ".zsh_history",
+		".python_history", ".psql_history", ".mysql_history", ".node_repl_history", ".config/runner"}
+	out := make([]string, len(rel))
+	for i, r := range rel {
+		out[i] = home + "/" + r
+	}
+	return out
 }
