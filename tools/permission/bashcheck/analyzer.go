@@ -246,6 +246,11 @@ func (a *analyzer) script(src string, depth int) {
 				a.unjudgeable(nodeText(n), why)
 			}
 		}
+		if as, ok := n.(*syntax.Assign); ok && as.Name != nil && as.Value != nil && a.vars[as.Name.Value] != nil && a.vars[as.Name.Value].integer {
+			if why := a.arithProblem(as.Value); why != "" {
+				a.unjudgeable(nodeText(as), as.Name.Value+" is an integer variable (declare -i): "+why)
+			}
+		}
 		for _, e := range arithContexts(n) {
 			if why := a.arithProblem(e); why != "" {
 				a.unjudgeable(nodeText(n), why)
@@ -312,7 +317,7 @@ func forbiddenReason(prog string, args []word) string {
 		return "trap runs a string as code later, which cannot be judged statically"
 	case "shopt":
 		for _, a := range args[1:] {
-			if !a.static() || a.lit() == "dotglob" {
+			if !a.static() || a.lit() == "dotglob" || a.lit() == "globskipdots" {
 				return "shopt " + a.text + " could make globs match dotfiles such as .env, which the check relies on them skipping"
 			}
 		}
@@ -321,6 +326,14 @@ func forbiddenReason(prog string, args []word) string {
 	case "alias":
 		if len(args) > 1 {
 			return "alias definitions are not allowed: a later command could run under another name"
+		}
+	case "fc":
+		return "fc runs commands from the history or through an editor, which cannot be judged"
+	case "compgen", "complete":
+		for _, a := range args[1:] {
+			if l := a.lit(); !a.static() || strings.HasPrefix(l, "-") && strings.ContainsAny(l, "CF") {
+				return prog + " " + a.text + " runs a command or function to complete words, which cannot be judged"
+			}
 		}
 	case "hash", "mapfile", "readarray":
 		for _, a := range args[1:] {

@@ -277,6 +277,8 @@ func gitDirProblem(args []word) string {
 			dir = args[i]
 		case strings.HasPrefix(s, "--git-dir="):
 			dir = litWord(strings.TrimPrefix(s, "--git-dir="))
+		case strings.HasPrefix(s, "--exec-path="):
+			return "git " + s + " makes git run its helper programs from another directory, which cannot be judged"
 		default:
 			continue
 		}

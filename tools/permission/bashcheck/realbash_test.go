@@ -17,7 +17,7 @@ func realistic() Ruleset {
 	rs := Ruleset{}
 	for _, p := range []string{"go test *", "go build *", "go vet *", "git diff*", "git log*", "git show*", "git status*",
 		"cat *", "grep *", "echo *", "ls *", "head *", "tail *", "wc *", "find *", "xargs *", "sort *", "cd *",
-		"printf *", "true"} {
+		"printf *", "true", "sed -n *"} {
 		rs = append(rs, Rule{Permission: Bash, Pattern: p, Action: Allow})
 	}
 	return append(rs, Rule{Permission: Read, Pattern: "**", Action: Allow}, Rule{Permission: Edit, Pattern: "**", Action: Allow},
@@ -153,6 +153,11 @@ func realCases() []realCase {
 		{"option", "grep -e TOKEN --ignore .env", true},
 		{"option", "sort -o .github/x src/a.go", true},
 		{"option", "grep -rn package src", false},
+		{"option", "sed -n '1e touch .github/PWNED' src/a.go", true},
+		{"option", "sed -n 's/.*/touch .github\\/PWNED/e' src/a.go", true},
+		{"option", "sed -n '1w .github/x' src/a.go", true},
+		{"option", "sed -n '1r .env' src/a.go", true},
+		{"option", "sed -n '1,5p;/package/p' src/a.go", false},
 		{"glob", "cat */secret.txt", true},
 		{"glob", "cat link-*/secret.txt", true},
 		{"glob", "cat src/*.go", false},

@@ -14,6 +14,7 @@ type varFact struct {
 	values  []word // the values assigned statically (after quote removal; globs are holes)
 	unknown string // non-empty: a route assigns a value only known at run time (the construct)
 	origin  string // the first assignment, for explanations
+	integer bool   // declared -i: assigned values are evaluated as arithmetic
 }
 
 // varFacts maps variable names to what the script assigns them.
@@ -80,10 +81,30 @@ func collectVars(f *syntax.File) (varFacts, []assignment) {
 			}
 		case *syntax.CallExpr:
 			collectReads(vs, n)
+		case *syntax.DeclClause:
+			collectIntegers(vs, n)
 		}
 		return true
 	})
 	return vs, routes
+}
+
+// collectIntegers marks the names declare/local/typeset -i gives the
+// integer attribute: every value assigned to them is evaluated as
+// arithmetic (n=$(cat f) runs the code in the file).
+func collectIntegers(vs varFacts, dc *syntax.DeclClause) {
+	integer := false
+	for _, as := range dc.Args {
+		if as.Naked && as.Name == nil && as.Value != nil {
+			if l := as.Value.Lit(); strings.HasPrefix(l, "-") && strings.ContainsRune(l, 'i') {
+				integer = true
+			}
+			continue
+		}
+		if integer && as.Name != nil {
+			vs.fact(as.Name.Value, nodeText(dc)).integer = true
+		}
+	}
 }
 
 // collectAssign records NAME=value; arrays and indexed elements hold
