@@ -7,15 +7,21 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
+
+// snapshotWatch makes the run's store watch the work tree (inotify), so a
+// step after a command re-stats only what changed. Benchmarks turn it off
+// to measure the full walk per step it replaces.
+var snapshotWatch = true
 
 // baseSnapshot opens the snapshot store (beside the --isolate copy, else
 // in the user cache) and records the base tree. The out dir, the log, the
 // patch and the cassette are excluded when they lie in the work tree.
 func (r *execRun) baseSnapshot(ctx context.Context) error {
-	opts := snapshot.Options{WorkTree: r.workTree, Exclude: r.excludes(), Env: r.getenv}
+	opts := snapshot.Options{WorkTree: r.workTree, Exclude: r.excludes(), Env: r.getenv, Watch: snapshotWatch}
 	if r.tempDir != "" {
 		opts.StoreDir = filepath.Join(r.tempDir, "snapshots")
 	}
@@ -87,7 +93,9 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
 	}
 	r.files = files
-	return r.emit(patchEvent(nil, tree, files))
+	p := patchEvent(nil, tree, files)
+	p.Tracking = "full (final snapshot)"
+	return r.emit(p)
 }
 
 // patchEvent is a patch event for files changed up to tree.
@@ -120,21 +128,26 @@ type stepSnapshots struct {
 	base  snapshot.Tree
 }
 
-// Track implements runner.Snapshotter.
-func (s stepSnapshots) Track(ctx context.Context, touched []string, all bool) (string, []event.FileChange, error) {
+// Track implements runner.Snapshotter. After a step whose commands may
+// have written anywhere (all), it re-stats what the store's inotify watch
+// saw change, or walks the whole tree when the watch cannot be trusted.
+func (s stepSnapshots) Track(ctx context.Context, touched []string, all bool) (runner.StepSnapshot, error) {
 	var tree snapshot.Tree
 	var err error
+	how := "paths"
 	if all {
-		tree, err = s.store.Track(ctx)
+		var t snapshot.Tracking
+		tree, t, err = s.store.TrackChanged(ctx, touched)
+		how = t.String()
 	} else {
 		tree, err = s.store.TrackPaths(ctx, touched)
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("snapshot: %w", err)
+		return runner.StepSnapshot{}, fmt.Errorf("snapshot: %w", err)
 	}
 	files, err := s.store.Diff(ctx, s.base, tree)
 	if err != nil {
-		return "", nil, fmt.Errorf("snapshot diff: %w", err)
+		return runner.StepSnapshot{}, fmt.Errorf("snapshot diff: %w", err)
 	}
-	return string(tree), eventFiles(files), nil
+	return runner.StepSnapshot{Tree: string(tree), Files: eventFiles(files), Tracking: how}, nil
 }

@@ -35,7 +35,17 @@ type Policy interface {
 // work-tree-relative slash paths, all says any file may have changed (bash).
 // An error is logged and the step goes on without a patch event.
 type Snapshotter interface {
-	Track(ctx context.Context, touched []string, all bool) (tree string, files []event.FileChange, err error)
+	Track(ctx context.Context, touched []string, all bool) (StepSnapshot, error)
+}
+
+// StepSnapshot is what a Snapshotter recorded after a step.
+type StepSnapshot struct {
+	Tree  string             // the git tree hash
+	Files []event.FileChange // changed since the run's base tree
+	// Tracking says how the changes were found, for the patch event:
+	// "paths" (the paths the tools reported), "watch" (inotify) or
+	// "full (reason)" (a walk of the whole tree).
+	Tracking string
 }
 
 // Pricer prices one model call; nil means the price is unknown (never 0).

@@ -234,10 +234,10 @@ type fakeSnap struct {
 	all   []bool
 }
 
-func (f *fakeSnap) Track(_ context.Context, touched []string, all bool) (string, []event.FileChange, error) {
+func (f *fakeSnap) Track(_ context.Context, touched []string, all bool) (StepSnapshot, error) {
 	f.calls = append(f.calls, touched)
 	f.all = append(f.all, all)
-	return "tree1", []event.FileChange{{Path: "a.go", Status: "modified", Additions: 2, Deletions: 1}}, nil
+	return StepSnapshot{Tree: "tree1", Files: []event.FileChange{{Path: "a.go", Status: "modified", Additions: 2, Deletions: 1}}, Tracking: "paths"}, nil
 }
 
 func TestStepPatches(t *testing.T) {

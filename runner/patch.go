@@ -21,13 +21,13 @@ func (s *Session) emitPatch(ctx context.Context, t *turn) {
 	if len(touched) == 0 && !all {
 		return
 	}
-	tree, files, err := s.cfg.Snapshotter.Track(ctx, touched, all)
+	snap, err := s.cfg.Snapshotter.Track(ctx, touched, all)
 	if err != nil {
 		s.cfg.Logger.Warn("step snapshot failed", "step", t.step, "err", err)
 		return
 	}
-	p := event.Patch{Step: &t.step, Tree: tree, Files: files}
-	for _, f := range files {
+	p := event.Patch{Step: &t.step, Tree: snap.Tree, Files: snap.Files, Tracking: snap.Tracking}
+	for _, f := range snap.Files {
 		p.Additions += f.Additions
 		p.Deletions += f.Deletions
 	}

@@ -209,6 +209,11 @@ type Patch struct {
 	Files     []FileChange `json:"files"`
 	Additions int          `json:"additions"`
 	Deletions int          `json:"deletions"`
+	// Tracking says how the snapshot found the changes: "paths" (the paths
+	// the step's tools reported), "watch" (what inotify reported while the
+	// step's commands ran) or "full (reason)" (a walk of the whole tree,
+	// e.g. "full (inotify queue overflow)"). Empty in older logs.
+	Tracking string `json:"tracking,omitempty"`
 }
 
 // CheckStarted marks a check command about to run.

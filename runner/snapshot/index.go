@@ -54,6 +54,9 @@ func sigOf(fi os.FileInfo) fileSig {
 // there is no repository or no index.
 func loadTracked(repo *gitignore.Repo, prev *trackedSet) (*trackedSet, error) {
 	empty := &trackedSet{files: map[string]trackedFile{}, dirs: map[string]bool{}}
+	if prev != nil && len(prev.files) == 0 && prev.sig == empty.sig {
+		empty = prev // unchanged: no index before either
+	}
 	if repo == nil {
 		return empty, nil
 	}

@@ -34,6 +34,11 @@ type Options struct {
 	// Exclude lists work-tree-relative slash paths (files or directories)
 	// never part of a snapshot, such as the run's out dir.
 	Exclude []string
+	// Watch makes the Store watch the work tree with inotify from its first
+	// Track on, so that TrackChanged re-stats only what changed instead of
+	// walking the whole tree. Where inotify is unavailable TrackChanged
+	// walks and says why.
+	Watch bool
 	// Env looks up environment variables (HOME, XDG_CONFIG_HOME,
 	// GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL) to find git's global
 	// configuration and excludes file. Nil means os.Getenv.
@@ -53,6 +58,8 @@ type Store struct {
 	base     *gitignore.Stack // excludes file, info/exclude, ancestors' .gitignore
 	objects  *objectStore
 	lock     *os.File
+	watch    *watcher // nil unless Options.Watch and inotify works
+	watchErr string   // why there is no watcher despite Options.Watch
 
 	mu         sync.Mutex
 	closed     bool
@@ -121,6 +128,11 @@ func open(root, storeDir string, opts Options, env func(string) string) (*Store,
 	s.cfg = gitignore.LoadConfig(env, repo)
 	s.base = gitignore.Base(repo, s.cfg)
 	s.objects = newObjectStore(storeDir, common)
+	if opts.Watch {
+		if s.watch, err = newWatcher(root); err != nil {
+			s.watchErr = "no watcher: " + err.Error()
+		}
+	}
 	return s, nil
 }
 
@@ -198,5 +210,8 @@ func (s *Store) Close() error {
 		err = s.saveCache()
 	}
 	err = errors.Join(err, s.objects.close())
+	if s.watch != nil {
+		err = errors.Join(err, s.watch.close())
+	}
 	return errors.Join(err, s.lock.Close())
 }

@@ -40,6 +40,9 @@ func (s *Store) track(ctx context.Context) (Tree, error) {
 			prev = seedState(tracked)
 		}
 	}
+	if s.watch != nil {
+		s.watch.reset()
+	}
 	w := &walker{
 		s:         s,
 		tracked:   tracked,

@@ -2,64 +2,145 @@ package snapshot
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/seed43ef5acb/runner/tools/gitignore"
 )
 
 // TrackPaths is the fast path after tools that report the paths they
 // wrote: it re-stats only paths (work-tree-relative slash paths, or
-// absolute paths inside the work tree; others are ignored) and reuses the
-// rest of the last tracked state. It falls back to a full Track when there
-// is no previous state in this Store, when the user's index changed, or
-// when a path is a directory or a .gitignore file.
+// absolute paths inside the work tree; others are ignored), rescanning a
+// path that is a directory, and reuses the rest of the last tracked state.
+// It falls back to a full Track when there is no previous state in this
+// Store, when the user's index changed, or when a path is a .gitignore
+// file.
 func (s *Store) TrackPaths(ctx context.Context, paths []string) (Tree, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return "", ErrClosed
 	}
-	if s.state == nil {
+	tree, full, err := s.trackPaths(ctx, paths)
+	if full {
 		return s.track(ctx)
+	}
+	return tree, err
+}
+
+// TrackChanged records the work tree after a command that may have
+// written anywhere (a bash call, a check). With Options.Watch and a
+// working watcher it re-stats only what inotify reported since the last
+// Track (plus extra paths), else it walks the whole tree; Tracking says
+// which, and why a full walk.
+func (s *Store) TrackChanged(ctx context.Context, extra []string) (Tree, Tracking, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", Tracking{}, ErrClosed
+	}
+	reason := s.watchErr
+	var paths []string
+	if s.watch == nil && reason == "" {
+		reason = "watching is off"
+	}
+	if s.watch != nil {
+		var broken string
+		paths, broken = s.watch.take()
+		switch {
+		case broken != "":
+			reason = broken
+		case s.state == nil:
+			reason = "no previous snapshot in this store"
+		}
+	}
+	if reason == "" {
+		tree, full, err := s.trackPaths(ctx, append(paths, extra...))
+		if !full {
+			return tree, Tracking{Method: "watch"}, err
+		}
+		reason = "a .gitignore or the index changed"
+	}
+	tree, err := s.track(ctx)
+	return tree, Tracking{Method: "full", Reason: reason}, err
+}
+
+// trackPaths updates the state for paths; full asks for a full walk.
+func (s *Store) trackPaths(ctx context.Context, paths []string) (Tree, bool, error) {
+	if s.state == nil {
+		return "", true, nil
 	}
 	tracked, err := loadTracked(s.repo, s.tracked)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if tracked != s.tracked {
-		return s.track(ctx)
+		return "", true, nil
 	}
-	scanStart := time.Now().UnixNano()
+	w := &walker{s: s, tracked: tracked, scanStart: time.Now().UnixNano(), sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	root := s.state
+	var rels []string
 	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return "", err
+		if rel, ok := s.relPath(p); ok {
+			rels = append(rels, rel)
 		}
-		rel, ok := s.relPath(p)
-		if !ok {
+	}
+	sortPaths(rels)
+	var done []string // directories rescanned whole: paths below need nothing
+	s.objects.beginBulk()
+	for _, rel := range rels {
+		if err := ctx.Err(); err != nil {
+			_ = s.objects.endBulk()
+			return "", false, err
+		}
+		if under(rel, done) {
 			continue
 		}
-		var full bool
-		root, full, err = s.updatePath(root, rel, scanStart)
-		if err != nil {
-			return "", err
+		var full, rescanned bool
+		root, full, rescanned, err = s.updatePath(ctx, w, root, rel)
+		if err != nil || full {
+			_ = s.objects.endBulk()
+			return "", full, err
 		}
-		if full {
-			return s.track(ctx)
+		if rescanned {
+			done = append(done, rel)
 		}
 	}
+	if err := s.objects.endBulk(); err != nil {
+		return "", false, err
+	}
 	if err := s.rehash(root); err != nil {
-		return "", err
+		return "", false, err
 	}
 	if root != s.state {
 		s.state, s.cacheDirty = root, true
 	}
-	return Tree(root.tree.String()), nil
+	return Tree(root.tree.String()), false, nil
 }
+
+// under reports whether rel lies below one of dirs.
+func under(rel string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(rel, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// sortPaths sorts slash paths so that a directory comes before what is
+// below it.
+func sortPaths(p []string) { slices.Sort(p) }
 
 // relPath turns a caller's path into a clean work-tree-relative slash
 // path. ok is false for paths outside the work tree or inside .git.
@@ -83,74 +164,119 @@ func (s *Store) relPath(p string) (string, bool) {
 	return p, true
 }
 
-// updatePath brings one path of the state up to date. full asks for a
-// full Track instead.
-func (s *Store) updatePath(root *dirNode, rel string, scanStart int64) (*dirNode, bool, error) {
+// updatePath brings one path of the state up to date, as the full walk
+// would see it: a file is re-stat'ed (and hashed when its stat changed), a
+// directory is walked whole, a path that is gone, ignored or excluded is
+// dropped. full asks for a full Track instead (a .gitignore changed);
+// rescanned says rel was walked as a directory.
+func (s *Store) updatePath(ctx context.Context, w *walker, root *dirNode, rel string) (_ *dirNode, full, rescanned bool, err error) {
 	if strings.HasSuffix("/"+rel, "/.gitignore") {
-		return root, true, nil
+		return root, true, false, nil
 	}
-	abs := filepath.Join(s.root, rel)
-	if fi, err := os.Lstat(abs); err == nil && fi.IsDir() {
-		return root, true, nil
-	}
-	name := rel[strings.LastIndexByte(rel, '/')+1:]
-	e, exists, err := s.statEntry(-1, abs, name, scanStart)
-	if err != nil {
-		return root, false, err
-	}
-	if exists && s.included(rel) {
-		if old := lookup(root, rel); old == nil || old.mode != e.mode || !old.st.sameStat(e.st) {
-			if e, exists, err = s.hashEntry(abs, e); err != nil {
-				return root, false, err
-			}
-		} else {
-			e.hash = old.hash
-		}
-	} else {
-		exists = false
+	dir := ""
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir = rel[:i]
 	}
 	var ep *entry
-	if exists {
-		ep = &e
-	}
-	return setPath(root, strings.Split(rel, "/"), ep), false, nil
-}
-
-// included reports whether a file at rel belongs to snapshots: tracked in
-// the index, or untracked, outside nested repositories and excluded
-// directories, and not ignored.
-func (s *Store) included(rel string) bool {
-	comps := strings.Split(rel, "/")
-	for i := range comps {
-		if s.exclude[strings.Join(comps[:i+1], "/")] {
-			return false
+	if stack, trackedOnly, ok := s.dirContext(dir); ok {
+		fi, err := os.Lstat(filepath.Join(s.root, rel))
+		switch {
+		case err == nil:
+			e, keep, err := s.visitPath(ctx, w, lookupDir(root, dir), dir, fs.FileInfoToDirEntry(fi), stack, trackedOnly)
+			if err != nil {
+				return root, false, false, err
+			}
+			rescanned = fi.IsDir()
+			if keep {
+				ep = &e
+			}
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return root, false, false, fmt.Errorf("stat %s: %w", rel, err)
 		}
 	}
-	if _, ok := s.tracked.files[rel]; ok {
-		return true
+	return setPath(root, strings.Split(rel, "/"), ep), false, rescanned, nil
+}
+
+// visitPath is walker.visit for one entry of the directory dir, walking it
+// when it is a directory, as runJobs does.
+func (s *Store) visitPath(ctx context.Context, w *walker, prev *dirNode, dir string, de fs.DirEntry, stack *gitignore.Stack, trackedOnly bool) (entry, bool, error) {
+	e, job, keep, err := w.visit(-1, dir, de, prev, stack, trackedOnly)
+	if err != nil || !keep || job == nil {
+		return e, keep, err
 	}
-	stack, dir := s.base, ""
-	for i, c := range comps {
-		if b, err := gitignore.ReadRegular(filepath.Join(s.root, dir, ".gitignore")); err == nil {
+	node, isRepo, err := w.walkDir(ctx, job.rel, job.prev, stack, job.trackedOnly)
+	if err != nil {
+		return e, false, err
+	}
+	if isRepo {
+		h, ok := s.gitlinkHead(job.rel, plumbing.ZeroHash)
+		if !ok || job.trackedOnly {
+			return e, false, nil
+		}
+		return entry{name: e.name, mode: modeGitlink, hash: h}, true, nil
+	}
+	if len(node.entries) == 0 {
+		return e, false, nil
+	}
+	e.dir, e.hash = node, node.tree
+	return e, true, nil
+}
+
+// dirContext returns the ignore rules that apply to the entries of the
+// work-tree-relative directory dir ("" for the root) and whether only
+// tracked files count there (it is inside an ignored directory), as the
+// full walk would reach it. ok is false when nothing in dir is part of
+// snapshots: it or a parent is excluded, missing from the walk (ignored
+// without tracked files) or inside a nested repository.
+func (s *Store) dirContext(dir string) (stack *gitignore.Stack, trackedOnly, ok bool) {
+	stack = s.base
+	readIgnore := func(d string) {
+		if trackedOnly {
+			return
+		}
+		if b, err := gitignore.ReadRegular(filepath.Join(s.root, d, ".gitignore")); err == nil {
 			base := s.prefix
-			if dir != "" {
-				base += dir + "/"
+			if d != "" {
+				base += d + "/"
 			}
 			stack = stack.Push(gitignore.ParseFile(b, base))
 		}
-		p := joinRel(dir, c)
-		if i == len(comps)-1 {
-			return !stack.Excluded(s.prefix+p, false)
+	}
+	readIgnore("")
+	if dir == "" {
+		return stack, false, true
+	}
+	p := ""
+	for _, c := range strings.Split(dir, "/") {
+		p = joinRel(p, c)
+		if s.exclude[p] {
+			return nil, false, false
+		}
+		if tf, ok := s.tracked.files[p]; ok && tf.mode == modeGitlink {
+			return nil, false, false
 		}
 		if _, err := os.Lstat(filepath.Join(s.root, p, ".git")); err == nil {
-			return false // inside a nested repository
+			return nil, false, false // inside a nested repository
 		}
-		if stack.Excluded(s.prefix+p, true) {
-			return false
+		excl := trackedOnly || stack.Excluded(s.prefix+p, true)
+		if excl && !s.tracked.dirs[p] {
+			return nil, false, false
 		}
-		dir = p
+		trackedOnly = excl
+		readIgnore(p)
 	}
-	return false
+	return stack, trackedOnly, true
+}
+
+// lookupDir finds the directory node at rel ("" for root) in the state.
+func lookupDir(root *dirNode, rel string) *dirNode {
+	if rel == "" {
+		return root
+	}
+	if e := lookup(root, rel); e != nil && e.mode == modeDir {
+		return e.dir
+	}
+	return nil
 }
 
 // lookup finds the entry at rel in the state.

@@ -48,6 +48,9 @@ func (w *walker) walkDir(ctx context.Context, rel string, prev *dirNode, stack *
 		return nil, false, err
 	}
 	abs := filepath.Join(w.s.root, rel)
+	if w.s.watch != nil {
+		w.s.watch.add(abs, rel) // before reading: nothing written later is missed
+	}
 	dir, des, err := readDir(abs)
 	if err != nil || des == nil {
 		return &dirNode{}, false, err

@@ -1,0 +1,81 @@
+package pipeline
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// TestBashStepSnapshotIsWatched: after a bash step, the step's patch event
+// comes from the inotify watch (tracking "watch"), lists the files the
+// command wrote (a nested directory too), and the final patch is a full
+// walk.
+func TestBashStepSnapshotIsWatched(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	mustWrite(t, spec, stepBenchSpec)
+	repo := filepath.Join(t.TempDir(), "repo")
+	mustWrite(t, filepath.Join(repo, "README"), "unit\n")
+	mustWrite(t, filepath.Join(repo, "sub", "keep.txt"), "k\n")
+	srv := newModel(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"echo one >> notes.txt"}`)}}.Reply(),
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"echo two > sub/keep.txt"}`)}}.Reply(),
+		llmtest.Turn{Text: "Done."}.Reply())
+	out := t.TempDir()
+	var stderr bytes.Buffer
+	res, err := Exec(t.Context(), ExecOptions{
+		Task: spec, Repo: repo, Out: out, Quiet: true,
+		BaseURL: srv.URL(), APIKey: "sk-unit-0123456789abcdef", Stdout: io.Discard, Stderr: &stderr,
+	})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Exec: exit %d, %v\n%s", res.ExitCode, err, stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patches []event.Patch
+	for _, r := range validLog(t, data) {
+		if r.Type == "patch" {
+			var p event.Patch
+			if err := r.Decode(&p); err != nil {
+				t.Fatal(err)
+			}
+			patches = append(patches, p)
+		}
+	}
+	if len(patches) != 3 {
+		t.Fatalf("%d patch events, want 2 steps and the final one: %+v", len(patches), patches)
+	}
+	wantFiles := [][]string{{"notes.txt"}, {"notes.txt", "sub/keep.txt"}, {"notes.txt", "sub/keep.txt"}}
+	wantHow := []string{"watch", "watch", "full (final snapshot)"}
+	for i, p := range patches {
+		var files []string
+		for _, f := range p.Files {
+			files = append(files, f.Path)
+		}
+		if p.Tracking != wantHow[i] || !equalStrings(files, wantFiles[i]) {
+			t.Errorf("patch %d: tracking %q files %v, want %q %v", i, p.Tracking, files, wantHow[i], wantFiles[i])
+		}
+	}
+	if patches[1].Tree != patches[2].Tree {
+		t.Errorf("the watched step's tree %s differs from the final full walk's %s", patches[1].Tree, patches[2].Tree)
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
