@@ -139,7 +139,9 @@ func (l *loader) repo(p picked, n *night) Repo {
 	} else if ok {
 		out.Tokens = tok
 	}
-	if r.PatchPath != "" && filepath.IsLocal(filepath.FromSlash(r.PatchPath)) {
+	if r.PatchPath != "" && !filepath.IsLocal(filepath.FromSlash(r.PatchPath)) {
+		n.problems = append(n.problems, fmt.Sprintf("%s: patch_path %q is not inside the out dir; it is left out", r.ID, r.PatchPath))
+	} else if r.PatchPath != "" {
 		patch := filepath.Join(p.dir.path, filepath.FromSlash(r.PatchPath))
 		data, err := os.ReadFile(patch)
 		switch {

@@ -147,6 +147,9 @@ func mdRepos(b *strings.Builder, repos []Repo) {
 
 // mdCell escapes text for a Markdown table cell.
 func mdCell(s string) string {
+	if !strings.ContainsAny(s, "|\n\r<>[]") {
+		return s // the common case: an id, a status
+	}
 	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`).Replace(s)
 }
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +129,47 @@ func TestCountDiff(t *testing.T) {
 	want := DiffStat{Files: 3, Additions: 2, Deletions: 1}
 	if got != want {
 		t.Errorf("CountDiff = %+v, want %+v", got, want)
+	}
+}
+
+// unescapedLink is a Markdown link to javascript: whose "]" is not escaped.
+var unescapedLink = regexp.MustCompile(`(^|[^\\])\]\(javascript:`)
+
+// TestNightWithoutResults: a batch that finished nothing yet (a manifest,
+// an empty results.jsonl) and a dir with results but no manifest both
+// render in every format.
+func TestNightWithoutResults(t *testing.T) {
+	dir := t.TempDir()
+	writeJSONFile(t, filepath.Join(dir, "started", batch.ManifestFile), batch.Manifest{Version: 1, Name: "n",
+		Repos: []batch.Repo{{ID: "a", Path: "a"}, {ID: "b", Path: "b"}}})
+	writeFile(t, filepath.Join(dir, "started", batch.ResultsFile), "")
+	writeFile(t, filepath.Join(dir, "bare", batch.ResultsFile), `{"id":"x","status":"task_failed","patch_path":"../../etc/passwd","error":"<script>alert(1)</script> | [x](javascript:y)"}`+"\n")
+	for _, d := range []string{"started", "bare"} {
+		rep, err := Load(t.Context(), []string{filepath.Join(dir, d)}, Options{LinkBase: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{FormatHTML, FormatMarkdown, FormatJSON} {
+			out, err := Render(rep, f)
+			if err != nil {
+				t.Errorf("%s as %s: %v", d, f, err)
+			}
+			if f != FormatJSON && strings.Contains(string(out), "<script>alert") || f == FormatMarkdown && unescapedLink.MatchString(string(out)) {
+				t.Errorf("%s as %s: the error text is not escaped:\n%s", d, f, out)
+			}
+		}
+		switch d {
+		case "started":
+			if rep.Totals.Repositories != 2 || rep.Statuses[0] != (StatusCount{StatusMissing, 2}) || len(rep.Errors) != 1 {
+				t.Errorf("started: %+v", rep)
+			}
+		case "bare":
+			if len(rep.Repos) != 1 || rep.Repos[0].Links.Patch != "" || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "not inside the out dir") {
+				t.Errorf("bare: a patch_path outside the out dir is linked: %+v", rep.Repos)
+			}
+		}
+	}
+	if _, err := Render(&Report{}, "pdf"); err == nil || !strings.Contains(err.Error(), "use html, markdown or json") {
+		t.Errorf("unknown format: %v", err)
 	}
 }
