@@ -132,7 +132,6 @@ func (r *execRun) startMCP(ctx context.Context) error {
 		WorkDir:   r.workTree,
 		StderrDir: filepath.Join(r.outDir, mcpStderrDir),
 		OutputDir: filepath.Join(r.outDir, toolOutputDir),
-		Schema:    nil, // seam: the provider's request-side schema sanitiser, once llm has one
 		Redact:    r.redactor.Redact,
 		Logger:    r.log,
 	}, Version())

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -138,9 +137,6 @@ type Options struct {
 	// MaxOutputBytes bounds a result's text for the model, head and tail
 	// together (0: tools.DefaultMaxOutputBytes).
 	MaxOutputBytes int
-	// Schema rewrites a tool's input schema for the provider (the
-	// request-side sanitiser); nil keeps it as the server sent it.
-	Schema func(json.RawMessage) json.RawMessage
 	// Redact hides secrets in what is written to StderrDir and in error
 	// messages; nil hides nothing.
 	Redact func(string) string

@@ -39,6 +39,12 @@ type conn struct {
 	dead     error         // why the server is gone (set before deadCh closes)
 	reapOnce sync.Once
 
+	// life bounds a stdio server's process: cancelled when the server is
+	// stopped (a CommandFunc may tie the process to it, as
+	// exec.CommandContext does).
+	life     context.Context
+	stopLife context.CancelFunc
+
 	tokens   atomic.Int64
 	progress sync.Map     // progress token → *progressCount
 	notified atomic.Int64 // progress notifications received, all calls
@@ -51,8 +57,9 @@ type progressCount struct {
 }
 
 // newConn prepares a conn; connect starts it.
-func newConn(srv Server, opts *Options) *conn {
-	return &conn{srv: srv, opts: opts, deadCh: make(chan struct{}),
+func newConn(ctx context.Context, srv Server, opts *Options) *conn {
+	life, stop := context.WithCancel(context.WithoutCancel(ctx))
+	return &conn{srv: srv, opts: opts, deadCh: make(chan struct{}), life: life, stopLife: stop,
 		info: ServerInfo{Name: srv.Name, Transport: srv.transport()}}
 }
 
@@ -95,7 +102,7 @@ func (c *conn) transport(ctx context.Context) (sdk.Transport, error) {
 	if mk == nil {
 		mk = DirectCommand
 	}
-	cmd, err := mk(ctx, c.srv.Name, c.srv.Command, c.srv.Env, c.opts.WorkDir)
+	cmd, err := mk(c.life, c.srv.Name, c.srv.Command, c.srv.Env, c.opts.WorkDir)
 	if err != nil {
 		if errors.Is(err, ErrConfig) {
 			return nil, err
@@ -106,7 +113,9 @@ func (c *conn) transport(ctx context.Context) (sdk.Transport, error) {
 		return nil, err
 	}
 	cmd.Stderr = c.stderr
-	cmd.WaitDelay = terminateGrace // a grandchild holding stderr open must not block the reaping
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = terminateGrace // a grandchild holding stderr open must not block the reaping
+	}
 	p, err := startProcess(cmd)
 	if err != nil {
 		_ = c.stderr.Close()
@@ -231,8 +240,9 @@ func (c *conn) doReap() {
 		_ = c.cs.Close()
 	}
 	if c.proc != nil {
-		c.proc.stop()
+		c.proc.stop(c.stopLife)
 	}
+	c.stopLife()
 	if c.stderr != nil {
 		_ = c.stderr.Close()
 	}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -68,13 +69,15 @@ func (p *process) status(wait time.Duration) string {
 }
 
 // stop ends the server the way the MCP spec asks for stdio: close its
-// stdin, wait, SIGTERM, wait, SIGKILL, each wait terminateGrace; then the
-// rest of its process group is killed and the pipes closed.
-func (p *process) stop() {
+// stdin, wait, SIGTERM, wait, then cancel (the command's own kill, e.g. a
+// sandbox's) and SIGKILL, each wait terminateGrace; then the rest of its
+// process group is killed and the pipes closed.
+func (p *process) stop(cancel context.CancelFunc) {
 	_ = p.stdin.Close()
 	if !p.wait(terminateGrace) {
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		if !p.wait(terminateGrace) {
+			cancel()
 			_ = p.cmd.Process.Kill()
 			<-p.done
 		}

@@ -43,7 +43,7 @@ func Start(ctx context.Context, opts Options, version string) (*Set, error) {
 	errs := make([]error, len(opts.Servers))
 	var wg sync.WaitGroup
 	for i, srv := range opts.Servers {
-		conns[i] = newConn(srv, &opts)
+		conns[i] = newConn(ctx, srv, &opts)
 		wg.Go(func() { listed[i], errs[i] = conns[i].start(ctx, version) })
 	}
 	wg.Wait()
@@ -131,17 +131,16 @@ func (s *Set) Close() {
 }
 
 // inputSchema is the JSON Schema the model sees for t: the server's, or an
-// empty object schema when it sent none or not an object.
-func inputSchema(t *sdk.Tool, sanitize func(json.RawMessage) json.RawMessage) json.RawMessage {
+// empty object schema when it sent none or not an object. It is re-encoded
+// with sorted keys (byte-stable); the provider's dialect is applied per
+// request by llm (SanitizeSchema), as for the built-in tools.
+func inputSchema(t *sdk.Tool) json.RawMessage {
 	raw, err := json.Marshal(t.InputSchema)
 	var obj map[string]any
 	if err != nil || json.Unmarshal(raw, &obj) != nil || obj == nil {
 		raw = json.RawMessage(`{"type":"object","properties":{}}`)
 	} else if raw, err = json.Marshal(obj); err != nil { // map keys sorted: byte-stable
 		raw = json.RawMessage(`{"type":"object","properties":{}}`)
-	}
-	if sanitize != nil {
-		raw = sanitize(raw)
 	}
 	return raw
 }

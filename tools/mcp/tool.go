@@ -42,7 +42,7 @@ func newTool(c *conn, t *sdk.Tool, name string, opts *Options) *tool {
 	}
 	desc = fmt.Sprintf("%s\n\n(Tool %q of the MCP server %q.)", desc, t.Name, c.srv.Name)
 	return &tool{c: c, remote: t.Name, opts: opts, info: tools.Info{
-		Name: name, Description: strings.TrimSpace(desc), Parameters: inputSchema(t, opts.Schema),
+		Name: name, Description: strings.TrimSpace(desc), Parameters: inputSchema(t),
 	}}
 }
 
