@@ -9,5 +9,6 @@ import (
 
 func TestMain(m *testing.M) {
 	mcptest.MaybeServe() // the stdio test servers are this binary
+	maybeHost()          // and so is the "runner" that TestServersDieWithTheRunner kills
 	os.Exit(m.Run())
 }

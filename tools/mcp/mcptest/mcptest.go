@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,6 +34,7 @@ const (
 	ModeSlowStart  = "slow-start"  // sleep MCPTEST_DELAY, then serve
 	ModeHangStart  = "hang-start"  // read stdin, never answer
 	ModeCrashStart = "crash-start" // write to stderr and exit 2 at once
+	ModeStubborn   = "stubborn"    // serve, and keep running after stdin closes
 )
 
 // MaybeServe runs this process as a stdio test server when MCPTEST_MODE
@@ -66,7 +69,13 @@ func serveMode(mode string) int {
 		return 2
 	}
 	fmt.Fprintln(os.Stderr, "secret in stderr: "+os.Getenv("MCPTEST_SECRET"))
-	if err := NewServer(rec).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	err := NewServer(rec).Run(context.Background(), &sdk.StdioTransport{})
+	if mode == ModeStubborn {
+		signal.Ignore(syscall.SIGTERM)
+		rec.add("stdin closed, staying")
+		select {}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		return 1
 	}
