@@ -16,10 +16,23 @@
 //     assignment prefixes (NAME=v prog), and deny rules tried on every
 //     spelling (basename, without git's global options, each tail of a
 //     wrapper's words).
-//   - Expansions: $v ${v…} $(…) `…` <(…) >(…) $((…)) globs and {a,b} are
-//     holes (parts only known at run time) in the word; the commands in
+//   - Expansions: brace expansions are expanded first (every alternative
+//     is a word, at most 256); $v ${v…} $(…) `…` <(…) >(…) $((…)) and globs
+//     are holes (parts only known at run time) in the word; the commands in
 //     substitutions are judged on their own. A hole is covered only by a
-//     '*' in an allow rule, and may be anything for a deny rule.
+//     '*' in an allow rule, and may be anything for a deny rule. A $NAME
+//     the line sets from static words (for f in *.go) stands for each of
+//     them; any other argument only known at run time ($F, $(…), xargs'
+//     input, find's {}) is denied unless dynamic_args allows the command.
+//     Globs are matched in the work tree, as bash would.
+//   - Arithmetic contexts ((( )), $(( )), $[ ], let, subscripts,
+//     ${v:o:l}, [[ -eq ]], declare -i values): only numbers and variables
+//     set to static text, since bash evaluates a value such as a[$(cmd)].
+//   - Option grammars of the programs the default rules cover: go (flag
+//     package: -exec, -toolexec, -vettool, -o, -overlay, go env -w), git
+//     (clustered and abbreviated options, REV:PATH blobs, pathspecs), GNU
+//     grep, sed (its script: e, w, r) and awk (their pattern or program is
+//     not a path), gofmt -w, sort -o/--compress-program, tee.
 //   - Wrappers that run their operands (env, timeout, nice, nohup, xargs,
 //     find -exec, sudo, watch, su -c, git rebase --exec, …) and shells
 //     given -c SCRIPT, whose script is parsed and judged recursively.

@@ -100,13 +100,31 @@ func goFlagsProblem(flags []string) string {
 // or tool as their last word), -o and profile files (edits), and the
 // flags and subcommands that cannot be judged (-overlay, -ldflags=-extld,
 // go env -w).
-func goCommand(args []word) wrapped {
-	var w wrapped
+func goCommand(args []word) (w wrapped) {
 	if len(args) < 2 || !args[0].static() || path.Base(args[0].lit()) != "go" {
 		return w
 	}
-	sub := ""
-	for i := 1; i < len(args); i++ {
+	sub, dir, start := "", "", 1
+	// go -C DIR changes to DIR first: the files it writes are relative to it
+	switch l := args[1].lit(); {
+	case (l == "-C" || l == "--C") && len(args) > 2:
+		dir, start = args[2].lit(), 3
+		if !args[2].static() {
+			w.problem = "go -C with a directory only known at run time"
+			return w
+		}
+	case strings.HasPrefix(l, "-C=") || strings.HasPrefix(l, "--C="):
+		_, dir, _ = strings.Cut(l, "=")
+		start = 2
+	}
+	defer func() {
+		for i, f := range w.writes {
+			if dir != "" && f.static() && !path.IsAbs(f.lit()) {
+				w.writes[i] = litWord(path.Join(dir, f.lit()))
+			}
+		}
+	}()
+	for i := start; i < len(args); i++ {
 		a := args[i]
 		if sub == "" && a.static() && !strings.HasPrefix(a.lit(), "-") {
 			sub = a.lit()

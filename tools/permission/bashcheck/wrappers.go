@@ -130,7 +130,15 @@ func unwrap(prog string, args []word) wrapped {
 		}
 		w.problem = why
 		return w
-	case base == "gofmt" || base == "sort":
+	case base == "sort":
+		w := wrapped{writes: inPlaceWrites(base, args)}
+		for _, a := range args[1:] {
+			if l := a.lit(); strings.HasPrefix(l, "--co") || !a.static() && strings.HasPrefix(a.text, "--co") {
+				w.problem = "sort " + a.text + " (--compress-program) runs a program for its temporary files, which cannot be judged"
+			}
+		}
+		return w
+	case base == "gofmt":
 		return wrapped{writes: inPlaceWrites(base, args)}
 	case isShell(base):
 		return unwrapShell(args)
