@@ -72,7 +72,10 @@ type execRun struct {
 	workTree string           // where the agent works: repo, or its copy with --isolate
 	sandbox  *sandbox.Sandbox // contains bash and the checks (sandbox stage)
 	writable []string         // the holes sandbox.writable opened, expanded
-	tempDir  string           // the --isolate directory, removed at the end
+	// tripwire stage and gates stage
+	tripwire   *tripwire
+	violations []event.GateFailed
+	tempDir    string // the --isolate directory, removed at the end
 
 	// out stage
 	runID      string
@@ -184,6 +187,8 @@ func (r *execRun) mainStages() []Stage {
 	return []Stage{
 		// Before the agent: the base tree is what the patch is taken against.
 		stageFunc{"snapshot", r.baseSnapshot},
+		// With the base: what .git and the submodules held before any command.
+		stageFunc{"tripwire", r.armTripwire},
 		// run.started names the base tree, so it follows the snapshot.
 		stageFunc{"started", r.emitStarted},
 		// Once the run is under way: the sticky comment says it started.
@@ -204,6 +209,9 @@ func (r *execRun) finalStages(status *runStatus) []Stage {
 	return []Stage{
 		// After the work tree stopped changing: the patch of the whole run.
 		stageFunc{"patch", r.finalPatch},
+		// Before any outcome is written: the patch judged by the edit rules,
+		// .git's tripwire, secrets in the patch.
+		stageFunc{"gates", r.runGates},
 		// Before run.finished: a failed push or pull request is part of the
 		// outcome, recorded in the log.
 		stageFunc{"deliver", func(ctx context.Context) error { return r.deliver(ctx, status) }},

@@ -138,6 +138,8 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 	case ctx.Err() != nil:
 		return runStatus{event.StatusCancelled, ExitCancelled, event.ClassCancelled,
 			cancelMessage(context.Cause(ctx))}
+	case len(r.violations) > 0:
+		return runStatus{event.StatusViolation, ExitTaskFailed, event.ClassViolation, r.violations[0].Message}
 	case mainErr != nil:
 		code := ExitCode(mainErr)
 		if code == ExitCancelled {

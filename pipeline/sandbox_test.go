@@ -88,7 +88,8 @@ func TestExecSandboxContainsBashAndChecks(t *testing.T) {
 }
 
 // TestExecSandboxOff: mode off runs unsandboxed (the attack works) and
-// says so on stderr and in run.started.
+// says so on stderr and in run.started; the .env it copied into the tree
+// is still caught by the secret gate.
 func TestExecSandboxOff(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/make"); err != nil {
 		t.Skip("make is not installed")
@@ -97,9 +98,10 @@ func TestExecSandboxOff(t *testing.T) {
 	srv := newModel(t, llmtest.Turn{Text: "Done."}.Reply())
 	out := t.TempDir()
 	var stderr bytes.Buffer
-	if _, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
-		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: []string{"PATH=" + os.Getenv("PATH")}}); err != nil {
-		t.Fatalf("Exec: %v\n%s", err, stderr.String())
+	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
+		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	if ExitCode(err) != ExitTaskFailed || !strings.Contains(err.Error(), "the patch holds a secret") {
+		t.Errorf("Exec: %v, want the secret gate to fail the run\n%s", err, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "WARNING: sandbox.mode is off") {
 		t.Errorf("stderr does not warn: %q", stderr.String())

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -125,10 +126,21 @@ func (r *execRun) transport(_ context.Context) (http.RoundTripper, error) {
 }
 
 // closeRecord closes the --record file.
+// A cassette holds the conversation, tool output included: it is redacted
+// in place once closed (its headers were redacted as recorded).
 func (r *execRun) closeRecord() {
-	if r.record != nil {
-		_ = r.record.Close()
-		r.record = nil
+	if r.record == nil {
+		return
+	}
+	_ = r.record.Close()
+	r.record = nil
+	if r.redactor == nil {
+		return
+	}
+	if data, err := os.ReadFile(r.opts.Record); err == nil {
+		if red := r.redactor.RedactBytes(data); !bytes.Equal(red, data) {
+			_ = os.WriteFile(r.opts.Record, red, 0o644)
+		}
 	}
 }
 

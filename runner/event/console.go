@@ -144,6 +144,9 @@ func (c *Console) render(b *strings.Builder, p Payload) {
 		c.untrusted(b, "  $ "+oneLine(v.Command, 160))
 	case CheckFinished:
 		c.checkFinished(b, v)
+	case GateFailed:
+		c.endGroup(b)
+		c.untrusted(b, c.paint(red, "✗ gate "+string(v.Gate))+": "+oneLine(v.Message, 300))
 	case Publish:
 		c.published(b, v)
 	case RunFinished:

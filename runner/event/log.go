@@ -74,6 +74,8 @@ func NewPayload(typ string) (Payload, bool) {
 		return &CheckFinished{}, true
 	case Publish{}.EventType():
 		return &Publish{}, true
+	case GateFailed{}.EventType():
+		return &GateFailed{}, true
 	case RunFinished{}.EventType():
 		return &RunFinished{}, true
 	}
@@ -84,7 +86,7 @@ func NewPayload(typ string) (Payload, bool) {
 func Types() []string {
 	return []string{"run.started", "step.started", "text", "reasoning", "tool.started",
 		"tool.completed", "tool.failed", "permission.denied", "retry", "compaction",
-		"step.finished", "patch", "check.started", "check.finished", "publish", "run.finished"}
+		"step.finished", "patch", "check.started", "check.finished", "gate.failed", "publish", "run.finished"}
 }
 
 // derefPayload turns the pointer NewPayload returned into the value type the
@@ -118,6 +120,8 @@ func derefPayload(p Payload) Payload {
 	case *CheckStarted:
 		return *v
 	case *CheckFinished:
+		return *v
+	case *GateFailed:
 		return *v
 	case *Publish:
 		return *v

@@ -19,6 +19,10 @@ const (
 	// request, its labels, the sticky comment or the review (exit 3). The
 	// publish events say which call failed and what was created.
 	StatusDeliveryFailed Status = "delivery_failed"
+	// StatusViolation: a post-run gate failed (a gate.failed event says
+	// which): an edit-denied path changed, .git was tampered with, or the
+	// patch holds a secret. Exit 1; nothing is published.
+	StatusViolation Status = "violation"
 )
 
 // ErrorClass says why a run (or a model call) did not succeed: the "class"
@@ -60,6 +64,8 @@ const (
 	// ClassDelivery is a run whose results could not be published
 	// (StatusDeliveryFailed).
 	ClassDelivery ErrorClass = "delivery"
+	// ClassViolation is a run stopped by a post-run gate (StatusViolation).
+	ClassViolation ErrorClass = "violation"
 )
 
 // ChangeStatus is how a file changed: the "status" of a patch's file.

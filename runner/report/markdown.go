@@ -142,6 +142,8 @@ func statusIcon(status event.Status) string {
 		return "⏹️"
 	case event.StatusBlocked:
 		return "⛔"
+	case event.StatusViolation:
+		return "🚫"
 	case event.StatusMaxSteps, event.StatusBudgetExceeded, event.StatusTimeout:
 		return "⏱️"
 	case event.StatusDeliveryFailed:

@@ -1,0 +1,295 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools/permission"
+)
+
+// tripwire is what the git tripwire and the submodule gate saw when the
+// run started: the bytes of .git's files that make git run programs or
+// change how it reads files, and a digest of each submodule's files.
+type tripwire struct {
+	gitDir     string
+	files      map[string][]byte // gitDir-relative slash path → content
+	submodules map[string]string // work-tree-relative path → digest of its files
+}
+
+// tripwireFiles are the watched files of a .git directory (hooks/ is
+// watched whole).
+func tripwireFiles() []string { return []string{"config", "info/attributes"} }
+
+// armTripwire records .git's watched files and the submodules' digests
+// (main stage "tripwire", right after the base snapshot).
+func (r *execRun) armTripwire(_ context.Context) error {
+	t := &tripwire{gitDir: filepath.Join(r.workTree, ".git"), files: map[string][]byte{}, submodules: map[string]string{}}
+	if fi, err := os.Stat(t.gitDir); err != nil || !fi.IsDir() {
+		t.gitDir = "" // no repository, or a linked worktree's gitfile: its config is outside the tree, read-only in the sandbox
+	}
+	if t.gitDir != "" {
+		for rel, data := range t.read() {
+			t.files[rel] = data
+		}
+	}
+	for _, sub := range submodulePaths(r.workTree) {
+		t.submodules[sub] = treeDigest(filepath.Join(r.workTree, filepath.FromSlash(sub)))
+	}
+	r.tripwire = t
+	return nil
+}
+
+// read returns the watched files as they are now.
+func (t *tripwire) read() map[string][]byte {
+	out := map[string][]byte{}
+	for _, rel := range tripwireFiles() {
+		if data, err := os.ReadFile(filepath.Join(t.gitDir, rel)); err == nil {
+			out[rel] = data
+		}
+	}
+	hooks := filepath.Join(t.gitDir, "hooks")
+	_ = filepath.WalkDir(hooks, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil //nolint:nilerr // a missing hooks dir has no hooks
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			rel, _ := filepath.Rel(t.gitDir, p)
+			out[filepath.ToSlash(rel)] = data
+		}
+		return nil
+	})
+	return out
+}
+
+// restore compares the watched files with what was recorded, puts back
+// every changed or removed one, deletes added ones, and returns the
+// changed paths (".git/…").
+func (t *tripwire) restore() []string {
+	if t == nil || t.gitDir == "" {
+		return nil
+	}
+	now := t.read()
+	var changed []string
+	for rel, old := range t.files {
+		if cur, ok := now[rel]; !ok || !bytes.Equal(cur, old) {
+			changed = append(changed, ".git/"+rel)
+			_ = os.WriteFile(filepath.Join(t.gitDir, filepath.FromSlash(rel)), old, 0o644)
+		}
+	}
+	for rel := range now {
+		if _, ok := t.files[rel]; !ok {
+			changed = append(changed, ".git/"+rel)
+			_ = os.Remove(filepath.Join(t.gitDir, filepath.FromSlash(rel)))
+		}
+	}
+	slices.Sort(changed)
+	return changed
+}
+
+// runGates is the final stage after the patch: the post-run gates. Each
+// violation is a gate.failed event; any makes the run's status violation
+// (decideStatus). It also redacts secrets in the out dir's tool output
+// files.
+func (r *execRun) runGates(_ context.Context) error {
+	r.redactOutFiles()
+	if r.writer == nil {
+		return skip("no outputs")
+	}
+	gates := []event.GateFailed{}
+	if changed := r.tripwire.restore(); len(changed) > 0 {
+		gates = append(gates, event.GateFailed{Gate: event.GateGitTripwire, Paths: changed,
+			Message: "a command changed " + strings.Join(changed, ", ") + " (git would run programs named there); the runner put them back"})
+	}
+	var attrs []string
+	for _, f := range r.files {
+		if b := filepath.Base(f.Path); b == ".gitattributes" || b == ".gitmodules" {
+			attrs = append(attrs, f.Path)
+		}
+	}
+	if len(attrs) > 0 {
+		gates = append(gates, event.GateFailed{Gate: event.GateGitTripwire, Paths: attrs,
+			Message: strings.Join(attrs, ", ") + " changed: they decide which programs git runs on checkout and diff (filters, submodules)"})
+	}
+	if g, ok := r.editGate(); ok {
+		gates = append(gates, g)
+	}
+	if g, ok := r.secretGate(); ok {
+		gates = append(gates, g)
+	}
+	if g, ok := r.submoduleGate(); ok {
+		gates = append(gates, g)
+	}
+	for _, g := range gates {
+		if err := r.emit(g); err != nil {
+			return err
+		}
+	}
+	r.violations = gates
+	return nil
+}
+
+// editGate judges every changed path of the patch by the edit rules: a
+// command (go generate, a test, a build script) can write where the edit
+// tools may not.
+func (r *execRun) editGate() (event.GateFailed, bool) {
+	rules, err := r.spec.Ruleset()
+	if err != nil {
+		return event.GateFailed{}, false
+	}
+	paths, err := permission.NewPaths(r.workTree)
+	if err != nil {
+		return event.GateFailed{}, false
+	}
+	var denied, why []string
+	for _, f := range r.files {
+		for _, p := range []string{f.Path, f.OldPath} {
+			if p == "" || slices.Contains(denied, p) {
+				continue
+			}
+			if d, _ := paths.Check(rules, permission.Edit, p); !d.Allowed {
+				denied = append(denied, p)
+				why = append(why, d.Reason)
+			}
+		}
+	}
+	if len(denied) == 0 {
+		return event.GateFailed{}, false
+	}
+	return event.GateFailed{Gate: event.GateEditRules, Paths: denied,
+		Message: fmt.Sprintf("the patch changes %s, which the edit rules deny (%s); a command wrote it, nothing is published",
+			strings.Join(denied, ", "), why[0])}, true
+}
+
+// secretGate searches the patch for secrets (the redactor's: values of
+// secret-looking environment variables, the provider key, token shapes).
+// A patch with one fails the run and is written redacted: it would not
+// apply, but it must not carry the secret anywhere.
+func (r *execRun) secretGate() (event.GateFailed, bool) {
+	data, err := os.ReadFile(r.patchPath)
+	if err != nil || r.redactor == nil {
+		return event.GateFailed{}, false
+	}
+	red := r.redactor.RedactBytes(data)
+	if bytes.Equal(red, data) {
+		return event.GateFailed{}, false
+	}
+	var files []string
+	for _, chunk := range strings.Split("\n"+string(data), "\ndiff --git ") {
+		if r.redactor.Redact(chunk) == chunk {
+			continue
+		}
+		if name, _, ok := strings.Cut(chunk, "\n"); ok {
+			if _, b, ok := strings.Cut(name, " b/"); ok {
+				files = append(files, b)
+			}
+		}
+	}
+	_ = os.WriteFile(r.patchPath, red, 0o644)
+	return event.GateFailed{Gate: event.GateSecret, Paths: files,
+		Message: "the patch holds a secret (an environment value or a token shape); the patch file is written redacted and nothing is published"}, true
+}
+
+// submoduleGate reports a submodule whose files changed: the patch holds
+// the superproject's tree only, so the change would be lost silently.
+func (r *execRun) submoduleGate() (event.GateFailed, bool) {
+	if r.tripwire == nil {
+		return event.GateFailed{}, false
+	}
+	var changed []string
+	for sub, digest := range r.tripwire.submodules {
+		if treeDigest(filepath.Join(r.workTree, filepath.FromSlash(sub))) != digest {
+			changed = append(changed, sub)
+		}
+	}
+	if len(changed) == 0 {
+		return event.GateFailed{}, false
+	}
+	slices.Sort(changed)
+	return event.GateFailed{Gate: event.GateSubmodule, Paths: changed,
+		Message: "files inside submodule " + strings.Join(changed, ", ") + " changed; the patch cannot carry them (change the submodule's own repository)"}, true
+}
+
+// redactOutFiles redacts, in place, the files under the out dir that
+// commands wrote unredacted: bash's full output (tool-output/) and MCP
+// servers' stderr (mcp/).
+func (r *execRun) redactOutFiles() {
+	if r.outDir == "" || r.redactor == nil {
+		return
+	}
+	for _, dir := range []string{toolOutputDir, "mcp"} {
+		_ = filepath.WalkDir(filepath.Join(r.outDir, dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil //nolint:nilerr // nothing to redact
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil //nolint:nilerr
+			}
+			if red := r.redactor.RedactBytes(data); !bytes.Equal(red, data) {
+				_ = os.WriteFile(p, red, 0o644)
+			}
+			return nil
+		})
+	}
+}
+
+// submodulePaths lists the "path = …" entries of the work tree's
+// .gitmodules.
+func submodulePaths(workTree string) []string {
+	f, err := os.Open(filepath.Join(workTree, ".gitmodules"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
+		if ok && strings.TrimSpace(k) == "path" {
+			if p := filepath.ToSlash(filepath.Clean(strings.TrimSpace(v))); p != "." && !strings.HasPrefix(p, "../") {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// treeDigest hashes the names, modes and contents of the files below dir
+// (its .git excluded); "" when dir is missing.
+func treeDigest(dir string) string {
+	h := sha256.New()
+	found := false
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil //nolint:nilerr
+		}
+		found = true
+		if d.Name() == ".git" && p != dir {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s\x00%v\x00", rel, d.Type())
+		if d.Type().IsRegular() {
+			if data, err := os.ReadFile(p); err == nil {
+				h.Write(data)
+			}
+		}
+		return nil
+	})
+	if !found {
+		return ""
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}

@@ -1,0 +1,183 @@
+package pipeline
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// gateSpec lets the agent run `make` and edit anything but .github.
+const gateSpec = `version: 1
+name: gates
+model: gpt-4.1-mini
+prompt: Build.
+permissions:
+  read: allow
+  edit: {"**": allow, ".github/**": deny}
+  bash: {"make": allow}
+limits: {max_steps: 3}
+`
+
+// gateRun runs the agent once: `make` with makefile, then a final answer.
+// It returns the exit code, the records of the log and the patch text.
+func gateRun(t *testing.T, repo, section string, replies ...llmtest.Reply) (int, []event.Record, string) {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	mustWrite(t, spec, gateSpec+section)
+	srv := newModel(t, append(replies, llmtest.Turn{Text: "Built."}.Reply())...)
+	out := t.TempDir()
+	var stderr bytes.Buffer
+	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
+		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr,
+		Environ: []string{"PATH=" + os.Getenv("PATH"), "DEPLOY_TOKEN=dt-0123456789abcdefXYZ"}})
+	data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	if rerr != nil {
+		t.Fatalf("%v\n%s", rerr, stderr.String())
+	}
+	patch, _ := os.ReadFile(filepath.Join(out, "changes.patch"))
+	return ExitCode(err), validLog(t, data), string(patch)
+}
+
+func makeTurn() llmtest.Reply {
+	return llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"make"}`)}}.Reply()
+}
+
+// gatesOf returns the gate.failed events and run.finished of a log.
+func gatesOf(t *testing.T, recs []event.Record) ([]event.GateFailed, event.RunFinished) {
+	t.Helper()
+	var gates []event.GateFailed
+	var fin event.RunFinished
+	for _, r := range recs {
+		switch r.Type {
+		case "gate.failed":
+			var g event.GateFailed
+			if err := r.Decode(&g); err != nil {
+				t.Fatal(err)
+			}
+			gates = append(gates, g)
+		case "run.finished":
+			if err := r.Decode(&fin); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return gates, fin
+}
+
+func gitRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	repo := filepath.Join(t.TempDir(), "repo")
+	for name, content := range files {
+		mustWrite(t, filepath.Join(repo, name), content)
+	}
+	gitIn(t, repo, "init", "-q")
+	gitIn(t, repo, "add", "-A")
+	gitIn(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
+	return repo
+}
+
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// TestGateEditRules: an allowed command that writes into an edit-denied
+// path (.github/**) fails the run with status violation.
+func TestGateEditRules(t *testing.T) {
+	repo := gitRepo(t, map[string]string{"Makefile": "all:\n\tmkdir -p .github/workflows && echo 'on: push' > .github/workflows/evil.yml\n"})
+	code, recs, _ := gateRun(t, repo, "", makeTurn())
+	gates, fin := gatesOf(t, recs)
+	if code != ExitTaskFailed || fin.Status != event.StatusViolation || fin.Error == nil || fin.Error.Class != event.ClassViolation {
+		t.Errorf("exit %d, run.finished %+v; want exit 1 with status violation", code, fin)
+	}
+	if len(gates) != 1 || gates[0].Gate != event.GateEditRules || gates[0].Paths[0] != ".github/workflows/evil.yml" {
+		t.Errorf("gates %+v, want one edit_rules gate on .github/workflows/evil.yml", gates)
+	}
+}
+
+// TestGateGitTripwire: unsandboxed (mode off), a command that adds a hook
+// and core.fsmonitor and a .gitattributes is caught, and .git is put back.
+func TestGateGitTripwire(t *testing.T) {
+	repo := gitRepo(t, map[string]string{"Makefile": "all:\n\tprintf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config\n" +
+		"\tprintf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit\n\techo '* filter=evil' > .gitattributes\n"})
+	config, err := os.ReadFile(filepath.Join(repo, ".git", "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, recs, _ := gateRun(t, repo, "sandbox: {mode: off}\n", makeTurn())
+	gates, fin := gatesOf(t, recs)
+	if code != ExitTaskFailed || fin.Status != event.StatusViolation {
+		t.Errorf("exit %d, status %s; want 1, violation", code, fin.Status)
+	}
+	var paths []string
+	for _, g := range gates {
+		if g.Gate == event.GateGitTripwire {
+			paths = append(paths, g.Paths...)
+		}
+	}
+	if strings.Join(paths, " ") != ".git/config .git/hooks/pre-commit .gitattributes" {
+		t.Errorf("tripwire paths %q", paths)
+	}
+	if now, _ := os.ReadFile(filepath.Join(repo, ".git", "config")); !bytes.Equal(now, config) {
+		t.Errorf(".git/config was not put back:\n%s", now)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the added hook was not removed")
+	}
+}
+
+// TestGateSecretInPatch: a secret value from the runner's environment and
+// a token shape in the patch fail the run; the patch file is redacted.
+func TestGateSecretInPatch(t *testing.T) {
+	repo := gitRepo(t, map[string]string{"README": "x\n"})
+	write := llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+		llmtest.Call("write", `{"path":"config.txt","content":"deploy dt-0123456789abcdefXYZ\n"}`),
+		llmtest.Call("write", `{"path":"token.txt","content":"ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"}`),
+	}}.Reply()
+	code, recs, patch := gateRun(t, repo, "", write)
+	gates, fin := gatesOf(t, recs)
+	if code != ExitTaskFailed || fin.Status != event.StatusViolation {
+		t.Errorf("exit %d, status %s; want 1, violation", code, fin.Status)
+	}
+	if len(gates) != 1 || gates[0].Gate != event.GateSecret || strings.Join(gates[0].Paths, " ") != "config.txt token.txt" {
+		t.Errorf("gates %+v, want one secret gate naming both files", gates)
+	}
+	if strings.Contains(patch, "dt-0123456789abcdefXYZ") || strings.Contains(patch, "ghp_abcdefghij") || !strings.Contains(patch, "[REDACTED]") {
+		t.Errorf("the patch file still holds the secret:\n%s", patch)
+	}
+}
+
+// TestGateSubmodule: an edit inside a submodule, which the patch cannot
+// carry, fails the run instead of vanishing.
+func TestGateSubmodule(t *testing.T) {
+	sub := gitRepo(t, map[string]string{"lib.go": "package lib\n"})
+	repo := gitRepo(t, map[string]string{"Makefile": "all:\n\techo '// changed' >> sub/lib.go\n"})
+	gitIn(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+	gitIn(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "sub")
+	code, recs, _ := gateRun(t, repo, "", makeTurn())
+	gates, fin := gatesOf(t, recs)
+	if code != ExitTaskFailed || fin.Status != event.StatusViolation || len(gates) != 1 || gates[0].Gate != event.GateSubmodule || gates[0].Paths[0] != "sub" {
+		t.Errorf("exit %d, status %s, gates %+v; want one submodule gate on sub", code, fin.Status, gates)
+	}
+}
+
+// TestGatesPassCleanRun: an honest run passes every gate.
+func TestGatesPassCleanRun(t *testing.T) {
+	repo := gitRepo(t, map[string]string{"Makefile": "all:\n\techo built > out.txt\n"})
+	code, recs, patch := gateRun(t, repo, "", makeTurn())
+	gates, fin := gatesOf(t, recs)
+	if code != ExitOK || fin.Status != event.StatusSuccess || len(gates) != 0 || !strings.Contains(patch, "+built") {
+		t.Errorf("exit %d, status %s, gates %+v, patch %q", code, fin.Status, gates, patch)
+	}
+}
