@@ -35,6 +35,9 @@ func (c *BatchReportCmd) Run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return err
 	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(streams.Stderr, "runner: %s\n", p)
+	}
 	out, err := batchreport.Render(rep, c.Format)
 	if err != nil {
 		return err
