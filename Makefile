@@ -18,8 +18,9 @@ fmt:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# Packages with golden files define -update; only they get the flag.
+# Golden and generated files: every package whose tests import
+# internal/golden (the one -update flag) rewrites them.
 golden:
-	$(GO) test $$(grep -rl --include='*_test.go' 'flag.Bool("update"' . | xargs -n1 dirname | sort -u) -update
+	$(GO) test $$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/internal\/golden/ {print $$1}' | grep -v '/internal/golden$$') -update
 
 ci: lint test

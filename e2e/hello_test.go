@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/golden"
+
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -41,7 +43,7 @@ func helloTurns() []llmtest.Reply {
 // scripted turn.
 func TestHelloCassette(t *testing.T) {
 	cassette := filepath.Join(repoRoot, "examples", "hello", "session.jsonl")
-	if *update {
+	if golden.Update() {
 		srv := newModel(t, helloTurns()...)
 		args := append([]string{}, helloArgs[:len(helloArgs)-2]...)
 		args = append(args, "--record", cassette, "--base-url", srv.URL(), "--out", t.TempDir())

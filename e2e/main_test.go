@@ -16,8 +16,6 @@ import (
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
-var update = flag.Bool("update", false, "regenerate examples/hello/session.jsonl")
-
 // runnerBin is the runner binary built once for all tests.
 var runnerBin string //nolint:gochecknoglobals // set once in TestMain
 

@@ -1,37 +1,12 @@
 package github
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/seed43ef5acb/runner/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
-// golden compares got with testdata/golden/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
-}
 
 func TestGoldenBodies(t *testing.T) {
 	cost := 0.0123
@@ -52,6 +27,6 @@ func TestGoldenBodies(t *testing.T) {
 		{"report-cut.md", FitComment(s.Body(report), 900)},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { golden(t, tt.name, tt.got) })
+		t.Run(tt.name, func(t *testing.T) { golden.Check(t, filepath.Join("testdata", "golden", tt.name), []byte(tt.got)) })
 	}
 }

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed43ef5acb/runner/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -17,8 +18,6 @@ import (
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 func TestUnfinishedToolCallIsAborted(t *testing.T) {
 	t.Parallel()
@@ -134,19 +133,7 @@ func TestSystemPrompt(t *testing.T) {
 			cfg.OutputSchema = json.RawMessage(tc.schema)
 			runTest(t, cfg)
 			got := strings.ReplaceAll(m.reqs()[0].Messages[0].Content, dir, "/WORKTREE")
-			golden := filepath.Join("testdata", "system_"+tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("system prompt differs from %s:\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", "system_"+tc.name+".golden"), []byte(got))
 		})
 	}
 }

@@ -2,13 +2,10 @@ package tools
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // tree writes files (slash paths → content) under a new temp dir.
 func tree(t *testing.T, files map[string]string) string {

@@ -3,11 +3,12 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/internal/golden"
 )
 
 func TestRegistryInfosGolden(t *testing.T) {
@@ -28,19 +29,7 @@ func TestRegistryInfosGolden(t *testing.T) {
 	if !bytes.Equal(first, again) {
 		t.Fatal("Infos differ between registries")
 	}
-	golden := filepath.Join("testdata", "infos.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, append(first, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(append(first, '\n'), want) {
-		t.Errorf("tool infos changed; if intended, run go test ./tools -update\n%s", first)
-	}
+	golden.Check(t, filepath.Join("testdata", "infos.golden.json"), append(first, '\n'))
 	for _, info := range r.Infos() {
 		var s map[string]any
 		if err := json.Unmarshal(info.Parameters, &s); err != nil || s["type"] != "object" {

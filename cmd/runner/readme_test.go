@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"regexp"
@@ -12,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite the generated sections of README.md")
 
 const readmePath = "../../README.md"
 
@@ -44,7 +43,7 @@ func TestReadme(t *testing.T) {
 	if want == readme {
 		return
 	}
-	if *update {
+	if golden.Update() {
 		if err := os.WriteFile(readmePath, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -2,19 +2,17 @@ package llmtest_test
 
 import (
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/golden"
+
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestTurnSSEGolden pins the shape of the builders' bodies: the pipeline
 // scripts cassettes with them, so a change must be deliberate (-update).
@@ -29,19 +27,7 @@ func TestTurnSSEGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got := turn.SSE()
-			path := filepath.Join("testdata", name+".sse")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s differs from the golden file:\n%s", name, got)
-			}
+			golden.Check(t, filepath.Join("testdata", name+".sse"), got)
 		})
 	}
 }

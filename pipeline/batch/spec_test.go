@@ -2,17 +2,16 @@ package batch
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestLoadSpecValid(t *testing.T) {
 	t.Parallel()
@@ -143,20 +142,7 @@ func TestLoadSpecGolden(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	golden := filepath.Join("testdata", "invalid.golden")
-	got := err.Error() + "\n"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("errors differ from %s (-want +got; refresh with -update):\n%s", golden, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", "invalid.golden"), []byte(err.Error()+"\n"))
 }
 
 func TestLooksLikeBatch(t *testing.T) {

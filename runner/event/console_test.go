@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/internal/golden"
 )
 
 // failedRun is a run that ends with a failing check and an error.
@@ -60,7 +63,7 @@ func TestConsoleGolden(t *testing.T) {
 				if o.GitHubActions {
 					checkWorkflowCommands(t, b.String(), "TOKEN123")
 				}
-				golden(t, "console_"+sname+"_"+oname+".txt", b.Bytes())
+				golden.Check(t, filepath.Join("testdata", "console_"+sname+"_"+oname+".txt"), b.Bytes())
 			})
 		}
 	}

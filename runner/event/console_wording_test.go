@@ -2,8 +2,11 @@ package event
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/internal/golden"
 )
 
 // cutRun is a run whose second step is cut by the timeout after a retry
@@ -43,7 +46,7 @@ func TestConsoleCutGolden(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "console_cut_plain.txt", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "console_cut_plain.txt"), b.Bytes())
 	out := b.String()
 	for _, bad := range []string{"retryable: provider error (retryable", "default deny: ", "deny: command", "timeout: the run's timeout", "step 2: error"} {
 		if strings.Contains(out, bad) {

@@ -4,36 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func mustValidator(t testing.TB) *Validator {
 	t.Helper()
@@ -61,7 +39,7 @@ func TestWriterGolden(t *testing.T) {
 	if !strings.HasPrefix(buf.String(), `{"v":1,"seq":1,"time":"2026-01-02T03:04:05.25Z","run_id":"run-1","type":"run.started","task":"fix-tests"`) {
 		t.Errorf("envelope not first or payload not flattened: %.120s", buf.String())
 	}
-	golden(t, "sample.jsonl", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "sample.jsonl"), buf.Bytes())
 }
 
 func TestWriterConcurrentSeq(t *testing.T) {

@@ -5,34 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/seed43ef5acb/runner/runner/event"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs from golden (-want +got):\n%s", name, diff)
-	}
-}
 
 func readRecords(t *testing.T, name string) []event.Record {
 	t.Helper()
@@ -155,7 +138,7 @@ func TestMarkdownGolden(t *testing.T) {
 			if strings.Count(md, "<details>") != strings.Count(md, "</details>") {
 				t.Error("unbalanced <details>")
 			}
-			golden(t, tt.name, []byte(md))
+			golden.Check(t, filepath.Join("testdata", tt.name), []byte(md))
 		})
 	}
 }
@@ -198,7 +181,7 @@ func TestJSONGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, name+".json", b)
+		golden.Check(t, filepath.Join("testdata", name+".json"), b)
 	}
 }
 
