@@ -2,4 +2,7 @@
 // runner binary and run it as a user would, against the llm/llmtest fake
 // model server (or a recorded cassette), on the bundled example and on a
 // real Go module copied from the module cache. It has no non-test code.
+//
+// Imports: nothing (its tests build and run the runner binary, and use
+// llm/llmtest and internal/golden).
 package e2e

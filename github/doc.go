@@ -43,4 +43,7 @@
 // shared/research/github-actions.md (toolkit file-command format, 65,536
 // character comment bodies, 1 MiB step summaries, the collaborator
 // permission API as the only actor gate).
+//
+// Imports: runner/event and go-github, go-git, backoff; it is the only
+// package that imports go-github. pipeline and pipeline/batch sit above it.
 package github

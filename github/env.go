@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -61,7 +62,7 @@ func LoadEnv(environ map[string]string) (*Env, error) {
 		Workspace:   environ["GITHUB_WORKSPACE"],
 		Output:      environ["GITHUB_OUTPUT"],
 		StepSummary: environ["GITHUB_STEP_SUMMARY"],
-		Token:       firstNonEmpty(environ["GITHUB_TOKEN"], environ["GH_TOKEN"]),
+		Token:       cmp.Or(environ["GITHUB_TOKEN"], environ["GH_TOKEN"]),
 	}
 	var err error
 	if e.ServerURL, err = envURL(environ, "GITHUB_SERVER_URL", DefaultServerURL); err != nil {
@@ -98,15 +99,6 @@ func envURL(environ map[string]string, name, def string) (string, error) {
 		return "", fmt.Errorf("%w: %s %q is not an http(s) URL", ErrEnv, name, v)
 	}
 	return strings.TrimRight(v, "/"), nil
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // RunURL is the link to the workflow run,

@@ -2,6 +2,7 @@ package github
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -202,14 +203,14 @@ func (ev *Event) ApplyEnv(e *Env) {
 	if e.Repository != "" {
 		c.Repository, c.Owner, c.Repo = e.Repository, e.Owner, e.Repo
 	}
-	c.SHA = firstNonEmpty(e.SHA, c.SHA)
-	c.Ref = firstNonEmpty(e.Ref, c.Ref)
+	c.SHA = cmp.Or(e.SHA, c.SHA)
+	c.Ref = cmp.Or(e.Ref, c.Ref)
 	if e.Actor != "" && !strings.EqualFold(e.Actor, c.Actor) {
 		c.Actor, c.ActorType = e.Actor, "" // the sender's type is not the actor's
 	}
 	c.RunURL = e.RunURL()
 	if c.HeadRef == "" && c.IsPR {
-		c.HeadRef, c.BaseRef = e.HeadRef, firstNonEmpty(c.BaseRef, e.BaseRef)
+		c.HeadRef, c.BaseRef = e.HeadRef, cmp.Or(c.BaseRef, e.BaseRef)
 	}
 }
 

@@ -2,6 +2,7 @@ package github
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,7 +120,7 @@ func ReadOutcome(r io.Reader) (Outcome, error) {
 func (o Outcome) Markdown() string {
 	icon := map[event.Status]string{event.StatusSuccess: "✅", event.StatusCancelled: "🛑"}[o.Result.Status]
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s runner: %s\n\n", firstNonEmpty(icon, "❌"), o.Result.Status)
+	fmt.Fprintf(&b, "## %s runner: %s\n\n", cmp.Or(icon, "❌"), o.Result.Status)
 	var facts []string
 	if o.Task != "" {
 		facts = append(facts, fmt.Sprintf("task `%s`", o.Task))

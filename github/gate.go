@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -178,7 +179,7 @@ func (p permissionLevel) writes() bool {
 		slices.Contains([]string{"admin", "maintain", "write"}, p.RoleName)
 }
 
-func (p permissionLevel) name() string { return firstNonEmpty(p.RoleName, p.Permission, "no") }
+func (p permissionLevel) name() string { return cmp.Or(p.RoleName, p.Permission, "no") }
 
 // permission reads GET /repos/{owner}/{repo}/collaborators/{user}/permission,
 // the endpoint of Repositories.GetPermissionLevel, decoding role_name too

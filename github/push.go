@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -136,7 +137,7 @@ func commitPatch(repo *git.Repository, o PushOptions) (plumbing.Hash, error) {
 	if when.IsZero() {
 		when = time.Now()
 	}
-	sig := object.Signature{Name: firstNonEmpty(o.AuthorName, "runner"), Email: firstNonEmpty(o.AuthorEmail, "runner@users.noreply.github.com"), When: when}
+	sig := object.Signature{Name: cmp.Or(o.AuthorName, DefaultAuthorName), Email: cmp.Or(o.AuthorEmail, DefaultAuthorEmail), When: when}
 	c := &object.Commit{Author: sig, Committer: sig, Message: o.Message, TreeHash: tree, ParentHashes: []plumbing.Hash{base.Hash}}
 	obj := repo.Storer.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {

@@ -6,6 +6,9 @@
 // tools arrive as definitions (name, description, JSON Schema) and tool calls
 // leave as data. Retrying is the caller's job; this package classifies
 // errors (see Error and ErrorClass).
+//
+// Imports: go-openai and the standard library; nothing of this module (it is
+// the bottom layer).
 package llm
 
 import (

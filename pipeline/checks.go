@@ -110,10 +110,7 @@ func (r *execRun) runCheck(ctx context.Context, c spec.Check) (checkResult, erro
 		timeout = DefaultCheckTimeout
 	}
 	env.BashTimeout, env.MaxBashTimeout, env.MaxOutputBytes = timeout, timeout, checkOutputBytes
-	bash, ok := tools.NewRegistry(tools.Builtins(env)...).Get("bash")
-	if !ok {
-		return checkResult{}, fmt.Errorf("%w: no bash tool", ErrInfra)
-	}
+	bash := tools.NewBash(env)
 	input, err := json.Marshal(tools.BashParams{Command: c.Run})
 	if err != nil {
 		return checkResult{}, fmt.Errorf("%w: check %s: %w", ErrInfra, c.Name, err)

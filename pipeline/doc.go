@@ -4,4 +4,8 @@
 //
 // Exit codes of the CLI come from the typed errors in errors.go (and the
 // spec's ErrInvalidSpec, ErrInputs and ErrRead), mapped by ExitCode.
+//
+// Imports: pipeline/spec, github, runner, runner/report, runner/snapshot,
+// runner/event, tools (and tools/mcp), llm; pipeline/batch and cmd sit above
+// it.
 package pipeline

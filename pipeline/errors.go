@@ -23,14 +23,10 @@ var (
 	ErrTaskFailed = errors.New("task failed")
 	// ErrUsage: the command line is wrong (exit 2).
 	ErrUsage = errors.New("usage error")
-	// ErrProvider: the model provider failed after retries (exit 3).
-	ErrProvider = errors.New("provider error")
 	// ErrInfra: the machinery failed: file system, git, network (exit 3).
 	ErrInfra = errors.New("infrastructure error")
 	// ErrCancelled: the run was cancelled by a signal (exit 130).
 	ErrCancelled = errors.New("cancelled")
-	// ErrNotImplemented: a capability that is not built yet (exit 3).
-	ErrNotImplemented = errors.New("not implemented yet")
 )
 
 // ExitError carries an explicit exit code; it wins over every sentinel.
@@ -55,7 +51,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // ExitCode maps an error to the CLI's exit code: nil → 0; an *ExitError →
 // its Code; cancellation (ErrCancelled, context.Canceled) → 130; provider
-// and infrastructure errors → 3; usage, spec and input errors (spec.ErrInvalidSpec, spec.ErrInputs, spec.ErrRead) → 2; a failed
+// infrastructure errors → 3; usage, spec and input errors (spec.ErrInvalidSpec, spec.ErrInputs, spec.ErrRead) → 2; a failed
 // task (ErrTaskFailed, or a wall-clock limit: context.DeadlineExceeded) → 1.
 // Anything else is an unexpected failure of the machinery → 3.
 func ExitCode(err error) int {
@@ -67,7 +63,7 @@ func ExitCode(err error) int {
 		return exit.Code
 	case errors.Is(err, ErrCancelled), errors.Is(err, context.Canceled):
 		return ExitCancelled
-	case errors.Is(err, ErrProvider), errors.Is(err, ErrInfra), errors.Is(err, ErrNotImplemented):
+	case errors.Is(err, ErrInfra):
 		return ExitInfra
 	case errors.Is(err, ErrUsage), errors.Is(err, spec.ErrInvalidSpec), errors.Is(err, spec.ErrInputs),
 		errors.Is(err, spec.ErrRead):

@@ -22,12 +22,10 @@ func TestExitCode(t *testing.T) {
 		{errors.Join(spec.Errors{{File: "a", Line: 1, Col: 1, Msg: "m"}}, fmt.Errorf("x: %w", ErrUsage)), 2},
 		{fmt.Errorf("inputs: %w", spec.ErrInputs), 2},
 		{fmt.Errorf("load: %w", spec.ErrRead), 2},
-		{fmt.Errorf("stream: %w", ErrProvider), 3},
 		{fmt.Errorf("git: %w", ErrInfra), 3},
-		{ErrNotImplemented, 3},
 		{errors.New("something unexpected"), 3},
 		{fmt.Errorf("step: %w", context.Canceled), 130},
-		{fmt.Errorf("%w: %w", ErrCancelled, ErrProvider), 130},
+		{fmt.Errorf("%w: %w", ErrCancelled, ErrInfra), 130},
 		{&ExitError{Code: 4, Err: ErrUsage}, 4},
 		{fmt.Errorf("wrapped: %w", &ExitError{Code: 1}), 1},
 	}

@@ -42,13 +42,13 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	if err := os.MkdirAll(r.outDir, 0o755); err != nil {
 		return fmt.Errorf("%w: out dir: %w", ErrInfra, err)
 	}
-	r.patchPath = firstNonEmpty(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
+	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
 	r.redactor = event.NewRedactor(r.opts.Environ, append([]string{r.opts.APIKey}, r.mcpSecrets...)...)
 	if r.opts.Events == "-" {
 		r.eventsCopy = &bytes.Buffer{}
 		r.writer = event.NewWriter(io.MultiWriter(r.opts.Stdout, r.eventsCopy), r.runID)
 	} else {
-		r.eventsPath = firstNonEmpty(r.opts.Events, filepath.Join(r.outDir, report.EventsFile))
+		r.eventsPath = cmp.Or(r.opts.Events, filepath.Join(r.outDir, report.EventsFile))
 		if err := os.MkdirAll(filepath.Dir(r.eventsPath), 0o755); err != nil {
 			return fmt.Errorf("%w: events: %w", ErrInfra, err)
 		}
@@ -145,11 +145,7 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 		if code == ExitCancelled {
 			return runStatus{event.StatusCancelled, code, event.ClassCancelled, mainErr.Error()}
 		}
-		class := event.ClassInfra
-		if errors.Is(mainErr, ErrProvider) {
-			class = event.ClassProvider
-		}
-		return runStatus{event.StatusError, ExitInfra, class, mainErr.Error()}
+		return runStatus{event.StatusError, ExitInfra, event.ClassInfra, mainErr.Error()}
 	case r.ranAgent && r.result.Status != event.StatusSuccess:
 		st := runStatus{Status: r.result.Status, Code: statusCode(r.result.Status)}
 		if e := r.result.RunError(); e != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
-	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools"
 )
 
@@ -80,15 +79,12 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	return r.agentError(ctx)
 }
 
-// agentError ends the main stages when the session did not succeed: a
-// cancel is reported as such, any other status is the run's status (the
-// checks are not run).
+// agentError ends the main stages when the run was cancelled during the
+// session; any other status than success is the run's own (decideStatus
+// reports it and the checks stage skips).
 func (r *execRun) agentError(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return errCancelled(ctx)
 	}
-	if r.result.Status == event.StatusSuccess {
-		return nil
-	}
-	return nil // the status is the run's; the checks stage skips
+	return nil // a status other than success is the run's; the checks stage skips
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -68,11 +69,11 @@ func splitKV(kv string) (key, value string, ok bool) { return strings.Cut(kv, "=
 // setupModel resolves the model, the endpoint and the HTTP transport
 // (live, recording or replaying) and builds the provider.
 func (r *execRun) setupModel(ctx context.Context) error {
-	r.modelName = firstNonEmpty(r.opts.Model, r.spec.Model)
+	r.modelName = cmp.Or(r.opts.Model, r.spec.Model)
 	if r.modelName == "" {
 		return fmt.Errorf("%w: no model: set model in the task spec, --model or RUNNER_MODEL", ErrUsage)
 	}
-	r.baseURL = firstNonEmpty(r.opts.BaseURL, DefaultBaseURL)
+	r.baseURL = cmp.Or(r.opts.BaseURL, DefaultBaseURL)
 	key := r.opts.APIKey
 	if key == "" && r.opts.Replay == "" {
 		return fmt.Errorf("%w: OPENAI_API_KEY is not set: set it to talk to %s "+
@@ -195,13 +196,4 @@ func (w windows) ContextWindow(model string) int {
 		return info.ContextWindow
 	}
 	return 0
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -15,7 +16,7 @@ import (
 // the base snapshot) in a temporary directory that is removed at the end.
 // The original is only read.
 func (r *execRun) prepareWorkspace(ctx context.Context) error {
-	repo := firstNonEmpty(r.opts.Repo, ".")
+	repo := cmp.Or(r.opts.Repo, ".")
 	abs, err := filepath.Abs(repo)
 	if err != nil {
 		return fmt.Errorf("%w: --repo %s: %w", ErrUsage, repo, err)

@@ -49,4 +49,7 @@
 // The package declares the small interfaces it consumes (Model, Policy,
 // Snapshotter, Pricer, ContextWindower); llm, tools/permission and
 // runner/snapshot implement them.
+//
+// Imports: runner/event, tools, tools/permission and llm; never pipeline or
+// github.
 package runner

@@ -53,6 +53,20 @@ func Builtins(env Env) []Tool {
 	return ts
 }
 
+// NewBash returns the bash tool alone, unguarded, for commands that come
+// from the spec rather than the model (the pipeline's checks).
+func NewBash(env Env) Tool { return &bashTool{base: newBase(env)} }
+
+// Named returns the tool of ts called name; ok is false when none is.
+func Named(ts []Tool, name string) (Tool, bool) {
+	for _, t := range ts {
+		if t.Info().Name == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
 // GuardAll wraps every tool with Guard.
 func GuardAll(ts []Tool, rs permission.Ruleset, workTree string) []Tool {
 	out := make([]Tool, len(ts))

@@ -32,7 +32,7 @@ func TestGuardBashExternalDirectory(t *testing.T) {
 	}
 	env := Env{WorkTree: wt, Environ: []string{"PATH=/usr/bin:/bin"}}
 	bash := func(rs permission.Ruleset) Tool {
-		tl, _ := NewRegistry(GuardAll(Builtins(env), rs, wt)...).Get("bash")
+		tl, _ := Named(GuardAll(Builtins(env), rs, wt), "bash")
 		return tl
 	}
 	for _, cmd := range []string{

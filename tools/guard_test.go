@@ -29,9 +29,9 @@ func TestGuard(t *testing.T) {
 		{Permission: permission.Bash, Pattern: "echo *", Action: permission.Allow},
 	}
 	env := Env{WorkTree: dir, Environ: []string{"PATH=/usr/bin:/bin"}}
-	guarded := NewRegistry(GuardAll(Builtins(env), rs, dir)...)
+	guarded := GuardAll(Builtins(env), rs, dir)
 	get := func(name string) Tool {
-		tl, ok := guarded.Get(name)
+		tl, ok := Named(guarded, name)
 		if !ok {
 			t.Fatalf("no %s", name)
 		}

@@ -26,7 +26,7 @@ func tree(t *testing.T, files map[string]string) string {
 // tool returns the built-in called name for env.
 func tool(t testing.TB, env Env, name string) Tool {
 	t.Helper()
-	tl, ok := NewRegistry(Builtins(env)...).Get(name)
+	tl, ok := Named(Builtins(env), name)
 	if !ok {
 		t.Fatalf("no tool %q", name)
 	}

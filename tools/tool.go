@@ -1,7 +1,10 @@
 // Package tools holds the agent's built-in tools (read, write, edit, glob,
-// grep, list, bash), their registry and the permission decorator that stands
-// in front of every call. It knows nothing of the runner, the pipeline or
+// grep, list, bash; Builtins, NewBash) and the permission decorator that
+// stands in front of every call (Guard). It knows nothing of the runner, the pipeline or
 // GitHub.
+//
+// Imports: tools/permission, tools/permission/bashcheck, tools/gitignore
+// (and the OS sandbox below it); never runner, pipeline or github.
 package tools
 
 import (

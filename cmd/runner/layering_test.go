@@ -4,19 +4,44 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"go/parser"
+	"go/token"
 	"io"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 const module = "github.com/seed43ef5acb/runner/"
 
-// layers are the module's packages from top to bottom (DESIGN.md): a
+// layers are the module's packages from top to bottom (ARCHITECTURE.md): a
 // package may import packages of its own layer or of lower ones, never of
-// a higher one. A package belongs to the layer of its longest prefix.
+// a higher one. A package belongs to the layer of its longest prefix, so a
+// new package lands in its parent's layer until it is listed here (say
+// tools/sandbox, below tools and above the permission packages).
+// Packages outside every layer (internal/golden, a test helper of all)
+// are not checked.
 func layers() []string {
-	return []string{"cmd", "pipeline", "github", "runner", "runner/snapshot", "runner/event", "tools/mcp", "tools", "tools/permission/bashcheck", "tools/permission", "tools/gitignore", "llm"}
+	return []string{
+		"cmd",
+		"pipeline/batch",  // one task over many repositories
+		"pipeline",        // the stages of one run
+		"pipeline/spec",   // the task spec
+		"github",          // Actions, comments, pull requests
+		"runner/report",   // summaries of event logs
+		"runner",          // the agent loop
+		"runner/snapshot", // work tree snapshots and patches
+		"runner/event",    // the event log
+		"tools/mcp",       // MCP servers' tools
+		"tools",           // the built-in tools
+		"tools/sandbox",   // OS sandbox of the bash tool
+		"tools/permission/bashcheck",
+		"tools/permission", // rules, matching, protected paths
+		"tools/gitignore",  // git's ignore rules
+		"llm",              // the model provider
+	}
 }
 
 func layerOf(pkg string) int {
@@ -29,15 +54,22 @@ func layerOf(pkg string) int {
 	return best
 }
 
-// TestLayering enforces the one-way package dependencies of DESIGN.md on
-// the module's non-test imports: llm knows nothing of tools, runner,
-// pipeline or github; tools nothing of runner, pipeline or github; runner
-// nothing of pipeline or github; nothing imports cmd.
-func TestLayering(t *testing.T) {
+// goPackage is what go list says of one package.
+type goPackage struct {
+	ImportPath string
+	Dir        string
+	Name       string
+	Imports    []string
+	GoFiles    []string
+}
+
+// modulePackages lists the module's packages with go list.
+func modulePackages(t *testing.T) []goPackage {
+	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatalf("the go command is needed to list packages: %v", err)
 	}
-	cmd := exec.CommandContext(t.Context(), "go", "list", "-e", "-json=ImportPath,Imports", "./...")
+	cmd := exec.CommandContext(t.Context(), "go", "list", "-e", "-json=ImportPath,Dir,Name,Imports,GoFiles", "./...")
 	cmd.Dir = "../.."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -45,36 +77,97 @@ func TestLayering(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, stderr.String())
 	}
+	var pkgs []goPackage
 	dec := json.NewDecoder(bytes.NewReader(out))
-	checked := 0
 	for {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
+		var p goPackage
 		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			t.Fatal(err)
 		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// moduleImports are the module packages p imports (relative paths).
+func moduleImports(p goPackage) []string {
+	var out []string
+	for _, imp := range p.Imports {
+		if to, ok := strings.CutPrefix(imp, module); ok {
+			out = append(out, to)
+		}
+	}
+	return out
+}
+
+// TestLayering enforces the one-way package dependencies on the module's
+// non-test imports: batch above pipeline above the spec, github below
+// both, the agent loop below github, the tools below the loop, llm at the
+// bottom; nothing imports cmd.
+func TestLayering(t *testing.T) {
+	checked := 0
+	for _, p := range modulePackages(t) {
 		from := strings.TrimPrefix(p.ImportPath, module)
 		if layerOf(from) < 0 {
 			continue
 		}
 		checked++
-		for _, imp := range p.Imports {
-			to, ok := strings.CutPrefix(imp, module)
-			if !ok || layerOf(to) < 0 {
-				continue
-			}
-			if layerOf(to) < layerOf(from) {
+		for _, to := range moduleImports(p) {
+			if layerOf(to) >= 0 && layerOf(to) < layerOf(from) {
 				t.Errorf("%s imports %s, a higher layer (layers, top to bottom: %v)", from, to, layers())
 			}
 		}
 	}
-	if checked < 5 {
+	if checked < 10 {
 		t.Errorf("checked only %d packages", checked)
 	}
+}
+
+// TestPackageCommentsNameImports: every package's doc comment has an
+// "Imports:" paragraph that names each module package it imports, so the
+// comment says truthfully what the package may use.
+func TestPackageCommentsNameImports(t *testing.T) {
+	for _, p := range modulePackages(t) {
+		rel := strings.TrimPrefix(p.ImportPath, module)
+		if len(p.GoFiles) == 0 {
+			continue // tests only (e2e)
+		}
+		doc := packageDoc(t, p)
+		_, imports, ok := strings.Cut(doc, "Imports:")
+		if !ok {
+			t.Errorf("%s: the package comment has no \"Imports:\" paragraph; add one that says what it may import", rel)
+			continue
+		}
+		for _, to := range moduleImports(p) {
+			if !namesPath(imports, to) {
+				t.Errorf("%s imports %s, which its package comment's \"Imports:\" paragraph does not name: add it there", rel, to)
+			}
+		}
+	}
+}
+
+// packageDoc is the package comment of p's non-test files.
+func packageDoc(t *testing.T, p goPackage) string {
+	t.Helper()
+	fset := token.NewFileSet()
+	var doc strings.Builder
+	for _, name := range p.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Doc != nil {
+			doc.WriteString(f.Doc.Text())
+		}
+	}
+	return doc.String()
+}
+
+// namesPath reports whether text names the package path as a whole word.
+func namesPath(text, path string) bool {
+	return regexp.MustCompile(`(^|[\s,(` + "`" + `])` + regexp.QuoteMeta(path) + `($|[\s,.;:)` + "`" + `])`).MatchString(text)
 }
 
 func TestLayerOf(t *testing.T) {
@@ -83,16 +176,17 @@ func TestLayerOf(t *testing.T) {
 		want string
 	}{
 		{"cmd/runner", "cmd"},
-		{"pipeline/batch", "pipeline"},
-		{"runner/report", "runner"},
+		{"pipeline/batch", "pipeline/batch"},
+		{"pipeline/spec", "pipeline/spec"},
+		{"pipeline/other", "pipeline"},
+		{"runner/report", "runner/report"},
 		{"runner/event", "runner/event"},
 		{"tools/permission", "tools/permission"},
 		{"tools/permission/bashcheck", "tools/permission/bashcheck"},
 		{"tools/permission/permtest", "tools/permission"},
-		{"tools/gitignore", "tools/gitignore"},
-		{"tools/mcp", "tools/mcp"},
+		{"tools/sandbox", "tools/sandbox"},
 		{"llm/llmtest", "llm"},
-		{"internal/deps", ""},
+		{"internal/golden", ""},
 		{"toolsx", ""},
 	}
 	for _, tt := range tests {
@@ -103,5 +197,8 @@ func TestLayerOf(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("layerOf(%q) = %q, want %q", tt.pkg, got, tt.want)
 		}
+	}
+	if !namesPath("Imports: tools and tools/permission.", "tools/permission") || namesPath("Imports: tools/permission/bashcheck.", "tools/permission") {
+		t.Error("namesPath matches parts of paths")
 	}
 }

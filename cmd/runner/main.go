@@ -3,6 +3,10 @@
 // JSONL event log, a patch and a summary. Every command is a struct in this
 // package whose Run method delegates to package pipeline; exit codes come
 // from pipeline.ExitCode.
+//
+// Imports: the layers below it (pipeline/batch, pipeline, pipeline/spec,
+// github, runner/report, runner/event, tools/permission,
+// tools/permission/bashcheck); nothing imports it.
 package main
 
 import (

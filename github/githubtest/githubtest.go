@@ -3,6 +3,9 @@
 // answers one request (or a set number) for a method and path; a request no
 // stub matches fails the test, and so does a stub still unused when the test
 // ends.
+//
+// Imports: go-github and the standard library; tests of any package above
+// github use it.
 package githubtest
 
 import (

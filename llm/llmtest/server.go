@@ -6,6 +6,8 @@
 //
 // It depends on nothing but the standard library, so any package's tests
 // can use it, including the llm package's own external tests.
+//
+// Imports: the standard library only.
 package llmtest
 
 import (

@@ -15,8 +15,12 @@
 // interfaces it calls (Executor, Publisher) and ships one implementation of
 // each: PipelineExecutor runs the task through the pipeline package
 // (executor_pipeline.go) and GitHubPublisher opens pull requests through the
-// github package (publisher_github.go). The batch spec decoder reuses the
-// pipeline's spec errors and strict-decoding helpers. batch may import
-// pipeline and github; pipeline and github must never import batch, and
-// batch never imports cmd (which reads the environment and wires it in).
+// github package (publisher_github.go): the pull request is planned by
+// github.PlanPullRequest, as in `runner exec`. The batch spec is decoded by
+// the task spec's positioned decoder (spec.Decoder) and reports spec.Errors.
+// pipeline and github never import batch, and batch never imports cmd
+// (which reads the environment and wires it in).
+//
+// Imports: pipeline, pipeline/spec, github, runner (its Backoff),
+// runner/event, runner/report; go-git for cloning. Only cmd sits above it.
 package batch

@@ -58,15 +58,15 @@ type Outcome struct {
 }
 
 // Infra reports whether the outcome is an infrastructure failure to retry:
-// its error class is one of event.ClassInfra, ClassProvider (the model
-// provider failed after the runner's own retries), ClassRetryable,
-// ClassFatal or ClassInternal (the agent loop crashed). A run that ended
+// its error class is one of event.ClassInfra, ClassRetryable (a provider
+// error that outlived the runner's own retries), ClassFatal or
+// ClassInternal (the agent loop crashed). A run that ended
 // with status "error" for another reason (event.ClassContextOverflow: the
 // task outgrew the model's context window; event.ClassSpec) is a task
 // failure.
 func (o Outcome) Infra() bool {
 	switch o.ErrorClass {
-	case event.ClassInfra, event.ClassProvider, event.ClassRetryable, event.ClassFatal, event.ClassInternal:
+	case event.ClassInfra, event.ClassRetryable, event.ClassFatal, event.ClassInternal:
 		return true
 	}
 	return false

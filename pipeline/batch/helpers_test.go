@@ -258,7 +258,7 @@ func (f *fakeExec) run(ctx context.Context, job Job) (Outcome, error) {
 		}
 		return f.edit(job, o, h.Sum(nil))
 	case broken:
-		o.Status, o.Error, o.ErrorClass = "error", "503 from provider", event.ClassProvider
+		o.Status, o.Error, o.ErrorClass = "error", "503 from provider", event.ClassRetryable
 		return o, nil
 	case goErrAlways:
 		return Outcome{}, errors.New("crashed")

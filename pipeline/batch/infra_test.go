@@ -28,7 +28,6 @@ func TestResultInfraMapping(t *testing.T) {
 	}{
 		{"provider gave up", `{"status":"error","exit_code":3,"error":{"class":"retryable","message":"gave up after 5 retries: provider error (retryable)"}}`, true, ""},
 		{"provider refused", `{"status":"error","exit_code":3,"error":{"class":"fatal","message":"provider error (fatal): 401"}}`, true, ""},
-		{"pipeline provider", `{"status":"error","exit_code":3,"error":{"class":"provider","message":"x"}}`, true, ""},
 		{"pipeline infra", `{"status":"error","exit_code":3,"error":{"class":"infra","message":"disk full"}}`, true, ""},
 		{"agent crash", `{"status":"error","exit_code":3,"error":{"class":"internal","message":"panic"}}`, true, ""},
 		{"context overflow", `{"status":"error","exit_code":3,"error":{"class":"context-overflow","message":"full"}}`, false, StatusTaskFailed},

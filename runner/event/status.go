@@ -55,9 +55,8 @@ const (
 
 // Error classes the pipeline and batch give a run around the agent loop.
 const (
-	ClassInfra    ErrorClass = "infra"    // file system, git, process crash
-	ClassProvider ErrorClass = "provider" // the model provider failed after the runner's own retries
-	ClassChecks   ErrorClass = "checks"   // the task's checks still fail after the retries
+	ClassInfra  ErrorClass = "infra"  // file system, git, process crash
+	ClassChecks ErrorClass = "checks" // the task's checks still fail after the retries
 	// ClassSpec is a repository whose run could not start because its task
 	// spec or inputs are invalid (exit code 2): a task failure.
 	ClassSpec ErrorClass = "spec"

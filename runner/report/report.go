@@ -3,6 +3,8 @@
 // Build turns the records of one run into a Report; Markdown and JSON
 // render it; WriteOut writes the out/ directory's result.json and
 // summary.md.
+//
+// Imports: runner/event only.
 package report
 
 import (

@@ -19,4 +19,6 @@
 //	st := gitignore.Base(repo, gitignore.LoadConfig(os.Getenv, repo))
 //	st = st.Push(gitignore.ParseFile(data, "sub/")) // sub/.gitignore
 //	if st.Excluded("sub/x.log", false) { … }
+//
+// Imports: the standard library only.
 package gitignore

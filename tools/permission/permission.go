@@ -4,6 +4,8 @@
 // holes), work-tree path resolution and the protection of .git and .env*;
 // bash command lines are judged by the subpackage bashcheck, which imports
 // this one.
+//
+// Imports: doublestar and the standard library; nothing of this module.
 package permission
 
 // Action is what a rule does when it matches.

@@ -53,4 +53,6 @@
 // source, trap, function definitions, a program name that is not static,
 // a shell reading its script from standard input, a parse error, input
 // beyond the analysis bounds. Check's doc lists the decisions in detail.
+//
+// Imports: tools/permission and mvdan.cc/sh.
 package bashcheck

@@ -1,6 +1,9 @@
 // Package permtest holds test helpers shared by tools/permission and its
 // bash analyzer (tools/permission/bashcheck): the work tree the shared
 // permission cases describe, and the loader of those cases (JSON lines).
+//
+// Imports: the standard library only (test helpers of tools/permission and
+// tools/permission/bashcheck).
 package permtest
 
 import (
