@@ -4,9 +4,10 @@
 // package whose Run method delegates to package pipeline; exit codes come
 // from pipeline.ExitCode.
 //
-// Imports: the layers below it (pipeline/batch, pipeline, pipeline/spec,
-// github, runner/report, runner/event, tools/permission,
-// tools/permission/bashcheck); nothing imports it.
+// Imports: the layers below it (pipeline/batch, pipeline/batch/batchreport,
+// pipeline/batch/swebench, pipeline, pipeline/spec, github, runner/report,
+// runner/event, tools/permission, tools/permission/bashcheck); nothing
+// imports it.
 package main
 
 import (

@@ -27,6 +27,9 @@
 // The layers used are the strongest available (Probe), unless the Policy
 // pins them. Main must be the first call of main() in every binary that
 // builds a Sandbox (the runner and test binaries, through TestMain).
+//
+// Imports: the standard library, golang.org/x/sys and go-landlock; nothing
+// of this module (tools sits above it).
 package sandbox
 
 import (

@@ -17,4 +17,6 @@
 // Layering: batchreport sits above pipeline/batch (whose results and
 // manifest it reads) and runner/report (file names); nothing below imports
 // it.
+//
+// Imports: pipeline/batch, runner/event and runner/report.
 package batchreport

@@ -108,7 +108,7 @@ func (g genBatch) result(rng *rand.Rand, i int, repo batch.Repo, shard string) b
 			r.ErrorClass = event.ClassContextOverflow
 		}
 	case batch.StatusInfraFailed:
-		r.Error, r.ErrorClass, r.Attempts = "provider: 503 Service Unavailable after 3 attempts", []event.ErrorClass{event.ClassProvider, event.ClassInfra, event.ClassRetryable}[rng.IntN(3)], 3
+		r.Error, r.ErrorClass, r.Attempts = "provider: 503 Service Unavailable after 3 attempts", []event.ErrorClass{event.ClassFatal, event.ClassInfra, event.ClassRetryable}[rng.IntN(3)], 3
 	case batch.StatusTimeout:
 		r.Error = "the per-repository timeout of 20m elapsed"
 	case batch.StatusBudgetExceeded:

@@ -12,6 +12,8 @@
 // pred["model_patch"] (a string, or null for none) to patch.diff, applied
 // with `git apply --verbose` at the instance's base commit; a prediction
 // whose model_patch is "" or null is not evaluated.
+//
+// Imports: pipeline/batch.
 package swebench
 
 import (
