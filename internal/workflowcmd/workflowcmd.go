@@ -5,6 +5,8 @@
 // early or start another one. It is the one writer of these commands for
 // the whole module (the console, the pipeline and the github package use
 // it), and sits outside the layers because every layer may need it.
+//
+// Imports: the standard library only.
 package workflowcmd
 
 import (

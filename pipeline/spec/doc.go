@@ -9,7 +9,8 @@
 // (pipeline/batch), so that both report problems as file:line:col: message
 // (hint) in an Errors that matches ErrInvalidSpec.
 //
-// Imports: the standard library, yaml.v3, jsonschema, doublestar and
-// tools/permission; nothing else of this module. pipeline and
+// Imports: the standard library, yaml.v3, jsonschema, doublestar,
+// tools/permission and tools/mcp (the mcp: section's server settings);
+// nothing else of this module. pipeline and
 // pipeline/batch sit above it.
 package spec

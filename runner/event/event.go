@@ -10,8 +10,9 @@
 // Writing a run: Redacting(Multi(jsonl, console), redactor) in front of a
 // Writer (NewWriter or Create) and a Console. Reading one back: ReadLog.
 //
-// Imports: jsonschema and the standard library; nothing of this module above
-// tools (it may use the tools packages below it).
+// Imports: jsonschema, the standard library and internal/workflowcmd;
+// nothing of this module above tools (it may use the tools packages below
+// it).
 package event
 
 import (

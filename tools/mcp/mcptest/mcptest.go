@@ -4,6 +4,8 @@
 // (MaybeServe in TestMain) or over streamable HTTP (Handler). What it
 // receives is recorded, so tests can assert on the server side that a
 // denied call never arrived.
+//
+// Imports: the MCP go-sdk and the standard library.
 package mcptest
 
 import (
