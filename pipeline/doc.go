@@ -6,6 +6,6 @@
 // spec's ErrInvalidSpec, ErrInputs and ErrRead), mapped by ExitCode.
 //
 // Imports: pipeline/spec, github, runner, runner/report, runner/snapshot,
-// runner/event, tools, tools/mcp, tools/permission, llm and
+// runner/event, tools, tools/mcp, tools/sandbox, tools/permission, llm and
 // internal/workflowcmd; pipeline/batch and cmd sit above it.
 package pipeline

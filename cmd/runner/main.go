@@ -6,8 +6,8 @@
 //
 // Imports: the layers below it (pipeline/batch, pipeline/batch/batchreport,
 // pipeline/batch/swebench, pipeline, pipeline/spec, github, runner/report,
-// runner/event, tools/permission, tools/permission/bashcheck); nothing
-// imports it.
+// runner/event, tools/sandbox, tools/permission,
+// tools/permission/bashcheck); nothing imports it.
 package main
 
 import (

@@ -10,7 +10,7 @@
 // (hint) in an Errors that matches ErrInvalidSpec.
 //
 // Imports: the standard library, yaml.v3, jsonschema, doublestar,
-// tools/permission and tools/mcp (the mcp: section's server settings);
-// nothing else of this module. pipeline and
-// pipeline/batch sit above it.
+// tools/permission, tools/mcp (the mcp: section's server settings) and
+// tools/sandbox (the sandbox: section); nothing else of this module.
+// pipeline and pipeline/batch sit above it.
 package spec
