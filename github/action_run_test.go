@@ -277,5 +277,8 @@ func TestActionTaskAndPromptConflict(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(r.temp, "exec.json")); err == nil {
 			t.Errorf("%v: the runner ran", in)
 		}
+		if got := r.actionOutputs(); got["status"] != "error" || got["exit-code"] != "2" {
+			t.Errorf("%v: outputs %v, want status error, exit-code 2", in, got)
+		}
 	}
 }

@@ -11,10 +11,11 @@ import (
 
 // Actions is the GitHub side of one `runner exec` inside GitHub Actions:
 // the environment, an API client for it, the event, and the token's
-// identity (resolved on first use). Create it with Setup.
+// identity (resolved on first use). Create it with Setup. Without a token
+// (GITHUB_TOKEN and GH_TOKEN empty) Client is nil: no API call is made.
 type Actions struct {
 	Env    *Env
-	Client *gh.Client
+	Client *gh.Client // nil without a token
 	Event  *Event
 	// Self is the login of the token's identity; SelfLogin fills it.
 	Self string
@@ -33,9 +34,11 @@ func Setup(ctx context.Context, environ map[string]string, httpClient *http.Clie
 	if !env.Actions {
 		return nil, nil
 	}
-	client, err := NewClient(env, httpClient)
-	if err != nil {
-		return nil, err
+	var client *gh.Client
+	if env.Token != "" { // no token, no API call: not even an anonymous one
+		if client, err = NewClient(env, httpClient); err != nil {
+			return nil, err
+		}
 	}
 	ev, err := Load(ctx, env, client)
 	if err != nil {
@@ -44,10 +47,17 @@ func Setup(ctx context.Context, environ map[string]string, httpClient *http.Clie
 	return &Actions{Env: env, Client: client, Event: ev, Self: environ["RUNNER_GITHUB_LOGIN"]}, nil
 }
 
-// SelfLogin returns (and remembers) the token identity's login.
+// HasToken reports whether the API can be called.
+func (a *Actions) HasToken() bool { return a.Client != nil }
+
+// SelfLogin returns (and remembers) the token identity's login;
+// ErrNoToken without a token.
 func (a *Actions) SelfLogin(ctx context.Context) (string, error) {
 	if a.Self != "" {
 		return a.Self, nil
+	}
+	if a.Client == nil {
+		return "", ErrNoToken
 	}
 	self, err := SelfLogin(ctx, a.Client)
 	if err != nil {
@@ -63,6 +73,10 @@ func (a *Actions) SelfLogin(ctx context.Context) (string, error) {
 func (a *Actions) Gate(ctx context.Context, trigger, allowBots string) (Decision, error) {
 	if !gated(a.Event.GitHub.EventName) {
 		return run("event %s is not gated", a.Event.GitHub.EventName), nil
+	}
+	if a.Client == nil { // the actor's write access cannot be checked: fail closed
+		return refuse("no GITHUB_TOKEN to check %s's write access; %s events need one", a.Event.GitHub.Actor,
+			a.Event.GitHub.EventName), nil
 	}
 	self, err := a.SelfLogin(ctx)
 	if err != nil {

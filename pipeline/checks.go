@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"strings"
 	"time"
 
@@ -53,6 +54,7 @@ func (r *execRun) runChecks(ctx context.Context) error {
 		}
 		r.checksErr = fmt.Errorf("check %s failed (attempt %d of %d)", failed[0].check.Name, attempt, r.spec.Retries+1)
 		if attempt > r.spec.Retries {
+			r.annotateChecks(failed)
 			return nil
 		}
 		res, err := r.session.Continue(ctx, r.redactor.Redact(feedback(failed)))
@@ -136,4 +138,13 @@ func feedback(failed []checkResult) string {
 			f.check.Name, f.check.Run, f.exit, strings.TrimRight(f.output, "\n"))
 	}
 	return b.String()
+}
+
+// annotateChecks writes one ::error per check still failing at the end
+// (under GitHub Actions).
+func (r *execRun) annotateChecks(failed []checkResult) {
+	for _, c := range failed {
+		r.annotate(workflowcmd.Annotation{Level: workflowcmd.Error, Title: "runner: check " + c.check.Name,
+			Message: fmt.Sprintf("check %s failed (exit %d): %s", c.check.Name, c.exit, c.check.Run)})
+	}
 }

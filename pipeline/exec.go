@@ -134,13 +134,14 @@ func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
 	if r.opts.Stderr == nil {
 		r.opts.Stderr = io.Discard
 	}
+	r.maskSecrets()
 	if err := runStages(ctx, r.log, r.setupStages()); err != nil {
 		r.closeRecord()
 		r.removeTemp()
 		if notTriggered(err) {
 			return Result{}, nil
 		}
-		return Result{}, err
+		return Result{}, r.setupFailed(err)
 	}
 	mainErr := runStages(ctx, r.log, r.mainStages())
 	err := r.finish(ctx, mainErr)

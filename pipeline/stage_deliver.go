@@ -33,8 +33,11 @@ type deliveryFailure struct {
 // updates the pull request when asked, recording each call as a publish
 // event. A failure is part of the status, not a stage error.
 func (r *execRun) deliver(ctx context.Context, st *runStatus) error {
-	if r.gh == nil {
+	switch {
+	case r.gh == nil:
 		return skip("not running in GitHub Actions")
+	case !r.gh.HasToken():
+		return skip("no token") // said once, at the start
 	}
 	url, err := r.openPullRequest(ctx, st)
 	if url != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/seed43ef5acb/runner/github"
+	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
@@ -46,12 +47,15 @@ func (r *execRun) setupGitHub(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: github: %w", ErrInfra, err)
 	}
+	if !a.HasToken() {
+		r.noTokenWarning()
+	}
 	d, err := a.Gate(ctx, r.getenv("RUNNER_TRIGGER"), r.getenv("RUNNER_ALLOW_BOTS"))
 	if err != nil {
 		return fmt.Errorf("%w: github: trigger gate: %w", ErrInfra, err)
 	}
 	if !d.Run {
-		fmt.Fprintln(r.opts.Stderr, "runner:", d.Reason)
+		r.annotate(workflowcmd.Annotation{Level: workflowcmd.Notice, Title: "runner: not run", Message: d.Reason})
 		if a.Env.Output != "" {
 			if err := github.WriteOutputs(a.Env.Output, d.Outputs()...); err != nil {
 				return fmt.Errorf("%w: github outputs: %w", ErrInfra, err)
@@ -82,6 +86,8 @@ func (r *execRun) startComment(ctx context.Context) error {
 	switch {
 	case r.gh == nil:
 		return skip("not running in GitHub Actions")
+	case !r.gh.HasToken():
+		return skip("no token")
 	case !r.commentWanted():
 		return skip("no comment asked")
 	case r.gh.Event.GitHub.Number == 0:
