@@ -95,8 +95,10 @@ func readOutDir(dir string) (*outDir, error) {
 	}
 	od.latest = batch.Latest(results)
 	shards := map[string]bool{}
+	seen := make(map[string]bool, len(od.latest))
 	for _, r := range results {
-		if !slices.Contains(od.order, r.ID) {
+		if !seen[r.ID] {
+			seen[r.ID] = true
 			od.order = append(od.order, r.ID)
 		}
 		shards[r.Shard] = true

@@ -9,8 +9,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/seed43ef5acb/runner/pipeline/batch"
@@ -59,27 +61,18 @@ func (l *loader) night(ctx context.Context, g []*outDir) (*night, error) {
 		}
 		n.unknown(chosen, sources)
 	} else {
+		seen := map[string]bool{}
 		for _, d := range g {
 			for _, id := range d.order {
-				if !slices.Contains(order, id) {
+				if !seen[id] {
+					seen[id] = true
 					order = append(order, id)
 				}
 			}
 		}
 	}
-	for _, id := range order {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("batch report: %w", err)
-		}
-		p, ok := chosen[id]
-		if !ok {
-			n.repos = append(n.repos, Repo{ID: id, Repo: sources[id], Status: StatusMissing})
-			continue
-		}
-		n.repos = append(n.repos, l.repo(p, n))
-		if p.r.FinishedAt.After(n.FinishedAt) {
-			n.FinishedAt = p.r.FinishedAt
-		}
+	if err := l.readRepos(ctx, n, order, chosen, sources); err != nil {
+		return nil, err
 	}
 	n.Totals, n.Statuses = totals(n.repos)
 	return n, nil
@@ -120,9 +113,54 @@ func (n *night) unknown(chosen map[string]picked, known map[string]string) {
 	}
 }
 
+// readRepos fills n.repos in order: each chosen result read with its dir
+// (several at once: a night of 10,000 repositories is 40,000 files), the
+// others as StatusMissing.
+func (l *loader) readRepos(ctx context.Context, n *night, order []string, chosen map[string]picked, sources map[string]string) error {
+	n.repos = make([]Repo, len(order))
+	problems := make([][]string, len(order))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range max(2, 2*runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				n.repos[i], problems[i] = l.repo(chosen[order[i]])
+			}
+		}()
+	}
+	var err error
+	for i, id := range order {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		p, ok := chosen[id]
+		if !ok {
+			n.repos[i] = Repo{ID: id, Repo: sources[id], Status: StatusMissing}
+			continue
+		}
+		if p.r.FinishedAt.After(n.FinishedAt) {
+			n.FinishedAt = p.r.FinishedAt
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return fmt.Errorf("batch report: %w", err)
+	}
+	for _, ps := range problems {
+		n.problems = append(n.problems, ps...)
+	}
+	return nil
+}
+
 // repo turns a result into a Repo, reading its dir: tokens from
-// result.json, the diffstat from the patch, and which links exist.
-func (l *loader) repo(p picked, n *night) Repo {
+// result.json, the diffstat from the patch, and which links exist; it
+// returns what it had to leave out. Safe for concurrent use.
+func (l *loader) repo(p picked) (Repo, []string) {
+	var problems []string
 	r := p.r
 	out := Repo{
 		ID: r.ID, Repo: r.Repo, Status: r.Status, CostUSD: r.CostUSD, Steps: r.Steps, DurationMS: r.DurationMS,
@@ -130,17 +168,17 @@ func (l *loader) repo(p picked, n *night) Repo {
 		Commit: r.Commit, Shard: r.Shard, PRURL: r.PRURL, PublishError: r.PublishError, Dir: p.dir.path,
 	}
 	if !filepath.IsLocal(filepath.FromSlash(r.ID)) {
-		n.problems = append(n.problems, fmt.Sprintf("%s: the id is not a local path; its files are left out", r.ID))
-		return out
+		problems = append(problems, fmt.Sprintf("%s: the id is not a local path; its files are left out", r.ID))
+		return out, problems
 	}
 	repoDir := filepath.Join(p.dir.path, filepath.FromSlash(r.ID))
 	if tok, ok, err := readTokens(filepath.Join(repoDir, runreport.ResultFile)); err != nil {
-		n.problems = append(n.problems, err.Error())
+		problems = append(problems, err.Error())
 	} else if ok {
 		out.Tokens = tok
 	}
 	if r.PatchPath != "" && !filepath.IsLocal(filepath.FromSlash(r.PatchPath)) {
-		n.problems = append(n.problems, fmt.Sprintf("%s: patch_path %q is not inside the out dir; it is left out", r.ID, r.PatchPath))
+		problems = append(problems, fmt.Sprintf("%s: patch_path %q is not inside the out dir; it is left out", r.ID, r.PatchPath))
 	} else if r.PatchPath != "" {
 		patch := filepath.Join(p.dir.path, filepath.FromSlash(r.PatchPath))
 		data, err := os.ReadFile(patch)
@@ -150,12 +188,12 @@ func (l *loader) repo(p picked, n *night) Repo {
 			out.Additions, out.Deletions = st.Additions, st.Deletions
 			out.Links.Patch = l.link(patch)
 		case !errors.Is(err, fs.ErrNotExist):
-			n.problems = append(n.problems, fmt.Sprintf("%s: %v", patch, err))
+			problems = append(problems, fmt.Sprintf("%s: %v", patch, err))
 		}
 	}
 	out.Links.Summary = l.linkIfExists(filepath.Join(repoDir, runreport.SummaryFile))
 	out.Links.Events = l.linkIfExists(filepath.Join(repoDir, runreport.EventsFile))
-	return out
+	return out, problems
 }
 
 // readTokens reads the token totals of a run.finished record; ok is false
