@@ -63,6 +63,11 @@ func TestBashStepSnapshotIsWatched(t *testing.T) {
 			t.Errorf("patch %d: tracking %q files %v, want %q %v", i, p.Tracking, files, wantHow[i], wantFiles[i])
 		}
 	}
+	for _, r := range validLog(t, data) {
+		if r.Type == "run.started" {
+			t.Logf("run.started: %s", r.Raw)
+		}
+	}
 	if patches[1].Tree != patches[2].Tree {
 		t.Errorf("the watched step's tree %s differs from the final full walk's %s", patches[1].Tree, patches[2].Tree)
 	}
