@@ -22,6 +22,7 @@ import (
 type searcher struct {
 	re   *regexp.Regexp
 	lit  []byte   // every match contains lit; nil when none is known
+	fold bool     // lit is lower-case ASCII matched without case
 	any  [][]byte // else: every match contains one of these; nil when unknown
 	pure bool     // the expression is exactly lit: Contains decides
 }
@@ -37,32 +38,38 @@ func newSearcher(re *regexp.Regexp) *searcher {
 		return s
 	}
 	sre = sre.Simplify()
-	if l := requiredLiteral(sre); len(l) > 0 {
+	if l := requiredLiteral(sre, false); len(l) > 0 {
 		s.lit = l
 		return s
 	}
-	s.any = alternativeLiterals(sre)
+	if s.any = alternativeLiterals(sre); s.any != nil {
+		return s
+	}
+	if l := requiredLiteral(sre, true); len(l) >= 2 {
+		s.lit, s.fold = l, true
+	}
 	return s
 }
 
 // requiredLiteral returns the longest literal found that every match of
-// re contains, or nil. Case-folded literals and U+FFFD (which matches any
-// invalid UTF-8 byte) end a literal.
-func requiredLiteral(re *syntax.Regexp) []byte {
+// re contains, or nil. U+FFFD (which matches any invalid UTF-8 byte) ends
+// a literal. Without fold only case-sensitive literals count; with fold
+// only case-folded ASCII ones, lower-cased (see literalBytes).
+func requiredLiteral(re *syntax.Regexp, fold bool) []byte {
 	switch re.Op {
 	case syntax.OpLiteral:
-		return literalBytes(re)
+		return literalBytes(re, fold)
 	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
+		return requiredLiteral(re.Sub[0], fold)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+			return requiredLiteral(re.Sub[0], fold)
 		}
 	case syntax.OpConcat:
 		var best, run []byte
 		for _, sub := range re.Sub {
 			if sub.Op == syntax.OpLiteral {
-				if b := literalBytes(sub); len(b) > 0 && len(b) == len(string(sub.Rune)) {
+				if b := literalBytes(sub, fold); len(b) > 0 && len(b) == len(string(sub.Rune)) {
 					run = append(run, b...)
 					best = longer(best, run)
 					continue
@@ -70,7 +77,7 @@ func requiredLiteral(re *syntax.Regexp) []byte {
 			}
 			best = longer(best, run)
 			run = nil
-			best = longer(best, requiredLiteral(sub))
+			best = longer(best, requiredLiteral(sub, fold))
 		}
 		return longer(best, run)
 	}
@@ -88,7 +95,7 @@ func alternativeLiterals(re *syntax.Regexp) [][]byte {
 	}
 	var out [][]byte
 	for _, sub := range re.Sub {
-		l := requiredLiteral(sub)
+		l := requiredLiteral(sub, false)
 		if len(l) == 0 {
 			return nil
 		}
@@ -97,10 +104,13 @@ func alternativeLiterals(re *syntax.Regexp) [][]byte {
 	return out
 }
 
-// literalBytes is the UTF-8 of a case-sensitive literal up to its first
-// U+FFFD, or nil for a case-folded one.
-func literalBytes(re *syntax.Regexp) []byte {
-	if re.Flags&syntax.FoldCase != 0 {
+// literalBytes is the UTF-8 of a literal up to its first U+FFFD. Without
+// fold it is nil for a case-folded literal; with fold it is nil for a
+// case-sensitive one and else the lower-cased bytes up to the first rune
+// that is not ASCII or is k or s (which also fold to the Kelvin sign and
+// the long s, so no byte comparison finds every match).
+func literalBytes(re *syntax.Regexp, fold bool) []byte {
+	if (re.Flags&syntax.FoldCase != 0) != fold {
 		return nil
 	}
 	var b []byte
@@ -108,9 +118,74 @@ func literalBytes(re *syntax.Regexp) []byte {
 		if r == utf8.RuneError {
 			break
 		}
+		if fold {
+			if r >= utf8.RuneSelf || r == 'k' || r == 'K' || r == 's' || r == 'S' {
+				break
+			}
+			b = append(b, lowerASCII(byte(r)))
+			continue
+		}
 		b = utf8.AppendRune(b, r)
 	}
 	return b
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// indexFold is bytes.Index for lit (lower-case ASCII) without ASCII case.
+// The candidates are the places of lit's first byte in either case, each
+// found with bytes.IndexByte and each scan resumed where it stopped, so a
+// search reads s at most twice.
+func indexFold(s, lit []byte) int {
+	c := lit[0]
+	u := c
+	if 'a' <= c && c <= 'z' {
+		u = c - 'a' + 'A'
+	}
+	nextC, nextU := -2, -2 // -2: not searched yet; -1: none left
+	for i := 0; i+len(lit) <= len(s); {
+		if nextC != -1 && nextC < i {
+			nextC = indexFrom(s, c, i)
+		}
+		if u == c {
+			nextU = nextC
+		} else if nextU != -1 && nextU < i {
+			nextU = indexFrom(s, u, i)
+		}
+		at := nextC
+		if at < 0 || (nextU >= 0 && nextU < at) {
+			at = nextU
+		}
+		if at < 0 || at+len(lit) > len(s) {
+			return -1
+		}
+		if equalFoldASCII(s[at:at+len(lit)], lit) {
+			return at
+		}
+		i = at + 1
+	}
+	return -1
+}
+
+func indexFrom(s []byte, c byte, from int) int {
+	if j := bytes.IndexByte(s[from:], c); j >= 0 {
+		return from + j
+	}
+	return -1
+}
+
+func equalFoldASCII(s, lower []byte) bool {
+	for i := range lower {
+		if lowerASCII(s[i]) != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func longer(a, b []byte) []byte {
@@ -147,7 +222,12 @@ func (s *searcher) searchLiteral(c []byte, max int) []grepLine {
 	var out []grepLine
 	pos, counted, n := 0, 0, 1
 	for pos < len(c) && len(out) < max {
-		i := bytes.Index(c[pos:], s.lit)
+		var i int
+		if s.fold {
+			i = indexFold(c[pos:], s.lit)
+		} else {
+			i = bytes.Index(c[pos:], s.lit)
+		}
 		if i < 0 {
 			break
 		}

@@ -63,6 +63,7 @@ func benchOps(tree string) []benchOp {
 	return []benchOp{
 		{"grep-full", "grep", GrepParams{Pattern: "zqxj_nomatch"}, []string{"zqxj_nomatch"}},
 		{"grep-regex", "grep", GrepParams{Pattern: `zq[xy]+j\d+`}, []string{`zq[xy]+j\d+`}},
+		{"grep-fold", "grep", GrepParams{Pattern: "(?i)zqxj_nomatch"}, []string{"-i", "zqxj_nomatch"}},
 		{"grep-include", "grep", GrepParams{Pattern: "zqxj_nomatch", Include: "*.go"}, []string{"-g", "*.go", "zqxj_nomatch"}},
 		{"grep-matches", "grep", GrepParams{Pattern: hit}, []string{hit}},
 		{"glob", "glob", GlobParams{Pattern: "**/*.go"}, []string{"--files", "-g", "*.go"}},

@@ -22,7 +22,40 @@ import (
 var grepPatterns = []string{
 	"foobar", "alpha beta", "func", "nomatchanywhere", `func\s+\w+`, `fo+bar`, `(alpha|gamma) x`,
 	`TODO|todo`, `(?i)todo`, `^return`, `nil $`, `x*`, `^$`, "é long", `\x{FFFD}`, `\r`, `beta\r?$`,
-	`[a-c]eta`, `(foo)+bar`, `\bfoo\b`, `ga(mm)a{1}`, `.`,
+	`[a-c]eta`, `(foo)+bar`, `\bfoo\b`, `ga(mm)a{1}`, `.`, `(?i)FOObar`, `(?i)alpha BETA`, `(?i)ta\w+`, `(?i)é LONG`,
+}
+
+// TestIndexFold compares indexFold with a lower-casing bytes.Index on
+// random inputs over a small alphabet (so candidates repeat).
+func TestIndexFold(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	alpha := []byte("aAbB_1")
+	for range 20000 {
+		s := make([]byte, r.IntN(20))
+		for i := range s {
+			s[i] = alpha[r.IntN(len(alpha))]
+		}
+		lit := make([]byte, 1+r.IntN(3))
+		for i := range lit {
+			lit[i] = lowerASCII(alpha[r.IntN(len(alpha))])
+		}
+		if got, want := indexFold(s, lit), bytes.Index(bytes.ToLower(s), lit); got != want {
+			t.Fatalf("indexFold(%q, %q) = %d, want %d", s, lit, got, want)
+		}
+	}
+}
+
+// TestGrepFoldKelvin: (?i)k also matches the Kelvin sign and (?i)s the
+// long s, so the case-folded prefilter must not demand ASCII k or s.
+func TestGrepFoldKelvin(t *testing.T) {
+	t.Parallel()
+	dir := tree(t, map[string]string{"a.txt": "\u212Aelvin\ntaſk\nnone\n"})
+	for pat, want := range map[string]string{`(?i)kelvin`: "a.txt:1: \u212Aelvin", `(?i)task`: "a.txt:2: taſk"} {
+		if res := run(t, tool(t, Env{WorkTree: dir}, "grep"), GrepParams{Pattern: pat}); res.Output != want {
+			t.Errorf("grep %s: %q, want %q", pat, res.Output, want)
+		}
+	}
 }
 
 // TestGrepEngineMatchesPrevious compares grep, glob and list on random
