@@ -65,7 +65,7 @@ func ExitCode(err error) int {
 		return ExitCancelled
 	case errors.Is(err, ErrInfra):
 		return ExitInfra
-	case errors.Is(err, ErrUsage), errors.Is(err, spec.ErrInvalidSpec), errors.Is(err, spec.ErrInputs),
+	case errors.Is(err, ErrUsage), errors.Is(err, ErrHistory), errors.Is(err, spec.ErrInvalidSpec), errors.Is(err, spec.ErrInputs),
 		errors.Is(err, spec.ErrRead):
 		return ExitUsage
 	case errors.Is(err, ErrTaskFailed), errors.Is(err, context.DeadlineExceeded):

@@ -99,6 +99,11 @@ type execRun struct {
 	mcpSecrets []string
 	mcp        *mcp.Set
 
+	// continue stages: the earlier run this one continues (nil: fresh),
+	// and this run's history.jsonl
+	continued *continued
+	history   *historyFile
+
 	// agent and checks stages
 	session    *runner.Session
 	result     runner.Result
@@ -168,6 +173,9 @@ func (r *execRun) setupStages() []Stage {
 	return []Stage{
 		// First: nothing else makes sense with an invalid spec or inputs.
 		stageFunc{"spec", r.loadSpec},
+		// With the spec: a --continue whose history is gone, corrupt or of
+		// another spec is refused before anything is written.
+		stageFunc{"continue", r.loadContinued},
 		// With the spec: a missing ${NAME} or server program is an invalid task.
 		stageFunc{"mcp-config", r.resolveMCP},
 		// Before touching the disk: fail fast on a missing key or cassette.
@@ -190,8 +198,13 @@ func (r *execRun) mainStages() []Stage {
 		stageFunc{"snapshot", r.baseSnapshot},
 		// With the base: what .git and the submodules held before any command.
 		stageFunc{"tripwire", r.armTripwire},
+		// With the snapshot: a continued run's work tree must be the one
+		// the earlier run left, and its base becomes this run's.
+		stageFunc{"continue", r.checkContinued},
 		// run.started names the base tree, so it follows the snapshot.
 		stageFunc{"started", r.emitStarted},
+		// Before the agent: the conversation is recorded from its first message.
+		stageFunc{"history", r.openHistory},
 		// Once the run is under way: the sticky comment says it started.
 		stageFunc{"comment", r.startComment},
 		// Before the agent: it is offered the servers' tools from the first step.

@@ -53,6 +53,16 @@ type ExecOptions struct {
 	Replay string
 	// Quiet turns off progress on Stderr (--quiet).
 	Quiet bool
+	// Continue is the out dir of an earlier run whose conversation this run
+	// continues (--continue); "" starts fresh.
+	Continue string
+	// Prompt replaces the spec's rendered prompt as the run's user message
+	// (--prompt, --prompt-file); "" keeps the spec's.
+	Prompt string
+	// Force continues even when the spec changed, the work tree diverged
+	// from the earlier run's last snapshot, or its base tree is gone
+	// (--force); each override is recorded in run.started.
+	Force bool
 
 	// APIKey is the provider key, from env OPENAI_API_KEY only (never a flag).
 	APIKey string
@@ -79,6 +89,8 @@ func (o ExecOptions) Validate() error {
 	case o.MaxCostUSD < 0:
 		return fmt.Errorf("%w: max cost %v: give a positive budget in USD (0 keeps the spec's limits.max_cost_usd)",
 			ErrUsage, o.MaxCostUSD)
+	case o.Force && o.Continue == "":
+		return fmt.Errorf("%w: --force only applies to --continue", ErrUsage)
 	case o.Record != "" && o.Replay != "":
 		return fmt.Errorf("%w: --record and --replay cannot be used together", ErrUsage)
 	}

@@ -102,7 +102,8 @@ func (r *execRun) emitStarted(_ context.Context) error {
 			Timeout: durationString(l.Timeout), ToolTimeout: durationString(l.ToolTimeout),
 			MaxDenials: l.MaxDenials,
 		},
-		Sandbox: r.sandboxInfo(),
+		Sandbox:   r.sandboxInfo(),
+		Continues: r.continuedEvent(),
 	})
 }
 
@@ -144,6 +145,9 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 		code := ExitCode(mainErr)
 		if code == ExitCancelled {
 			return runStatus{event.StatusCancelled, code, event.ClassCancelled, mainErr.Error()}
+		}
+		if code == ExitUsage {
+			return runStatus{event.StatusError, code, event.ClassUsage, mainErr.Error()}
 		}
 		return runStatus{event.StatusError, ExitInfra, event.ClassInfra, mainErr.Error()}
 	case r.ranAgent && r.result.Status != event.StatusSuccess:
@@ -306,6 +310,7 @@ func sameFile(a, b string) bool {
 
 // closeAll releases what the run holds, once the outputs are written.
 func (r *execRun) closeAll() {
+	r.closeHistory()
 	_ = r.closeSinks()
 	if r.store != nil {
 		_ = r.store.Close()

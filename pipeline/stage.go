@@ -82,7 +82,7 @@ func runStage(ctx context.Context, log *slog.Logger, s Stage) (err error) {
 // userFacing reports errors that already say what is wrong and where
 // (file:line:col for specs) and are printed as they are.
 func userFacing(err error) bool {
-	return errors.Is(err, ErrUsage) || errors.Is(err, spec.ErrInvalidSpec) || errors.Is(err, spec.ErrInputs) ||
+	return errors.Is(err, ErrUsage) || errors.Is(err, ErrHistory) || errors.Is(err, spec.ErrInvalidSpec) || errors.Is(err, spec.ErrInputs) ||
 		errors.Is(err, spec.ErrRead)
 }
 

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -61,16 +62,23 @@ func (r *execRun) runAgent(ctx context.Context) error {
 			return fmt.Errorf("%w: output schema: %w", spec.ErrInvalidSpec, err)
 		}
 	}
-	r.session = runner.NewSession(runner.Config{
+	cfg := runner.Config{
 		Model: r.model, ModelName: r.modelName,
-		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: r.prompt,
+		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: cmp.Or(r.opts.Prompt, r.prompt),
 		Tools:  tools.GuardAll(append(tools.Builtins(r.toolEnv()), r.mcpTools()...), rules, r.workTree),
 		Policy: rules, Sink: r.sink,
-		Snapshotter: stepSnapshots{store: r.store, base: r.base},
+		Snapshotter: stepSnapshots{store: r.store, base: r.base, history: r.history},
 		Pricer:      r.catalog, Windows: windows{r.catalog},
 		Limits: r.limits(), OutputSchema: schema, Backoff: r.opts.Backoff,
 		Logger: r.log,
-	})
+	}
+	if r.history != nil {
+		cfg.History = r.history
+	}
+	if c := r.continued; c != nil {
+		cfg.Resume = &c.history.transcript
+	}
+	r.session = runner.NewSession(cfg)
 	res, err := r.session.Run(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: agent: %w", ErrInfra, err)

@@ -42,7 +42,10 @@ func (r *execRun) baseSnapshot(ctx context.Context) error {
 // work-tree-relative slash paths.
 func (r *execRun) excludes() []string {
 	var out []string
-	for _, p := range []string{r.outDir, r.eventsPath, r.patchPath, r.opts.Record} {
+	if c := r.continued; c != nil {
+		out = append(out, c.history.header.Excludes...) // the earlier runs' out dirs
+	}
+	for _, p := range []string{r.outDir, r.eventsPath, r.patchPath, r.opts.Record, r.opts.Continue} {
 		if p == "" {
 			continue
 		}
@@ -93,6 +96,12 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
 	}
 	r.files = files
+	if r.history != nil {
+		_ = r.history.tree(string(tree), true)
+	}
+	if err := r.writeRunPatch(ctx, tree); err != nil {
+		return err
+	}
 	p := patchEvent(nil, tree, files)
 	p.Tracking = "full (final snapshot)"
 	return r.emit(p)
@@ -124,8 +133,9 @@ func eventFiles(files []snapshot.FileChange) []event.FileChange {
 // step that changed files it records the tree (only the touched paths when
 // they are known) and diffs it against the base tree.
 type stepSnapshots struct {
-	store *snapshot.Store
-	base  snapshot.Tree
+	store   *snapshot.Store
+	base    snapshot.Tree
+	history *historyFile // records each step's tree; nil keeps none
 }
 
 // Track implements runner.Snapshotter. After a step whose commands may
@@ -144,6 +154,9 @@ func (s stepSnapshots) Track(ctx context.Context, touched []string, all bool) (r
 	}
 	if err != nil {
 		return runner.StepSnapshot{}, fmt.Errorf("snapshot: %w", err)
+	}
+	if s.history != nil {
+		_ = s.history.tree(string(tree), false) // the history logs its own failures
 	}
 	files, err := s.store.Diff(ctx, s.base, tree)
 	if err != nil {

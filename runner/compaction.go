@@ -57,6 +57,7 @@ func (s *Session) compact(ctx context.Context, reason string) (outcome, bool) {
 	}
 	s.compactions++
 	s.msgs, s.wire = nil, nil
+	s.recordHistory(HistoryRecord{Kind: HistoryReset, Step: s.step, Reason: reason})
 	s.appendMessage(userMessage(s.cfg.Prompt + compactedTaskHeader + summary + compactedTaskFooter))
 	s.lastUsage = nil
 	s.recent = nil

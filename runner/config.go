@@ -110,6 +110,14 @@ type Config struct {
 	// trigger compaction).
 	Windows ContextWindower
 
+	// History, when set, receives the wire history as it changes (see
+	// History); nil keeps none.
+	History History
+	// Resume, when set, continues an earlier conversation: its system
+	// prompt is used verbatim (so the provider's prompt cache still holds
+	// the prefix) and its messages come before Prompt.
+	Resume *Transcript
+
 	Limits Limits
 	// OutputSchema, when set, is the JSON Schema (an object schema) of the
 	// run's structured output, offered as the StructuredOutput tool.

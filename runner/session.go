@@ -78,6 +78,7 @@ type Session struct {
 	failures    int // consecutive failed attempts of the current step
 	final       string
 	emitErr     bool
+	historyErr  bool
 }
 
 // outcome is how a Run or Continue ended.
@@ -157,6 +158,14 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 		s.deadline = time.Now().Add(s.cfg.Limits.Timeout)
 	}
 	s.system = buildSystemPrompt(s.cfg, s.cfg.Now(), s.defs)
+	if rt := s.cfg.Resume; rt != nil {
+		s.system = rt.System
+	}
+	s.recordHistory(HistoryRecord{Kind: HistorySystem, System: s.system})
+	if rt := s.cfg.Resume; rt != nil && len(rt.Messages) > 0 {
+		s.wire = append(s.wire, rt.Messages...)
+		s.recordHistory(HistoryRecord{Kind: HistoryMessages, Messages: rt.Messages})
+	}
 	s.appendMessage(userMessage(s.cfg.Prompt))
 	return s.drive(ctx), nil
 }
@@ -224,7 +233,11 @@ func (s *Session) result(o outcome) Result {
 // appendMessage adds a committed message to the history and its wire form.
 func (s *Session) appendMessage(m *Message) {
 	s.msgs = append(s.msgs, m)
-	s.wire = append(s.wire, m.wire()...)
+	w := m.wire()
+	s.wire = append(s.wire, w...)
+	if len(w) > 0 {
+		s.recordHistory(HistoryRecord{Kind: HistoryMessages, Step: s.step, Messages: w})
+	}
 }
 
 // emit sends an event; a sink error (or panic) is logged once and the run

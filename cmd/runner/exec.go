@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/seed43ef5acb/runner/pipeline"
@@ -24,11 +28,20 @@ type ExecCmd struct {
 	Record   string        `help:"Record the model session to a cassette FILE." placeholder:"FILE" xor:"cassette"`
 	Replay   string        `help:"Answer model calls from a cassette FILE, with no network." placeholder:"FILE" xor:"cassette"`
 	Quiet    bool          `help:"Print no progress on stderr."`
+
+	Continue   string `help:"Continue the conversation of the run in DIR (its out dir), against the work tree as that run left it." placeholder:"DIR"`
+	Prompt     string `help:"The user message for this run, instead of the spec's prompt (with --continue: the next message)." placeholder:"TEXT" xor:"prompt"`
+	PromptFile string `name:"prompt-file" help:"Read the user message from FILE (- for stdin)." placeholder:"FILE" xor:"prompt" type:"path"`
+	Force      bool   `help:"With --continue: go on even when the spec changed, the work tree diverged or the run's base tree is gone."`
 }
 
 // Run builds the exec options and runs the task.
 func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ) error {
 	inputs, err := pipeline.ParseInputs(c.Set)
+	if err != nil {
+		return err
+	}
+	prompt, err := c.prompt(streams)
 	if err != nil {
 		return err
 	}
@@ -47,10 +60,34 @@ func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ) error {
 		Record:   c.Record,
 		Replay:   c.Replay,
 		Quiet:    c.Quiet,
+		Continue: c.Continue,
+		Prompt:   prompt,
+		Force:    c.Force,
 		APIKey:   env.Get("OPENAI_API_KEY"),
 		Environ:  env,
 		Stdout:   streams.Stdout,
 		Stderr:   streams.Stderr,
 	})
 	return err
+}
+
+// prompt is the --prompt text or the --prompt-file contents ("" for none).
+func (c *ExecCmd) prompt(streams Streams) (string, error) {
+	if c.PromptFile == "" {
+		return c.Prompt, nil
+	}
+	var data []byte
+	var err error
+	if c.PromptFile == "-" {
+		data, err = io.ReadAll(streams.Stdin)
+	} else {
+		data, err = os.ReadFile(c.PromptFile)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: --prompt-file: %w", pipeline.ErrUsage, err)
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return "", fmt.Errorf("%w: --prompt-file %s is empty: give the message the agent should work on", pipeline.ErrUsage, c.PromptFile)
+	}
+	return string(data), nil
 }

@@ -85,6 +85,9 @@ type RunStarted struct {
 	// Sandbox is the OS sandbox of bash and the checks (absent in logs
 	// written before it existed).
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// Continues names the run this one continues (runner exec --continue);
+	// nil for a fresh run.
+	Continues *Continued `json:"continues,omitempty"`
 }
 
 // Sandbox records how commands were contained: the spec's mode (auto,
@@ -96,6 +99,16 @@ type Sandbox struct {
 	Layers   []string `json:"layers"`
 	Writable []string `json:"writable,omitempty"`
 	Network  bool     `json:"network,omitempty"`
+}
+
+// Continued names an earlier run whose conversation a run continues: its
+// run id and out dir (as given to --continue), and the base tree of the
+// whole chain, which the continued run's changes.patch is taken against.
+type Continued struct {
+	RunID  string `json:"run_id"`
+	Dir    string `json:"dir"`
+	Steps  int    `json:"steps"`
+	Forced bool   `json:"forced,omitempty"`
 }
 
 // StepStarted marks the start of a model step (1-based).

@@ -65,6 +65,10 @@ const (
 	ClassDelivery ErrorClass = "delivery"
 	// ClassViolation is a run stopped by a post-run gate (StatusViolation).
 	ClassViolation ErrorClass = "violation"
+	// ClassUsage is a run refused after its out dir existed because the
+	// command line does not fit the work tree, such as a --continue whose
+	// work tree diverged (exit code 2).
+	ClassUsage ErrorClass = "usage"
 )
 
 // ChangeStatus is how a file changed: the "status" of a patch's file.

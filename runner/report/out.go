@@ -19,6 +19,8 @@ const (
 	PatchFile   = "changes.patch" // the final patch (unified diff)
 	ResultFile  = "result.json"   // the run.finished line, envelope included
 	SummaryFile = "summary.md"    // the Markdown report
+	HistoryFile = "history.jsonl" // the conversation the model saw (runner exec --continue)
+	RunPatch    = "run.patch"     // a continued run's own steps only (changes.patch is the whole chain)
 )
 
 // WriteResult writes dir/result.json: the run.finished line object as

@@ -1,0 +1,130 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/snapshot"
+)
+
+// continued is what a run that continues an earlier one (--continue)
+// knows of it.
+type continued struct {
+	dir     string
+	history *history
+	forced  bool
+	runBase snapshot.Tree // the work tree when this run started: run.patch's base
+}
+
+// loadContinued reads the earlier run's history (setup: a missing or
+// corrupt history, or a different spec, is refused before anything is
+// written).
+func (r *execRun) loadContinued(_ context.Context) error {
+	if r.opts.Continue == "" {
+		return skip("a fresh run")
+	}
+	h, err := readHistory(filepath.Join(r.opts.Continue, report.HistoryFile))
+	if err != nil {
+		return err
+	}
+	c := &continued{dir: r.opts.Continue, history: h}
+	if h.header.SpecSHA256 != r.specSHA {
+		if !r.opts.Force {
+			return fmt.Errorf("%w: run %s was made from a different task spec (sha256 %.12s…, %s is %.12s…): continue with the spec it ran, or give --force to go on with this one",
+				ErrHistory, h.header.RunID, h.header.SpecSHA256, r.opts.Task, r.specSHA)
+		}
+		c.forced = true
+	}
+	r.continued = c
+	return nil
+}
+
+// checkContinued compares the work tree with the earlier run's last
+// snapshot and takes the earlier run's base tree as this run's, so the
+// patch is the whole conversation's change (main stage, after the
+// snapshot: it needs the store).
+func (r *execRun) checkContinued(ctx context.Context) error {
+	c := r.continued
+	if c == nil {
+		return skip("a fresh run")
+	}
+	h := c.history
+	want := snapshot.Tree(cmp.Or(h.lastTree, h.header.BaseTree))
+	if want != r.base {
+		if !r.opts.Force {
+			return fmt.Errorf("%w: the work tree changed since run %s ended (its last snapshot is tree %.12s…, the work tree is now %.12s…): continue in the tree the run left, or give --force to take the tree as it is",
+				ErrHistory, h.header.RunID, want, r.base)
+		}
+		c.forced = true
+	}
+	old := snapshot.Tree(h.header.BaseTree)
+	if _, err := r.store.Diff(ctx, old, r.base); err != nil {
+		if !r.opts.Force {
+			return fmt.Errorf("%w: the base tree %.12s… of run %s is not in this work tree's snapshot store (%v): continue on the machine and in the directory the run used, or give --force to take the work tree as the new base",
+				ErrHistory, old, h.header.RunID, err)
+		}
+		c.forced = true
+		fmt.Fprintf(r.opts.Stderr, "runner: warning: run %s's base tree is gone; changes.patch holds this run's changes only\n", h.header.RunID)
+		c.runBase = r.base
+		return nil
+	}
+	c.runBase, r.base = r.base, old
+	return nil
+}
+
+// openHistory creates this run's history.jsonl (after run.started: the
+// header names the base tree).
+func (r *execRun) openHistory(_ context.Context) error {
+	header := historyLine{RunID: r.runID, Task: r.spec.Name, SpecSHA256: r.specSHA,
+		BaseTree: string(r.base), Model: r.modelName, Excludes: r.excludes()}
+	if c := r.continued; c != nil {
+		header.Continues = c.history.header.RunID
+	}
+	h, err := createHistory(filepath.Join(r.outDir, report.HistoryFile), header, r.redactor)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInfra, err)
+	}
+	r.history = h
+	return nil
+}
+
+// continuedEvent is run.started's continues field, nil for a fresh run.
+func (r *execRun) continuedEvent() *event.Continued {
+	c := r.continued
+	if c == nil {
+		return nil
+	}
+	return &event.Continued{RunID: c.history.header.RunID, Dir: c.dir,
+		Steps: c.history.transcript.Steps, Forced: c.forced}
+}
+
+// writeRunPatch writes run.patch, a continued run's own change (from the
+// tree it started on to tree), beside changes.patch.
+func (r *execRun) writeRunPatch(ctx context.Context, tree snapshot.Tree) error {
+	c := r.continued
+	if c == nil || c.runBase == "" {
+		return nil
+	}
+	f, err := os.Create(filepath.Join(r.outDir, report.RunPatch))
+	if err != nil {
+		return fmt.Errorf("%w: run patch: %w", ErrInfra, err)
+	}
+	defer f.Close()
+	if _, err := r.store.Patch(ctx, c.runBase, tree, f); err != nil {
+		return fmt.Errorf("%w: run patch: %w", ErrInfra, err)
+	}
+	return f.Sync()
+}
+
+// closeHistory closes history.jsonl.
+func (r *execRun) closeHistory() {
+	if r.history != nil {
+		_ = r.history.Close()
+		r.history = nil
+	}
+}
