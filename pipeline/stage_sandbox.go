@@ -43,7 +43,7 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 	if err != nil {
 		return err
 	}
-	pol.Hidden = protectedEnvFiles(r.workTree, rules)
+	pol.Hidden = append(protectedEnvFiles(r.workTree, rules), sandbox.HostSockets()...)
 	if home := r.getenv("HOME"); filepath.IsAbs(home) {
 		pol.Hidden = append(pol.Hidden, sandbox.HomeSecrets(home)...)
 	}

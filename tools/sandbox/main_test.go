@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"testing"
@@ -14,6 +15,22 @@ import (
 // fakeRunnerEnv holds a fakeRunner (JSON): the test binary then plays the
 // runner, in a process of its own whose environment holds secrets.
 const fakeRunnerEnv = "SANDBOX_TEST_FAKE_RUNNER"
+
+// dialUnixEnv names a unix socket the test binary connects to (exit 0 when
+// it could, 1 when not): an attack on a daemon's socket.
+const dialUnixEnv = "SANDBOX_TEST_DIAL_UNIX"
+
+func dialUnix(path string) int {
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		fmt.Println("dial:", err)
+		return 1
+	}
+	_, _ = c.Write([]byte("pwned"))
+	c.Close()
+	fmt.Println("connected")
+	return 0
+}
 
 // fakeRunner is one sandboxed command run by the fake runner.
 type fakeRunner struct {
@@ -27,6 +44,9 @@ func TestMain(m *testing.M) {
 	sandbox.Main()
 	if conf := os.Getenv(fakeRunnerEnv); conf != "" {
 		os.Exit(runFake(conf))
+	}
+	if path := os.Getenv(dialUnixEnv); path != "" {
+		os.Exit(dialUnix(path))
 	}
 	os.Exit(m.Run())
 }

@@ -204,3 +204,14 @@ func HomeSecrets(home string) []string {
 	}
 	return out
 }
+
+// HostSockets are the unix sockets of the machine's daemons that the
+// sandbox hides by default: connecting to the container engine's socket
+// is root on the host, and the system bus and init reach services. With
+// namespaces an empty file covers them; Landlock below ABI 9 cannot stop
+// connect(2) to a path socket.
+func HostSockets() []string {
+	return []string{"/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock",
+		"/run/podman/podman.sock", "/run/crio/crio.sock", "/run/dbus/system_bus_socket",
+		"/var/run/dbus/system_bus_socket", "/run/systemd/private", "/run/snapd.socket"}
+}
