@@ -71,7 +71,10 @@ type execRun struct {
 	repo     string           // the user's work tree (absolute)
 	workTree string           // where the agent works: repo, or its copy with --isolate
 	sandbox  *sandbox.Sandbox // contains bash and the checks (sandbox stage)
-	writable []string         // the holes sandbox.writable opened, expanded
+	// sandboxPolicy is sandbox's policy, the base of each MCP stdio
+	// server's own sandbox
+	sandboxPolicy sandbox.Policy
+	writable      []string // the holes sandbox.writable opened, expanded
 	// tripwire stage and gates stage
 	tripwire   *tripwire
 	violations []event.GateFailed
@@ -98,6 +101,8 @@ type execRun struct {
 	mcpServers []mcp.Server
 	mcpSecrets []string
 	mcp        *mcp.Set
+	// mcpSandboxes hold the stdio servers, by server name
+	mcpSandboxes map[string]*sandbox.Sandbox
 
 	// continue stages: the earlier run this one continues (nil: fresh),
 	// and this run's history.jsonl

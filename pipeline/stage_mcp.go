@@ -14,6 +14,7 @@ import (
 	"github.com/seed43ef5acb/runner/tools"
 	"github.com/seed43ef5acb/runner/tools/mcp"
 	"github.com/seed43ef5acb/runner/tools/permission"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // mcpStderrDir is the out dir's subdirectory for MCP stdio servers'
@@ -125,6 +126,9 @@ func (r *execRun) startMCP(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := r.mcpSandbox(); err != nil {
+		return err
+	}
 	set, err := mcp.Start(ctx, mcp.Options{
 		Servers:   r.mcpServers,
 		Offer:     func(server, tool string) bool { return rules.Evaluate(permission.MCP, server+"/"+tool).Allowed },
@@ -148,10 +152,51 @@ func (r *execRun) startMCP(ctx context.Context) error {
 	return fmt.Errorf("%w: %w", spec.ErrInvalidSpec, err)
 }
 
-// mcpCommand makes a stdio server's process. It is the one place to put
-// the servers in the sandbox.
+// mcpSandbox builds each stdio server's sandbox: the task's (its mode,
+// the work tree, what it hides) with the server's own holes instead of the
+// task's. Without a layer (mode auto on a machine without one) stdio
+// servers are refused like bash.
+func (r *execRun) mcpSandbox() error {
+	r.mcpSandboxes = map[string]*sandbox.Sandbox{}
+	for _, srv := range r.mcpServers {
+		if len(srv.Command) == 0 {
+			continue
+		}
+		sec := r.spec.MCP.Servers[srv.Name].Sandbox
+		pol := r.sandboxPolicy
+		pol.WorkTree, pol.Writable, pol.Network = r.workTree, nil, sec.Network
+		for _, w := range sec.Writable {
+			p, err := spec.ExpandPath(w, r.getenv)
+			if errors.Is(err, spec.ErrUnset) {
+				fmt.Fprintf(r.opts.Stderr, "runner: mcp.servers.%s: %v: that hole is not opened\n", srv.Name, err)
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("%w: mcp.servers.%s: %w", ErrUsage, srv.Name, err)
+			}
+			pol.Writable = append(pol.Writable, p)
+		}
+		sb, err := sandbox.New(pol)
+		if err == nil {
+			err = sb.Err()
+		}
+		if err != nil {
+			return fmt.Errorf("%w: MCP stdio server %q cannot run: %w", ErrUsage, srv.Name, err)
+		}
+		r.mcpSandboxes[srv.Name] = sb
+	}
+	return nil
+}
+
+// mcpCommand makes a stdio server's process inside its sandbox; with
+// sandbox.mode off, a plain process group that the kernel kills with the
+// runner.
 func (r *execRun) mcpCommand(ctx context.Context, server string, argv, env []string, dir string) (*exec.Cmd, error) {
-	return mcp.DirectCommand(ctx, server, argv, env, dir)
+	sb := r.mcpSandboxes[server]
+	if sb == nil || sb.Mode() == sandbox.ModeOff {
+		return mcp.DirectCommand(ctx, server, argv, env, dir)
+	}
+	return sb.Command(ctx, argv, dir, env)
 }
 
 // mcpTools are the offered MCP tools (none without servers).
@@ -167,6 +212,10 @@ func (r *execRun) mcpTools() []tools.Tool {
 func (r *execRun) stopMCP() {
 	r.mcp.Close()
 	r.mcp = nil
+	for _, sb := range r.mcpSandboxes {
+		_ = sb.Close()
+	}
+	r.mcpSandboxes = nil
 }
 
 func sortedKeys(m map[string]string) []string {

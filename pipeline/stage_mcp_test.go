@@ -103,7 +103,7 @@ func TestExecWithMCPServers(t *testing.T) {
 	}
 	for tool, want := range map[string]string{
 		"mcp__local__echo":    "tool.completed local/echo echo: hi",
-		"mcp__local__env":     "tool.completed local/env MCPTEST_LOG=",
+		"mcp__local__env":     "tool.completed local/env ",
 		"mcp__remote__echo":   "tool.completed remote/echo echo: there",
 		"mcp__remote__denied": `tool.failed  unknown tool "mcp__remote__denied"`,
 	} {
@@ -111,7 +111,10 @@ func TestExecWithMCPServers(t *testing.T) {
 			t.Errorf("%s: %q, want it to start with %q", tool, got[tool], want)
 		}
 	}
-	if !strings.Contains(got["mcp__local__env"], "PLAIN="+event.Redacted) {
+	// Its environment: the spec's env, PATH, and the sandbox's own HOME,
+	// TMPDIR and git config; nothing else of the runner's.
+	if !strings.Contains(got["mcp__local__env"], "PLAIN="+event.Redacted) || !strings.Contains(got["mcp__local__env"], "HOME=/tmp/runner-sandbox-") ||
+		strings.Contains(got["mcp__local__env"], "REMOTE_TOKEN") {
 		t.Errorf("env output: %q", got["mcp__local__env"])
 	}
 	for _, f := range []string{"events.jsonl", "summary.md", "result.json", "mcp/local.stderr"} {

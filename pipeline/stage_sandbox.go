@@ -51,7 +51,7 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	r.sandbox = sb
+	r.sandbox, r.sandboxPolicy = sb, pol
 	if pol.Mode == sandbox.ModeOff {
 		fmt.Fprintln(r.opts.Stderr, "runner: WARNING: sandbox.mode is off: bash and the checks run unsandboxed, with the runner's file system and network access")
 	}

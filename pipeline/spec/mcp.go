@@ -30,6 +30,11 @@ type MCPServer struct {
 	Headers map[string]string // "headers": sent with every request (HTTP only)
 	Env     map[string]string // "env": a stdio server's whole environment
 	Timeout time.Duration     // "timeout": per call, and for start-up (0: 30s)
+	// Sandbox ("sandbox") opens a stdio server's own holes in the task's
+	// sandbox: writable paths and the network (its Mode is always empty:
+	// the task's sandbox.mode applies). A server gets none of the holes of
+	// the task's sandbox section.
+	Sandbox Sandbox
 }
 
 var (
@@ -100,9 +105,13 @@ func (d *Decoder) mcpServer(path string, n *yaml.Node) MCPServer {
 			s.Env = d.refMap(p, n, identPattern, "a variable name such as GITHUB_TOKEN")
 		},
 		"timeout": func(p string, n *yaml.Node) { s.Timeout = d.Duration(p, n) },
+		"sandbox": func(p string, n *yaml.Node) { s.Sandbox = d.serverSandbox(p, n) },
 	})
 	if seen == nil {
 		return s
+	}
+	if sb, ok := seen["sandbox"]; ok && len(s.Command) == 0 {
+		d.ErrorAt(sb, "the sandbox holds processes the runner starts; an HTTP server runs elsewhere", "%s.sandbox: only for a server with command", path)
 	}
 	_, hasCmd := seen["command"]
 	_, hasURL := seen["url"]
@@ -119,6 +128,18 @@ func (d *Decoder) mcpServer(path string, n *yaml.Node) MCPServer {
 		d.ErrorAt(e, "env is a stdio server's environment; give an HTTP server headers instead", "%s.env: only for a server with command", path)
 	}
 	return s
+}
+
+// serverSandbox decodes a server's sandbox holes: writable and network,
+// as in the task's sandbox section, without mode.
+func (d *Decoder) serverSandbox(path string, n *yaml.Node) Sandbox {
+	sb := d.sandbox(path, n)
+	if sb.Mode != "" {
+		p := d.pos[path+".mode"]
+		d.ErrorAtPos(p, "the task's sandbox.mode applies to every process it starts", "%s.mode: a server's sandbox has no mode of its own", path)
+		sb.Mode = ""
+	}
+	return sb
 }
 
 // command decodes [prog, arg...]: a non-empty list of strings, the first

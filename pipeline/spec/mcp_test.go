@@ -57,6 +57,9 @@ func TestLoadMCPErrors(t *testing.T) {
 		{"bad env name", srv + "    s: {command: [x], env: {A-B: c}}\n", []string{`6:29: mcp.servers.s.env: bad name "A-B" (a variable name such as GITHUB_TOKEN)`}},
 		{"bad ref", srv + "    s: {command: [x], env: {A: '${B'}}\n", []string{`6:32: mcp.servers.s.env.A: malformed reference in "${B"`}},
 		{"bad timeout", srv + "    s: {command: [x], timeout: 30}\n", []string{`6:32: mcp.servers.s.timeout: expected a duration`}},
+		{"sandbox mode", srv + "    s: {command: [x], sandbox: {mode: off}}\n", []string{`6:39: mcp.servers.s.sandbox.mode: a server's sandbox has no mode of its own`}},
+		{"sandbox on http", srv + "    s: {url: 'https://h/mcp', sandbox: {network: allow}}\n", []string{`6:40: mcp.servers.s.sandbox: only for a server with command`}},
+		{"sandbox relative", srv + "    s: {command: [x], sandbox: {writable: [cache]}}\n", []string{`6:44: mcp.servers.s.sandbox.writable[0]: "cache" is a relative path`}},
 		{"pattern without slash", base + "permissions:\n  mcp: {github: allow}\n", []string{`5:9: permissions.mcp["github"]: pattern "github" is not SERVER/TOOL (write "github/*"`}},
 		{"undeclared server", srv + "    gh: {url: 'https://h/mcp'}\npermissions:\n  mcp: {'github/*': allow}\n", []string{
 			`8:9: permissions.mcp["github/*"]: no MCP server "github" in mcp.servers (the servers are: gh)`}},

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -142,7 +143,7 @@ func (r *Recorder) Has(t testing.TB, prefix string) bool {
 // ToolNames are the tools the server lists, sorted.
 func ToolNames() []string {
 	names := []string{"crash", "denied", "echo", "env", "fail", "hang", "huge", "mixed",
-		"ping", "progress", "structured", "weird.name/with spaces"}
+		"ping", "progress", "structured", "weird.name/with spaces", "write", "dial"}
 	sort.Strings(names)
 	return names
 }
@@ -209,6 +210,18 @@ func handle(ctx context.Context, rec *Recorder, req *sdk.CallToolRequest, name, 
 		env := os.Environ()
 		sort.Strings(env)
 		return text(strings.Join(env, "\n")), nil
+	case "write": // arg: a path; tries to create it
+		if err := os.WriteFile(arg, []byte("written by the MCP server\n"), 0o644); err != nil {
+			return text("write failed: " + err.Error()), nil
+		}
+		return text("wrote " + arg), nil
+	case "dial": // arg: host:port; tries to connect
+		c, err := net.DialTimeout("tcp", arg, 2*time.Second)
+		if err != nil {
+			return text("dial failed: " + err.Error()), nil
+		}
+		c.Close()
+		return text("connected to " + arg), nil
 	case "crash":
 		fmt.Fprintln(os.Stderr, "crashing on purpose")
 		os.Exit(3)
