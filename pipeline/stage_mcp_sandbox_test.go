@@ -57,6 +57,7 @@ mcp:
     holed: {command: [%q], env: %s, sandbox: {writable: [%q], network: allow}}
 permissions:
   mcp: {"boxed/*": allow, "holed/*": allow}
+  edit: {"inside.txt": allow} # what a server writes is judged by the edit rules after the run
 limits: {max_steps: 3}
 `, exe, env, exe, env, hole))
 	addr := ln.Addr().String()
