@@ -26,6 +26,9 @@ type BatchReportCmd struct {
 func (c *BatchReportCmd) Run(ctx context.Context, streams Streams) error {
 	base := "."
 	if c.Out != "" {
+		if st, err := os.Stat(c.Out); err == nil && st.IsDir() {
+			return fmt.Errorf("%w: --out %s is a directory: give a file, e.g. %s", pipeline.ErrUsage, c.Out, filepath.Join(c.Out, "report.html"))
+		}
 		base = filepath.Dir(c.Out)
 	}
 	rep, err := batchreport.Load(ctx, c.Dirs, batchreport.Options{LinkBase: base})

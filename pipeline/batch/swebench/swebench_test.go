@@ -132,9 +132,15 @@ func TestExportRoundTrip(t *testing.T) {
 	pythonRead(t, buf.Bytes(), len(want))
 }
 
-// harnessRead reads predictions as the harness does (one json.loads per
-// line, each a dict with instance_id) and checks that each has exactly the
-// three fields, all strings.
+// harnessRead reads predictions as the harness does and checks that each
+// has exactly the three fields, all strings. Source: SWE-bench
+// (github.com/SWE-bench/SWE-bench at 7a21e05772954cc81471ae19d56f436cecf43c54),
+// swebench/harness/utils.py get_predictions_from_file: a ".jsonl" file is
+// `[json.loads(line) for line in f]`, each a dict with "instance_id";
+// swebench/harness/run_evaluation.py reads pred["model_name_or_path"]
+// (calling .replace("/", "__") on it) and pred["model_patch"], which it
+// writes to patch.diff and applies with GIT_APPLY_CMDS[0], `git apply
+// --verbose` (applyAt).
 func harnessRead(t *testing.T, data []byte) []Prediction {
 	t.Helper()
 	if len(data) == 0 || data[len(data)-1] != '\n' {
