@@ -87,7 +87,8 @@ func (r *execRun) setupModel(ctx context.Context) error {
 	if key == "" {
 		key = "replay" // never sent anywhere: the cassette answers
 	}
-	p, err := llm.New(llm.Config{BaseURL: r.baseURL, APIKey: key, HTTPClient: &http.Client{Transport: transport}})
+	p, err := llm.New(llm.Config{BaseURL: r.baseURL, APIKey: key, HTTPClient: &http.Client{Transport: transport},
+		Profile: r.spec.Provider.RequestProfile(r.baseURL, r.modelName)})
 	if err != nil {
 		r.closeRecord()
 		return fmt.Errorf("%w: %w", ErrUsage, err)

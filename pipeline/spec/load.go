@@ -134,6 +134,7 @@ func (d *Decoder) spec(root *yaml.Node) *Spec {
 		"env":          func(p string, n *yaml.Node) { s.Env = d.env(p, n) },
 		"mcp":          func(p string, n *yaml.Node) { s.MCP = d.mcpSection(p, n) },
 		"sandbox":      func(p string, n *yaml.Node) { s.Sandbox = d.sandbox(p, n) },
+		"provider":     func(p string, n *yaml.Node) { s.Provider = d.provider(p, n) },
 	})
 	d.checkMCPRules(s)
 	d.Require("", root, seen, "version", "name", "prompt")

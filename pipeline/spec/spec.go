@@ -54,6 +54,9 @@ type Spec struct {
 	MCP MCP
 	// Sandbox contains the commands bash and the checks run ("sandbox").
 	Sandbox Sandbox
+	// Provider adapts requests to the model provider ("provider"); see
+	// provider.go.
+	Provider Provider
 
 	pos map[string]Pos // where keys are, by dotted path ("prompt", "github.pull_request.title")
 }

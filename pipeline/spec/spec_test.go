@@ -35,6 +35,7 @@ func TestLoadFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	def, price := "./...", 0.4
+	yes, no := true, false
 	want := &Spec{
 		Path:         "testdata/full.yaml",
 		Version:      1,
@@ -65,6 +66,8 @@ func TestLoadFull(t *testing.T) {
 		Models:  map[string]ModelOverride{"local": {ContextWindow: 32000, MaxOutput: 4096, InputPrice: &price}},
 		Env:     []string{"GOFLAGS"},
 		Sandbox: Sandbox{Mode: sandbox.ModeRequired, Writable: []string{"$GOCACHE", "~/.npm", "/var/cache/build"}, Network: true},
+		Provider: Provider{Profile: "anthropic", ToolCallIDs: "keep", NoUserAfterTool: &yes, NoEmptyContent: &no,
+			Schema: "gemini", CacheControl: &yes, Store: &no, ReasoningObject: &yes},
 	}
 	if diff := cmp.Diff(want, s, cmpopts.IgnoreUnexported(Spec{}, Input{})); diff != "" {
 		t.Errorf("Load mismatch (-want +got):\n%s", diff)
