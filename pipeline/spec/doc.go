@@ -10,7 +10,8 @@
 // (hint) in an Errors that matches ErrInvalidSpec.
 //
 // Imports: the standard library, yaml.v3, jsonschema, doublestar,
-// tools/permission, tools/mcp (the mcp: section's server settings) and
-// tools/sandbox (the sandbox: section); nothing else of this module.
+// tools/permission, tools/mcp (the mcp: section's server settings),
+// tools/sandbox (the sandbox: section) and llm (the provider: section's
+// request profiles); nothing else of this module.
 // pipeline and pipeline/batch sit above it.
 package spec
