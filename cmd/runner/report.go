@@ -10,19 +10,33 @@ import (
 	runreport "github.com/seed43ef5acb/runner/runner/report"
 )
 
-// ReportCmd is `runner report EVENTS.jsonl...`.
+// ReportCmd is `runner report EVENTS.jsonl...`. One log of a run that
+// continued others (exec --continue) is reported with the runs before it,
+// found through run.started's continues, as one conversation.
 type ReportCmd struct {
 	Events []string `arg:"" name:"EVENTS.jsonl" help:"Event logs (runner exec's events.jsonl); one report per run." type:"existingfile"`
 	Format string   `help:"Output format: markdown or json (default ${default})." default:"markdown" enum:"markdown,json" placeholder:"FORMAT"`
+	// NoChain reports one log alone, even when its run continued others.
+	NoChain bool `name:"no-chain" help:"With one log of a continued run (exec --continue), report that run alone instead of the whole conversation."`
 }
 
 // Run loads the logs and prints the reports on stdout.
 func (c *ReportCmd) Run(ctx context.Context, streams Streams) error {
-	reports, err := runreport.Load(ctx, c.Events...)
+	load := runreport.Load
+	if len(c.Events) == 1 && !c.NoChain {
+		load = func(ctx context.Context, paths ...string) ([]runreport.Report, error) {
+			return runreport.LoadChain(ctx, paths[0])
+		}
+	}
+	reports, err := load(ctx, c.Events...)
 	if errors.Is(err, runreport.ErrNoEvents) || errors.Is(err, event.ErrMalformed) || errors.Is(err, event.ErrVersion) {
 		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err) // the input is wrong, not the machinery: exit 2
 	}
 	if err != nil {
+		return err
+	}
+	if c.Format == runreport.FormatMarkdown && len(c.Events) == 1 {
+		_, err = fmt.Fprint(streams.Stdout, runreport.ChainMarkdown(reports, runreport.MarkdownOptions{}))
 		return err
 	}
 	out, err := runreport.Render(reports, c.Format, runreport.MarkdownOptions{})

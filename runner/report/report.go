@@ -50,6 +50,8 @@ type Report struct {
 	// posted, and what could not be.
 	Delivery []event.Publish `json:"delivery,omitempty"`
 	Error    *event.RunError `json:"error,omitempty"`
+	// Continues names the run this one continued (runner exec --continue).
+	Continues *event.Continued `json:"continues,omitempty"`
 }
 
 // ToolUse counts the calls of one tool.
@@ -152,6 +154,7 @@ func (b *builder) add(rec event.Record, p event.Payload) {
 	switch v := p.(type) {
 	case event.RunStarted:
 		b.r.Task, b.r.Model, b.r.Repo, b.r.RunnerVersion = v.Task, v.Model, v.Repo, v.RunnerVersion
+		b.r.Continues = v.Continues
 	case event.StepStarted:
 		b.r.Steps = max(b.r.Steps, v.Step)
 	case event.Text:
