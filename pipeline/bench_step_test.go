@@ -33,7 +33,9 @@ limits:
 // 25,000-file git work tree: scripted sessions of 4 and of 34 steps, each
 // running `echo N >> notes.txt` (a command, so the step's snapshot cannot
 // rely on reported paths), in the same run, with the inotify watch (the
-// default) and with a full walk per step (the previous behaviour):
+// default) and with a full walk per step (the previous behaviour), with
+// the sandbox (mode auto: namespaces and Landlock where they work) and
+// without it (mode off), to tell the snapshot's share from the sandbox's:
 //
 //	go test -run '^$' -bench BashStepCPU -benchtime 3x ./pipeline/
 //
@@ -44,36 +46,48 @@ func BenchmarkBashStepCPU(b *testing.B) {
 	repo := filepath.Join(b.TempDir(), "repo")
 	genStepTree(b, repo, 25000)
 	time.Sleep(2100 * time.Millisecond) // at rest, past the snapshot's racy window, as a checkout is
-	spec := filepath.Join(b.TempDir(), "task.yaml")
-	if err := os.WriteFile(spec, []byte(stepBenchSpec), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	for _, watch := range []bool{true, false} {
-		name := "watch"
-		if !watch {
-			name = "full-walk"
+	specs := map[bool]string{}
+	for _, sandboxed := range []bool{true, false} {
+		text := stepBenchSpec
+		if !sandboxed {
+			text += "sandbox:\n  mode: off\n"
 		}
-		b.Run(name, func(b *testing.B) {
+		specs[sandboxed] = filepath.Join(b.TempDir(), "task.yaml")
+		if err := os.WriteFile(specs[sandboxed], []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, v := range []struct {
+		name             string
+		watch, sandboxed bool
+	}{{"watch", true, true}, {"full-walk", false, true}, {"watch-sandbox-off", true, false}, {"full-walk-sandbox-off", false, false}} {
+		watch, spec := v.watch, specs[v.sandboxed]
+		b.Run(v.name, func(b *testing.B) {
 			prev := snapshotWatch
 			snapshotWatch = watch
 			defer func() { snapshotWatch = prev }()
-			sessionCPU(b, spec, repo, 1) // warm: the store and its stat cache exist
+			_, _ = sessionCPU(b, spec, repo, 1) // warm: the store and its stat cache exist
 			var short, long float64
+			walks := 0
 			for b.Loop() {
-				short += sessionCPU(b, spec, repo, 4)
-				long += sessionCPU(b, spec, repo, 34)
+				cpu, _ := sessionCPU(b, spec, repo, 4)
+				short += cpu
+				cpu, w := sessionCPU(b, spec, repo, 34)
+				long += cpu
+				walks += w
 			}
 			n := float64(b.N)
 			b.ReportMetric(short/n*1e3, "cpu-ms/4-steps")
 			b.ReportMetric(long/n*1e3, "cpu-ms/34-steps")
 			b.ReportMetric((long-short)/n*1e3/30, "cpu-ms/step")
+			b.ReportMetric(float64(walks)/n, "full-walk-steps/34")
 		})
 	}
 }
 
 // sessionCPU runs one scripted session of n bash steps and returns the CPU
-// seconds it took.
-func sessionCPU(b *testing.B, spec, repo string, n int) float64 {
+// seconds it took and how many steps' snapshots walked the whole tree.
+func sessionCPU(b *testing.B, spec, repo string, n int) (float64, int) {
 	var replies []llmtest.Reply
 	for i := range n {
 		replies = append(replies, llmtest.Turn{ToolCalls: []llmtest.ToolCall{
@@ -92,7 +106,18 @@ func sessionCPU(b *testing.B, spec, repo string, n int) float64 {
 	if err != nil || res.ExitCode != 0 {
 		b.Fatalf("session of %d steps: exit %d, %v", n, res.ExitCode, err)
 	}
-	return cpu
+	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	walks := 0
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"type":"patch"`)) && bytes.Contains(line, []byte(`"tracking":"full`)) &&
+			!bytes.Contains(line, []byte("final snapshot")) {
+			walks++
+		}
+	}
+	return cpu, walks
 }
 
 func cpuSeconds() float64 {

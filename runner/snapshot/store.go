@@ -58,8 +58,9 @@ type Store struct {
 	base     *gitignore.Stack // excludes file, info/exclude, ancestors' .gitignore
 	objects  *objectStore
 	lock     *os.File
-	watch    *watcher // nil unless Options.Watch and inotify works
-	watchErr string   // why there is no watcher despite Options.Watch
+	watch    *watcher        // nil unless Options.Watch and inotify works
+	watchErr string          // why there is no watcher despite Options.Watch
+	gitlinks map[string]bool // nested repositories in the state (TrackChanged re-reads their HEAD)
 
 	mu         sync.Mutex
 	closed     bool
@@ -112,7 +113,7 @@ func open(root, storeDir string, opts Options, env func(string) string) (*Store,
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{root: root, storeDir: storeDir, repo: repo, exclude: map[string]bool{}}
+	s := &Store{root: root, storeDir: storeDir, repo: repo, exclude: map[string]bool{}, gitlinks: map[string]bool{}}
 	for _, e := range opts.Exclude {
 		if e = path.Clean(filepath.ToSlash(e)); e != "." && e != "" && !strings.HasPrefix(e, "../") {
 			s.exclude[strings.TrimPrefix(e, "/")] = true

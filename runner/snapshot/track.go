@@ -58,6 +58,8 @@ func (s *Store) track(ctx context.Context) (Tree, error) {
 		return "", fmt.Errorf("track %s: %w", s.root, err)
 	}
 	s.state, s.tracked = root, tracked
+	s.gitlinks = map[string]bool{}
+	collectGitlinks(root, "", s.gitlinks)
 	if w.dirty.Load() || s.cacheDirty || !fileExists(s.cachePath()) {
 		if err := s.saveCache(); err != nil {
 			return "", err
@@ -102,4 +104,17 @@ func (s *Store) seedAllowed(ts *trackedSet) bool {
 		dir = filepath.Join(dir, first)
 	}
 	return true
+}
+
+// collectGitlinks adds the paths of the gitlinks below d (at rel) to out.
+func collectGitlinks(d *dirNode, rel string, out map[string]bool) {
+	for i := range d.entries {
+		e := &d.entries[i]
+		switch e.mode {
+		case modeGitlink:
+			out[joinRel(rel, e.name)] = true
+		case modeDir:
+			collectGitlinks(e.dir, joinRel(rel, e.name), out)
+		}
+	}
 }

@@ -21,10 +21,11 @@ import (
 // TrackPaths is the fast path after tools that report the paths they
 // wrote: it re-stats only paths (work-tree-relative slash paths, or
 // absolute paths inside the work tree; others are ignored), rescanning a
-// path that is a directory, and reuses the rest of the last tracked state.
-// It falls back to a full Track when there is no previous state in this
-// Store, when the user's index changed, or when a path is a .gitignore
-// file.
+// path that is a directory (or holds a changed .gitignore), and reuses
+// the rest of the last tracked state; paths whose standing in the user's
+// index changed are re-stat'ed too. It falls back to a full Track when
+// there is no previous state in this Store, when the root .gitignore
+// changed or the index changed more than maxIndexDiff paths.
 func (s *Store) TrackPaths(ctx context.Context, paths []string) (Tree, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -32,7 +33,7 @@ func (s *Store) TrackPaths(ctx context.Context, paths []string) (Tree, error) {
 		return "", ErrClosed
 	}
 	tree, full, err := s.trackPaths(ctx, paths)
-	if full {
+	if full != "" {
 		return s.track(ctx)
 	}
 	return tree, err
@@ -41,8 +42,9 @@ func (s *Store) TrackPaths(ctx context.Context, paths []string) (Tree, error) {
 // TrackChanged records the work tree after a command that may have
 // written anywhere (a bash call, a check). With Options.Watch and a
 // working watcher it re-stats only what inotify reported since the last
-// Track (plus extra paths), else it walks the whole tree; Tracking says
-// which, and why a full walk.
+// Track (plus extra paths, and every nested repository, whose HEAD may
+// have moved without an event in the work tree), else it walks the whole
+// tree; Tracking says which, and why a full walk.
 func (s *Store) TrackChanged(ctx context.Context, extra []string) (Tree, Tracking, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -65,27 +67,46 @@ func (s *Store) TrackChanged(ctx context.Context, extra []string) (Tree, Trackin
 		}
 	}
 	if reason == "" {
+		for p := range s.gitlinks {
+			paths = append(paths, p)
+		}
 		tree, full, err := s.trackPaths(ctx, append(paths, extra...))
-		if !full {
+		if full == "" {
 			return tree, Tracking{Method: "watch"}, err
 		}
-		reason = "a .gitignore or the index changed"
+		reason = full
 	}
 	tree, err := s.track(ctx)
 	return tree, Tracking{Method: "full", Reason: reason}, err
 }
 
-// trackPaths updates the state for paths; full asks for a full walk.
-func (s *Store) trackPaths(ctx context.Context, paths []string) (Tree, bool, error) {
+// maxIndexDiff is how many paths an index change may add or drop (git add,
+// git rm, a checkout) before a full walk is cheaper than re-stating each.
+const maxIndexDiff = 2000
+
+// trackPaths updates the state for paths; full is why a full walk is
+// needed instead ("" when none is). An error drops the state, so the next
+// Track walks in full.
+func (s *Store) trackPaths(ctx context.Context, paths []string) (_ Tree, full string, err error) {
 	if s.state == nil {
-		return "", true, nil
+		return "", "no previous snapshot in this store", nil
 	}
+	defer func() {
+		if err != nil {
+			s.state = nil
+		}
+	}()
 	tracked, err := loadTracked(s.repo, s.tracked)
 	if err != nil {
-		return "", false, err
+		return "", "", err
 	}
 	if tracked != s.tracked {
-		return "", true, nil
+		changed, ok := trackedDiff(s.tracked, tracked, maxIndexDiff)
+		if !ok {
+			return "", fmt.Sprintf("the index changed more than %d paths", maxIndexDiff), nil
+		}
+		paths = append(paths, changed...)
+		s.tracked = tracked // dirContext and visit judge by the new index
 	}
 	w := &walker{s: s, tracked: tracked, scanStart: time.Now().UnixNano(), sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	root := s.state
@@ -101,31 +122,73 @@ func (s *Store) trackPaths(ctx context.Context, paths []string) (Tree, bool, err
 	for _, rel := range rels {
 		if err := ctx.Err(); err != nil {
 			_ = s.objects.endBulk()
-			return "", false, err
+			return "", "", err
 		}
 		if under(rel, done) {
 			continue
 		}
-		var full, rescanned bool
-		root, full, rescanned, err = s.updatePath(ctx, w, root, rel)
-		if err != nil || full {
+		if strings.HasSuffix("/"+rel, "/.gitignore") {
+			// its rules decide what is in the directory: walk it whole
+			if rel == ".gitignore" {
+				_ = s.objects.endBulk()
+				return "", "the root .gitignore changed", nil
+			}
+			rel = rel[:len(rel)-len("/.gitignore")]
+		}
+		var rescanned bool
+		root, rescanned, err = s.updatePath(ctx, w, root, rel)
+		if err != nil {
 			_ = s.objects.endBulk()
-			return "", full, err
+			return "", "", err
 		}
 		if rescanned {
 			done = append(done, rel)
 		}
 	}
 	if err := s.objects.endBulk(); err != nil {
-		return "", false, err
+		return "", "", err
 	}
 	if err := s.rehash(root); err != nil {
-		return "", false, err
+		return "", "", err
 	}
 	if root != s.state {
 		s.state, s.cacheDirty = root, true
 	}
-	return Tree(root.tree.String()), false, nil
+	return Tree(root.tree.String()), "", nil
+}
+
+// trackedDiff lists the paths whose standing in the index differs between
+// old and cur: files added or removed, gitlinks changed, directories that
+// gained or lost their last tracked file. ok is false past limit paths.
+func trackedDiff(old, cur *trackedSet, limit int) (paths []string, ok bool) {
+	add := func(p string) bool {
+		paths = append(paths, p)
+		return len(paths) <= limit
+	}
+	for p, o := range old.files {
+		n, in := cur.files[p]
+		if !in || (o.mode == modeGitlink || n.mode == modeGitlink) && (o.mode != n.mode || o.hash != n.hash) {
+			if !add(p) {
+				return nil, false
+			}
+		}
+	}
+	for p := range cur.files {
+		if _, in := old.files[p]; !in && !add(p) {
+			return nil, false
+		}
+	}
+	for d := range old.dirs {
+		if !cur.dirs[d] && !add(d) {
+			return nil, false
+		}
+	}
+	for d := range cur.dirs {
+		if !old.dirs[d] && !add(d) {
+			return nil, false
+		}
+	}
+	return paths, true
 }
 
 // under reports whether rel lies below one of dirs.
@@ -167,12 +230,8 @@ func (s *Store) relPath(p string) (string, bool) {
 // updatePath brings one path of the state up to date, as the full walk
 // would see it: a file is re-stat'ed (and hashed when its stat changed), a
 // directory is walked whole, a path that is gone, ignored or excluded is
-// dropped. full asks for a full Track instead (a .gitignore changed);
-// rescanned says rel was walked as a directory.
-func (s *Store) updatePath(ctx context.Context, w *walker, root *dirNode, rel string) (_ *dirNode, full, rescanned bool, err error) {
-	if strings.HasSuffix("/"+rel, "/.gitignore") {
-		return root, true, false, nil
-	}
+// dropped. rescanned says rel was walked as a directory.
+func (s *Store) updatePath(ctx context.Context, w *walker, root *dirNode, rel string) (_ *dirNode, rescanned bool, err error) {
 	dir := ""
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dir = rel[:i]
@@ -184,17 +243,20 @@ func (s *Store) updatePath(ctx context.Context, w *walker, root *dirNode, rel st
 		case err == nil:
 			e, keep, err := s.visitPath(ctx, w, lookupDir(root, dir), dir, fs.FileInfoToDirEntry(fi), stack, trackedOnly)
 			if err != nil {
-				return root, false, false, err
+				return root, false, err
 			}
 			rescanned = fi.IsDir()
 			if keep {
 				ep = &e
+				if e.mode == modeGitlink {
+					s.gitlinks[rel] = true
+				}
 			}
 		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
-			return root, false, false, fmt.Errorf("stat %s: %w", rel, err)
+			return root, false, fmt.Errorf("stat %s: %w", rel, err)
 		}
 	}
-	return setPath(root, strings.Split(rel, "/"), ep), false, rescanned, nil
+	return setPath(root, strings.Split(rel, "/"), ep), rescanned, nil
 }
 
 // visitPath is walker.visit for one entry of the directory dir, walking it

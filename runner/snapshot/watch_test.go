@@ -42,7 +42,11 @@ func fullTree(t *testing.T, wt string, exclude ...string) Tree {
 // records the same tree as a full walk by a fresh store. Commands that
 // change a .gitignore or the index must say they walked in full, and so
 // must one that overflows the inotify queue; the others must have used the
-// watch. SNAPSHOT_PROPERTY_ITERS sets the number of sequences.
+// watch. Changes to a nested .gitignore, to the index (git add -f of an
+// ignored file, git rm --cached) and a commit in a nested repository (its
+// HEAD moves with no event in the work tree) must be tracked by the watch;
+// a change to the root .gitignore must walk in full.
+// SNAPSHOT_PROPERTY_ITERS sets the number of sequences.
 func TestPropertyWatchedEqualsFullWalk(t *testing.T) {
 	isolateGit(t)
 	ctx := context.Background()
@@ -55,12 +59,17 @@ func TestPropertyWatchedEqualsFullWalk(t *testing.T) {
 			writeFile(t, wt, "build/tracked.txt", "t\n", 0o644)
 			writeFile(t, wt, "src/a.go", "package a\n", 0o644)
 			git(t, wt, nil, "add", "-f", ".gitignore", "build/tracked.txt", "src/a.go")
+			nested := filepath.Join(wt, "vendor", "nested")
+			writeFile(t, nested, "n.txt", "n\n", 0o644)
+			git(t, nested, nil, "init", "-q")
+			git(t, nested, nil, "add", "n.txt")
+			git(t, nested, nil, "commit", "-qm", "one")
 			s := openWatched(t, wt, "out")
 			if _, err := s.Track(ctx); err != nil {
 				t.Fatal(err)
 			}
 			m := &mutator{t: t, r: r, wt: wt}
-			for step := range 12 {
+			for step := range 14 {
 				kind := m.command(step)
 				tree, how, err := s.TrackChanged(ctx, nil)
 				if err != nil {
@@ -74,9 +83,9 @@ func TestPropertyWatchedEqualsFullWalk(t *testing.T) {
 					if how.Method != "full" || !strings.Contains(how.Reason, "overflow") {
 						t.Errorf("step %d: an overflowing command was tracked by %s", step, how)
 					}
-				case kind == "gitignore" || kind == "index":
-					if how.Method != "full" {
-						t.Errorf("step %d: a %s change was tracked by %s", step, kind, how)
+				case kind == "root-gitignore":
+					if how.Method != "full" || !strings.Contains(how.Reason, ".gitignore") {
+						t.Errorf("step %d: a root .gitignore change was tracked by %s", step, how)
 					}
 				case how.Method != "watch":
 					t.Errorf("step %d (%s): tracked by %s, want watch", step, kind, how)
@@ -98,7 +107,7 @@ type mutator struct {
 var watchDirs = []string{"", "src", "src/x", "src/x/y", "build", "docs", "out", "n"}
 
 // command applies one random batch and names its kind: "overflow",
-// "gitignore", "index" or "plain".
+// "root-gitignore", or another (tracked by the watch).
 func (m *mutator) command(step int) string {
 	switch {
 	case step == 5:
@@ -109,11 +118,25 @@ func (m *mutator) command(step int) string {
 			return os.WriteFile(filepath.Join(m.wt, "src/.gitignore"), []byte(fmt.Sprintf("*.tmp%d\n", m.r.IntN(3))), 0o644)
 		})
 		return "gitignore"
+	case step == 9:
+		m.do("root gitignore", func() error {
+			return os.WriteFile(filepath.Join(m.wt, ".gitignore"), []byte("*.log\nbuild/\n!build/keep.txt\n*.tmp1\n"), 0o644)
+		})
+		return "root-gitignore"
 	case step == 10:
 		writeFile(m.t, m.wt, "src/staged.go", "package a // staged\n", 0o644)
+		writeFile(m.t, m.wt, "build/forced.txt", "f\n", 0o644)
 		git(m.t, m.wt, nil, "add", "src/staged.go")
-		m.log = append(m.log, "git add src/staged.go")
+		git(m.t, m.wt, nil, "add", "-f", "build/forced.txt")
+		git(m.t, m.wt, nil, "rm", "-q", "--cached", "--ignore-unmatch", "build/tracked.txt")
+		m.log = append(m.log, "git add src/staged.go; git add -f build/forced.txt; git rm --cached build/tracked.txt")
 		return "index"
+	case step == 11:
+		nested := m.abs("vendor/nested")
+		writeFile(m.t, nested, "n.txt", "n2\n", 0o644)
+		git(m.t, nested, nil, "commit", "-qam", "two")
+		m.log = append(m.log, "commit in vendor/nested")
+		return "nested-commit"
 	}
 	for range 1 + m.r.IntN(12) {
 		m.op()
