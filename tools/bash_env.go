@@ -5,13 +5,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/secret"
 )
 
 // defaultPath is used when the base environment has no PATH.
 const defaultPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // scrubEnv returns the environment bash runs with: the base environment
-// without any variable whose name looks secret (unless pass names it), and
+// without any variable whose name or value looks secret (secret.IsName,
+// secret.IsValue; the redactor's rule too) unless pass names it, and
 // without the variables that make bash run code at start-up (BASH_ENV,
 // ENV). Pagers and prompts that would wait for a terminal are turned off.
 // Unsandboxed, the git guard (GitGuard) goes in GIT_CONFIG_* variables;
@@ -24,7 +27,7 @@ func scrubEnv(environ, pass []string, sandboxed bool) []string {
 		if !ok || name == "" {
 			continue
 		}
-		if !slices.Contains(pass, name) && (secretName(name) || secretValue(value) || startupHook(name)) {
+		if !slices.Contains(pass, name) && (secret.IsName(name) || secret.IsValue(value) || startupHook(name)) {
 			continue
 		}
 		seen[name] = true
@@ -69,66 +72,6 @@ func withGitConfig(env []string, key, value string) []string {
 	}
 	return append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, key), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, value),
 		fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+1))
-}
-
-// secretName reports environment variable names that look like they hold
-// a secret: provider keys, GitHub tokens, passwords, credentials.
-func secretName(name string) bool {
-	up := strings.ToUpper(name)
-	if strings.HasPrefix(up, "GIT_CONFIG_KEY_") {
-		return false // a configuration key's name, paired with GIT_CONFIG_VALUE_n
-	}
-	switch up {
-	case "OPENAI_API_KEY", "GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN":
-		return true
-	}
-	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "APIKEY", "API_KEY", "PRIVATE", "COOKIE", "SESSION_KEY",
-		"JWT", "CREDS", "WEBHOOK", "CONNECTION_STRING", "CONNSTR", "BEARER"} {
-		if strings.Contains(up, s) {
-			return true
-		}
-	}
-	for _, part := range strings.FieldsFunc(up, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
-		switch {
-		case part == "KEY" || part == "KEYS" || strings.HasSuffix(part, "KEY"),
-			part == "PASS" || part == "PAT" || part == "PW" || part == "DSN",
-			part == "PWD" && up != "PWD" && up != "OLDPWD",
-			strings.HasPrefix(part, "AUTH") && part != "AUTHOR",
-			strings.Contains(part, "OAUTH"):
-			return true
-		}
-	}
-	return false
-}
-
-// secretValue reports values shaped like well-known tokens, whatever the
-// variable is called: provider and forge tokens, private keys, JWTs, and
-// URLs that carry a password.
-func secretValue(v string) bool {
-	for _, p := range []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "xoxb-", "xoxp-", "xoxa-", "xapp-",
-		"AKIA", "ASIA", "glpat-", "AIza", "hf_", "npm_", "pypi-", "eyJ"} {
-		if strings.HasPrefix(v, p) && len(v) >= len(p)+16 {
-			return true
-		}
-	}
-	if strings.Contains(v, "-----BEGIN ") && strings.Contains(v, "PRIVATE KEY") {
-		return true
-	}
-	return urlPassword(v)
-}
-
-// urlPassword reports a URL with a password in it (scheme://user:pass@host).
-func urlPassword(v string) bool {
-	_, rest, ok := strings.Cut(v, "://")
-	if !ok {
-		return false
-	}
-	userinfo, _, ok := strings.Cut(rest, "@")
-	if !ok || strings.ContainsAny(userinfo, "/?#") {
-		return false
-	}
-	_, pass, ok := strings.Cut(userinfo, ":")
-	return ok && pass != ""
 }
 
 // startupHook reports variables that make a shell run a file at start-up

@@ -3,8 +3,8 @@
 // stands in front of every call (Guard). It knows nothing of the runner, the pipeline or
 // GitHub.
 //
-// Imports: tools/sandbox, tools/permission, tools/permission/bashcheck and
-// tools/gitignore; never runner, pipeline or github.
+// Imports: tools/sandbox, tools/permission, tools/permission/bashcheck,
+// tools/gitignore and secret; never runner, pipeline or github.
 package tools
 
 import (

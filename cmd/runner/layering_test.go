@@ -41,6 +41,7 @@ func layers() []string {
 		"tools/permission", // rules, matching, protected paths
 		"tools/gitignore",  // git's ignore rules
 		"llm",              // the model provider
+		"secret",           // what a secret is: the env scrub's and the redactor's one rule
 	}
 }
 
@@ -186,6 +187,7 @@ func TestLayerOf(t *testing.T) {
 		{"tools/permission/permtest", "tools/permission"},
 		{"tools/sandbox", "tools/sandbox"},
 		{"llm/llmtest", "llm"},
+		{"secret", "secret"},
 		{"internal/golden", ""},
 		{"toolsx", ""},
 	}

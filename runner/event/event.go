@@ -10,7 +10,7 @@
 // Writing a run: Redacting(Multi(jsonl, console), redactor) in front of a
 // Writer (NewWriter or Create) and a Console. Reading one back: ReadLog.
 //
-// Imports: jsonschema, the standard library and internal/workflowcmd;
+// Imports: jsonschema, the standard library, internal/workflowcmd and secret;
 // nothing of this module above tools (it may use the tools packages below
 // it).
 package event

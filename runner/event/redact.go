@@ -4,15 +4,16 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/secret"
 )
 
 // Redacted replaces every secret.
 const Redacted = "[REDACTED]"
 
-// MinSecretLen is the shortest environment value treated as a secret.
-// Shorter values ("ollama", "dummy", "none") are placeholders, and hiding
-// them would blank common words all over the log.
-const MinSecretLen = 8
+// MinSecretLen is the shortest environment value treated as a secret
+// (secret.MinLen).
+const MinSecretLen = secret.MinLen
 
 // Redactor replaces secrets with "[REDACTED]": the values of secret-looking
 // environment variables, explicit extra values, and common token shapes
@@ -35,35 +36,10 @@ type secretPattern struct {
 	fold  bool
 }
 
-// secretNameMarkers are the parts of an environment variable's name that
-// mark its value as secret.
-func secretNameMarkers() []string {
-	return []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY",
-		"CREDENTIAL", "AUTH", "PRIVATE", "COOKIE", "SESSION", "SIGNATURE", "_PAT", "DSN"}
-}
-
-// publicNames are variables that match a marker but hold no secret.
-func publicNames() []string {
-	return []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "SSH_AUTH_SOCK",
-		"GPG_KEY_ID", "KEYTIMEOUT"}
-}
-
 // IsSecretName reports whether an environment variable named name holds a
-// secret by the look of its name (case-insensitive).
-func IsSecretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, p := range publicNames() {
-		if up == p {
-			return false
-		}
-	}
-	for _, m := range secretNameMarkers() {
-		if strings.Contains(up, m) {
-			return true
-		}
-	}
-	return false
-}
+// secret by the look of its name: secret.IsName, the rule the tools'
+// environment scrub uses too.
+func IsSecretName(name string) bool { return secret.IsName(name) }
 
 // NewRedactor builds a Redactor from environ ("NAME=value" entries, as
 // os.Environ returns) and extra secret values (the provider key, tokens read
