@@ -3,6 +3,7 @@ package mcp
 import (
 	"errors"
 	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -184,4 +185,24 @@ func processAlive(pid int) bool {
 	}
 	f := strings.Fields(string(data))
 	return len(f) < 3 || f[2] != "Z"
+}
+
+// TestHTTPServerGoneMidRun: an HTTP server that goes away is a tool error
+// naming the server; the call returns instead of hanging.
+func TestHTTPServerGoneMidRun(t *testing.T) {
+	t.Parallel()
+	rec := &mcptest.Recorder{}
+	ts := httptest.NewServer(mcptest.Handler(rec))
+	srv := Server{Name: "remote", URL: ts.URL + "/mcp", Timeout: 5 * time.Second}
+	set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
+	echo := toolByName(t, set, ToolName("remote", "echo"))
+	if res := call(t, echo, `{"text":"before"}`); res.Output != "echo: before" {
+		t.Fatalf("before: %+v", res)
+	}
+	ts.CloseClientConnections()
+	ts.Close()
+	res := call(t, echo, `{"text":"after"}`)
+	if !res.IsError || !strings.Contains(res.Output, `MCP server "remote", tool "echo": `) {
+		t.Errorf("after the server went away: %+v", res)
+	}
 }
