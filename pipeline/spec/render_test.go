@@ -16,7 +16,7 @@ inputs:
   note: {default: ""}
   opt: {}
 github:
-  pull_request: {branch: "fix/{{ .GitHub.number }}", title: "{{ .Event.action }}"}
+  pull_request: {branch: "fix/{{ .GitHub.Number }}", title: "{{ .Event.action }}"}
 `
 
 func TestRender(t *testing.T) {
@@ -74,7 +74,7 @@ func TestRenderMissingKey(t *testing.T) {
 	pr := s.GitHub.PullRequest
 	_, err = s.RenderTemplate("github.pull_request.branch", pr.Branch, TemplateData{GitHub: map[string]any{"repository": "o/r"}})
 	if !errors.Is(err, ErrInputs) || !strings.HasPrefix(err.Error(), "r.yaml:11:26: github.pull_request.branch: ") {
-		t.Errorf("RenderTemplate(missing .GitHub.number) = %v", err)
+		t.Errorf("RenderTemplate(missing .GitHub.Number) = %v", err)
 	}
 	got, err := s.RenderTemplate("github.pull_request.title", pr.Title, TemplateData{Event: map[string]any{"action": "opened"}})
 	if err != nil || got != "opened" {

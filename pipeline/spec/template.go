@@ -54,6 +54,10 @@ func (d *Decoder) checkTemplate(path string, n *yaml.Node, inputs map[string]Inp
 	for _, ref := range templateRefs(t) {
 		p := d.textPos(n, refOffset(text, ref))
 		switch {
+		case ref.github != "" || ref.event != nil:
+			if msg, hint := checkGitHubRef(ref); msg != "" {
+				d.ErrorAtPos(p, hint, "%s: %s", path, msg)
+			}
 		case ref.root != "":
 			d.ErrorAtPos(p, unknownFieldHint(ref.root), "%s: unknown template field .%s", path, ref.root)
 		case !slices.Contains(declared, ref.input):
@@ -78,7 +82,12 @@ func unknownFieldHint(root string) string {
 // search back from there for the name.
 func refOffset(text string, ref templateRef) int {
 	needle, skip := "."+ref.root, 0
-	if ref.root == "" {
+	switch {
+	case ref.github != "":
+		needle = "GitHub." + ref.github
+	case ref.event != nil:
+		needle = "Event." + ref.event[0]
+	case ref.root == "":
 		needle, skip = "Inputs."+ref.input, len("Inputs.")
 	}
 	end := min(len(text), int(ref.pos)+len(needle)+1)
@@ -89,9 +98,12 @@ func refOffset(text string, ref templateRef) int {
 }
 
 // templateRef is a reference found in a template: an unknown top-level
-// field (root) or an input name (input), at a byte offset of the text.
+// field (root), an input name (input), a .GitHub field (github) or a
+// .Event key path (event), at a byte offset of the text.
 type templateRef struct {
 	root, input string
+	github      string
+	event       []string
 	pos         parse.Pos
 }
 
@@ -190,6 +202,10 @@ func addRef(ident []string, pos parse.Pos, refs *[]templateRef) {
 		*refs = append(*refs, templateRef{root: ident[0], pos: pos})
 	case ident[0] == "Inputs" && len(ident) > 1:
 		*refs = append(*refs, templateRef{input: ident[1], pos: pos})
+	case ident[0] == "GitHub" && len(ident) > 1:
+		*refs = append(*refs, templateRef{github: ident[1], pos: pos})
+	case ident[0] == "Event" && len(ident) > 1:
+		*refs = append(*refs, templateRef{event: ident[1:], pos: pos})
 	}
 }
 
