@@ -271,18 +271,38 @@ func (r *execRun) finish(ctx context.Context, mainErr error) error {
 	r.closeAll()
 	if status.Code == ExitOK {
 		if len(finalErrs) > 0 { // printed once, by the caller
-			return fmt.Errorf("%w: %w", ErrInfra, errors.Join(finalErrs...))
+			return r.redacted(fmt.Errorf("%w: %w", ErrInfra, errors.Join(finalErrs...)))
 		}
 		return nil
 	}
 	for _, err := range finalErrs { // the status error does not carry them
-		fmt.Fprintf(r.opts.Stderr, "runner: %v\n", err)
+		fmt.Fprintf(r.opts.Stderr, "runner: %s\n", r.redactor.Redact(err.Error()))
 	}
-	err := statusError(*status)
+	st := *status
+	st.Message = r.redactor.Redact(st.Message) // the CLI prints it as the last line on stderr
+	err := statusError(st)
 	// Under Actions the console's ::error annotation of run.finished was
 	// the error line: the CLI does not print it a second time.
 	err.Reported = r.inActions() && !r.opts.Quiet && r.finished != nil
 	return err
+}
+
+// redactedError is an error whose text was redacted; errors.Is and As
+// still see the original chain.
+type redactedError struct {
+	err  error
+	text string
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redacted returns err with its text redacted (nil stays nil).
+func (r *execRun) redacted(err error) error {
+	if err == nil || r.redactor == nil {
+		return err
+	}
+	return &redactedError{err: err, text: r.redactor.Redact(err.Error())}
 }
 
 // finalContext is the context of a final stage: not cancelled with ctx,

@@ -181,3 +181,25 @@ func TestGatesPassCleanRun(t *testing.T) {
 		t.Errorf("exit %d, status %s, gates %+v, patch %q", code, fin.Status, gates, patch)
 	}
 }
+
+// TestExecBareRepoRefused: a bare repository as --repo is a usage error
+// (exit 2) before anything is written; its clone is accepted.
+func TestExecBareRepoRefused(t *testing.T) {
+	src := gitRepo(t, map[string]string{"README": "x\n"})
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	gitIn(t, t.TempDir(), "clone", "-q", "--bare", src, bare)
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	mustWrite(t, spec, gateSpec)
+	out := filepath.Join(t.TempDir(), "out")
+	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: bare, Out: out, BaseURL: "http://127.0.0.1:1",
+		APIKey: "sk-unit-0123456789abcdef", Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "is a bare git repository") {
+		t.Errorf("err = %v (exit %d), want exit 2 naming the bare repository", err, ExitCode(err))
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the out dir was written: %v", err)
+	}
+	if !isBareRepo(bare) || isBareRepo(src) {
+		t.Error("isBareRepo does not tell the bare repository from the checkout")
+	}
+}

@@ -28,6 +28,10 @@ func (r *execRun) prepareWorkspace(ctx context.Context) error {
 	if err != nil || !fi.IsDir() {
 		return fmt.Errorf("%w: --repo %s is not a directory", ErrUsage, repo)
 	}
+	if isBareRepo(abs) {
+		return fmt.Errorf("%w: --repo %s is a bare git repository (HEAD, objects/ and refs/ with no work tree): "+
+			"the agent would write into its git dir; give a checkout (git clone %s DIR, or git worktree add DIR)", ErrUsage, repo, repo)
+	}
 	r.repo, r.workTree = abs, abs
 	if !r.opts.Isolate {
 		return nil
@@ -131,4 +135,22 @@ func copyFile(src, dst string, info fs.FileInfo) error {
 		}
 	}
 	return os.Chtimes(dst, info.ModTime(), info.ModTime())
+}
+
+// isBareRepo reports a directory laid out as a bare git repository: a HEAD
+// file and objects/ and refs/ directories at its root, and no .git.
+func isBareRepo(dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		return false
+	}
+	head, err := os.Stat(filepath.Join(dir, "HEAD"))
+	if err != nil || head.IsDir() {
+		return false
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
