@@ -47,14 +47,19 @@ func (a *analyzer) pathArgs(prog string, ws, cmd []word) {
 	if keep, ex, ok := gnuOwnWords(prog, append([]word{litWord(prog)}, ws...)); ok {
 		ws, excluded = keep, ex
 	}
+	var optIn *permission.Decision // dynamic_args' decision on cmd, made once
 	for i, w := range ws {
 		before := len(a.checks)
 		protect := !excludeOperand(prog, ws, i)
 		if excluded != nil {
 			protect = !excluded[i]
 		}
-		if w.unknown != "" && protect {
-			a.unknownArg(prog, w, cmd)
+		if w.unknown != "" && protect && !noFileOperands(path.Base(prog)) {
+			if optIn == nil {
+				d := a.dynamicArgs(cmd)
+				optIn = &d
+			}
+			a.unknownArg(w, cmd, *optIn)
 		}
 		for _, pw := range pathsOf(w) {
 			a.pathWord(w.text, pw, protect)
@@ -94,14 +99,7 @@ func noFileOperands(base string) bool {
 // unknownArg decides an argument whose value is only known at run time
 // ($F, $(cmd), ${x:-/etc/passwd}, what xargs reads, find's {}): allowed
 // only by a dynamic_args rule matching the command, as a bash rule does.
-func (a *analyzer) unknownArg(prog string, w word, cmd []word) {
-	if noFileOperands(path.Base(prog)) {
-		return
-	}
-	subject, text := joinWords(cmd)
-	d := a.rs.Decide(permission.DynamicArgs, text,
-		func(r permission.Rule) bool { return permission.MatchAll(r.Pattern, subject) },
-		func(r permission.Rule) bool { return permission.MatchSome(r.Pattern, subject) })
+func (a *analyzer) unknownArg(w word, cmd []word, d permission.Decision) {
 	if d.Rule == nil {
 		d.Reason = fmt.Sprintf("the argument %s is only known at run time (%s), so which file it names cannot be judged; "+
 			"to accept that, allow the command in dynamic_args: {%s: allow}", w.text, w.unknown, strconv.Quote(optInPattern(cmd)))
@@ -123,6 +121,14 @@ func optInPattern(cmd []word) string {
 		}
 	}
 	return strings.Join(words, " ") + " *"
+}
+
+// dynamicArgs is the dynamic_args decision on the command cmd.
+func (a *analyzer) dynamicArgs(cmd []word) permission.Decision {
+	subject, text := joinWords(cmd)
+	return a.rs.Decide(permission.DynamicArgs, text,
+		func(r permission.Rule) bool { return permission.MatchAll(r.Pattern, subject) },
+		func(r permission.Rule) bool { return permission.MatchSome(r.Pattern, subject) })
 }
 
 // maxGlobMatches bounds the paths one glob may match in the work tree.

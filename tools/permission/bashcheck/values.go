@@ -71,7 +71,7 @@ func collectVars(f *syntax.File) (varFacts, []assignment) {
 			routes = append(routes, arithAssigns(vs, n)...)
 		case *syntax.ParamExp:
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
-				text := nodeText(n)
+				text := "${" + n.Param.Value + n.Exp.Op.String() + "…}"
 				routes = append(routes, assignment{n.Param.Value, "${" + n.Param.Value + n.Exp.Op.String() + "…}", text})
 				if n.Exp.Word == nil {
 					vs.known(n.Param.Value, text, litWord(""))
@@ -113,10 +113,10 @@ func collectAssign(vs varFacts, as *syntax.Assign) {
 	if as.Name == nil {
 		return
 	}
-	text := nodeText(as)
+	text := as.Name.Value + "=…" // nodeText is costly: a short form for explanations
 	switch {
 	case as.Array != nil, as.Index != nil, as.Append:
-		vs.unknownValue(as.Name.Value, text, text)
+		vs.unknownValue(as.Name.Value, text, "an array or appended value")
 	case as.Naked:
 		// declare NAME: keeps the value it has
 	case as.Value == nil:
@@ -217,7 +217,7 @@ func collectReads(vs varFacts, ce *syntax.CallExpr) {
 	if !args[0].static() {
 		return
 	}
-	text := nodeText(ce)
+	text := args[0].lit() + " …"
 	for _, name := range readNames(args[0].lit(), args[1:]) {
 		vs.unknownValue(name, text, "what "+args[0].lit()+" reads")
 	}
