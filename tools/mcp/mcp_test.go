@@ -35,7 +35,7 @@ func stdioServer(t *testing.T, name, mode string, extraEnv ...string) (Server, *
 	}
 	rec := &mcptest.Recorder{Path: filepath.Join(t.TempDir(), "server.log")}
 	env := append(mcptest.Env(mode, rec.Path), extraEnv...)
-	return Server{Name: name, Command: []string{exe}, Env: env, Timeout: 10 * time.Second}, rec
+	return Server{Name: name, Command: []string{exe}, Env: env, Timeout: time.Minute}, rec
 }
 
 // httpServer serves the test server over streamable HTTP on loopback and
@@ -50,7 +50,7 @@ func httpServer(t *testing.T, name string) (Server, *mcptest.Recorder, *headerLo
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	return Server{Name: name, URL: ts.URL + "/mcp", Timeout: 10 * time.Second}, rec, hl
+	return Server{Name: name, URL: ts.URL + "/mcp", Timeout: time.Minute}, rec, hl
 }
 
 type headerLog struct {
@@ -214,10 +214,11 @@ func TestProgressNotifications(t *testing.T) {
 func TestHugeResultIsBoundedAndKept(t *testing.T) {
 	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
 		dir := t.TempDir()
+		srv.Timeout = 2 * time.Minute // a megabyte through JSON-RPC is slow under -race on a loaded machine
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut(), OutputDir: dir, MaxOutputBytes: 4000})
-		res := call(t, toolByName(t, set, ToolName("tst", "huge")), `{"bytes":3000000}`)
+		res := call(t, toolByName(t, set, ToolName("tst", "huge")), `{"bytes":1000000}`)
 		if !res.Truncated || len(res.Output) > 5000 {
-			t.Fatalf("Truncated = %v, %d bytes for the model", res.Truncated, len(res.Output))
+			t.Fatalf("Truncated = %v, %d bytes for the model: %.300q", res.Truncated, len(res.Output), res.Output)
 		}
 		if !strings.HasPrefix(res.Output, "HEAD") || !strings.HasSuffix(res.Output, "TAIL") {
 			t.Errorf("head or tail lost: %q…%q", res.Output[:10], res.Output[len(res.Output)-10:])
@@ -227,7 +228,7 @@ func TestHugeResultIsBoundedAndKept(t *testing.T) {
 			t.Fatalf("no full-output path in %q", res.Output[1990:2200])
 		}
 		full, err := os.ReadFile(m[1])
-		if err != nil || len(full) != 3000008 {
+		if err != nil || len(full) != 1000008 {
 			t.Errorf("full output: %d bytes, %v", len(full), err)
 		}
 	})
@@ -272,8 +273,8 @@ func TestDeniedToolIsNeverSent(t *testing.T) {
 
 func TestHangingCallTimesOutAndIsCancelled(t *testing.T) {
 	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
-		srv.Timeout = 500 * time.Millisecond
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
+		set.conns[0].srv.Timeout = 500 * time.Millisecond // calls only: start-up had its minute
 		res := call(t, toolByName(t, set, ToolName("tst", "hang")), `{}`)
 		if !res.IsError || !strings.Contains(res.Output, `MCP server "tst", tool "hang": the server did not answer within 500ms`) {
 			t.Errorf("result = %+v", res)
