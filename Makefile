@@ -1,9 +1,14 @@
 GO ?= go
 
-.PHONY: build test lint fmt bench golden ci
+.PHONY: build demo test lint fmt bench golden ci
 
 build:
 	$(GO) build -o bin/runner ./cmd/runner
+
+# The bundled example through the built binary (real exit codes), offline:
+# the model's side is replayed from a recorded cassette, no API key needed.
+demo: build
+	bin/runner exec examples/hello/task.yaml --repo examples/hello/project --isolate --replay examples/hello/session.jsonl
 
 test:
 	$(GO) test -race ./...

@@ -194,7 +194,8 @@ func (s *Sandbox) Command(ctx context.Context, argv []string, dir string, env []
 	cmd := exec.CommandContext(ctx, s.exe, append([]string{helperArg, string(conf)}, argv...)...)
 	cmd.Args[0] = "runner-sandbox"
 	cmd.Dir = dir
-	cmd.Env = withEnv(env, "HOME="+s.home, "TMPDIR="+s.tmp, "GIT_CONFIG_GLOBAL="+s.gitConf)
+	set := append(toolCaches(env, s.cfg.Writable), "HOME="+s.home, "TMPDIR="+s.tmp, "GIT_CONFIG_GLOBAL="+s.gitConf)
+	cmd.Env = withEnv(env, set...)
 	attr, sig := sysProcAttr(s.layers, s.cfg.Network)
 	cmd.SysProcAttr = attr
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, sig) }
