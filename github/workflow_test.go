@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -202,5 +203,73 @@ func TestK8sMergeJobPublishesDespiteFailedRepos(t *testing.T) {
 	if len(rules) != 1 || rules[0].Action != "FailJob" || rules[0].OnExitCodes.ContainerName != verdict.Name ||
 		rules[0].OnExitCodes.Operator != "In" || !slices.Equal(rules[0].OnExitCodes.Values, []int{1}) {
 		t.Errorf("podFailurePolicy = %+v", rules)
+	}
+}
+
+// TestK8sShardJobEndsEitherWay: the shard Job's maxFailedIndexes can
+// trigger (below completions), and the documented wait ends on Complete or
+// Failed, never on a fixed timeout alone.
+func TestK8sShardJobEndsEitherWay(t *testing.T) {
+	for _, f := range []string{"batch-job.yaml", "merge-job.yaml"} {
+		data, err := os.ReadFile(filepath.Join("..", "examples", "k8s", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		if strings.Contains(text, "--for=condition=complete") || !strings.Contains(text, "Complete|Failed") {
+			t.Errorf("%s: the wait must end on Complete or Failed", f)
+		}
+		if strings.Contains(text, "plus git") {
+			t.Errorf("%s: the image needs no git", f)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join("..", "examples", "k8s", "batch-job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	for {
+		var doc struct {
+			Kind string `yaml:"kind"`
+			Spec struct {
+				Completions      int  `yaml:"completions"`
+				MaxFailedIndexes *int `yaml:"maxFailedIndexes"`
+			} `yaml:"spec"`
+		}
+		if err := dec.Decode(&doc); err != nil {
+			break
+		}
+		if doc.Kind == "Job" && doc.Spec.MaxFailedIndexes != nil && *doc.Spec.MaxFailedIndexes >= doc.Spec.Completions {
+			t.Errorf("maxFailedIndexes %d >= completions %d: it can never trigger", *doc.Spec.MaxFailedIndexes, doc.Spec.Completions)
+		}
+	}
+}
+
+// TestExampleWorkflowTasksExist: a workflow's task: .github/runner/X.yaml
+// has its spec beside it (examples/workflows/X.yaml), or the workflow names
+// the example spec to copy there (examples/…/task.yaml), which exists.
+func TestExampleWorkflowTasksExist(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "examples", "workflows", "*.yml"))
+	re := regexp.MustCompile(`(?m)^\s+task:\s*(\S+)`)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+			task := m[1]
+			beside := filepath.Join(filepath.Dir(f), filepath.Base(task))
+			inRepo := filepath.Join("..", task)
+			if _, err := os.Stat(beside); err == nil {
+				continue
+			}
+			if _, err := os.Stat(inRepo); err == nil {
+				continue
+			}
+			named := regexp.MustCompile(`examples/[\w./-]+\.yaml`).FindString(string(data))
+			if _, err := os.Stat(filepath.Join("..", named)); named == "" || err != nil {
+				t.Errorf("%s: task %s is not beside the workflow (%s) and no example spec to copy is named", f, task, beside)
+			}
+		}
 	}
 }
