@@ -103,6 +103,7 @@ type execRun struct {
 	mcp        *mcp.Set
 	// mcpSandboxes hold the stdio servers, by server name
 	mcpSandboxes map[string]*sandbox.Sandbox
+	mcpHoles     map[string]mcpHoles
 
 	// continue stages: the earlier run this one continues (nil: fresh),
 	// and this run's history.jsonl
@@ -206,14 +207,15 @@ func (r *execRun) mainStages() []Stage {
 		// With the snapshot: a continued run's work tree must be the one
 		// the earlier run left, and its base becomes this run's.
 		stageFunc{"continue", r.checkContinued},
+		// After the base snapshot (what a server writes is in the patch) and
+		// before run.started, which records the servers and their holes.
+		stageFunc{"mcp", r.startMCP},
 		// run.started names the base tree, so it follows the snapshot.
 		stageFunc{"started", r.emitStarted},
 		// Before the agent: the conversation is recorded from its first message.
 		stageFunc{"history", r.openHistory},
 		// Once the run is under way: the sticky comment says it started.
 		stageFunc{"comment", r.startComment},
-		// Before the agent: it is offered the servers' tools from the first step.
-		stageFunc{"mcp", r.startMCP},
 		// The agent loop, until the model finishes or a stop rule fires.
 		stageFunc{"agent", r.runAgent},
 		// After the agent: failures go back to the same session.

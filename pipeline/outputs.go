@@ -104,6 +104,7 @@ func (r *execRun) emitStarted(_ context.Context) error {
 		},
 		Sandbox:   r.sandboxInfo(),
 		Continues: r.continuedEvent(),
+		MCP:       r.mcpInfo(),
 	})
 }
 

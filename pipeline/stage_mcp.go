@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/seed43ef5acb/runner/pipeline/spec"
+	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools"
 	"github.com/seed43ef5acb/runner/tools/mcp"
 	"github.com/seed43ef5acb/runner/tools/permission"
@@ -157,7 +158,7 @@ func (r *execRun) startMCP(ctx context.Context) error {
 // task's. Without a layer (mode auto on a machine without one) stdio
 // servers are refused like bash.
 func (r *execRun) mcpSandbox() error {
-	r.mcpSandboxes = map[string]*sandbox.Sandbox{}
+	r.mcpSandboxes, r.mcpHoles = map[string]*sandbox.Sandbox{}, map[string]mcpHoles{}
 	for _, srv := range r.mcpServers {
 		if len(srv.Command) == 0 {
 			continue
@@ -176,6 +177,7 @@ func (r *execRun) mcpSandbox() error {
 			}
 			pol.Writable = append(pol.Writable, p)
 		}
+		r.mcpHoles[srv.Name] = mcpHoles{writable: pol.Writable, network: sec.Network}
 		sb, err := sandbox.New(pol)
 		if err == nil {
 			err = sb.Err()
@@ -225,6 +227,31 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// mcpHoles are the holes a stdio server's sandbox opened, expanded.
+type mcpHoles struct {
+	writable []string
+	network  bool
+}
+
+// mcpInfo is what run.started records of the servers (nil without any).
+func (r *execRun) mcpInfo() []event.MCPServer {
+	if r.mcp == nil {
+		return nil
+	}
+	byName := map[string]mcp.Server{}
+	for _, s := range r.mcpServers {
+		byName[s.Name] = s
+	}
+	var out []event.MCPServer
+	for _, info := range r.mcp.Servers() {
+		s := byName[info.Name]
+		h := r.mcpHoles[info.Name]
+		out = append(out, event.MCPServer{Name: info.Name, Transport: info.Transport, Command: s.Command, URL: s.URL,
+			Writable: h.writable, Network: h.network, ToolsListed: info.Listed, ToolsOffered: info.Offered})
+	}
+	return out
 }
 
 // mcpNote lists the servers for logs: "github (http, 12 of 40 tools)".

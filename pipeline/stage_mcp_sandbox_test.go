@@ -78,8 +78,18 @@ limits: {max_steps: 3}
 	if err != nil {
 		t.Fatal(err)
 	}
+	recs := validLog(t, data)
+	var started event.RunStarted
+	if err := recs[0].Decode(&started); err != nil {
+		t.Fatal(err)
+	}
+	if len(started.MCP) != 2 || started.MCP[0].Name != "boxed" || started.MCP[0].Network || len(started.MCP[0].Writable) != 0 ||
+		started.MCP[1].Name != "holed" || !started.MCP[1].Network || len(started.MCP[1].Writable) != 1 || started.MCP[1].Writable[0] != hole ||
+		started.MCP[1].Transport != "stdio" || started.MCP[1].ToolsOffered != started.MCP[1].ToolsListed {
+		t.Errorf("run.started mcp = %+v", started.MCP)
+	}
 	var outputs []string
-	for _, r := range validLog(t, data) {
+	for _, r := range recs {
 		if r.Type == "tool.completed" {
 			var e event.ToolCompleted
 			if err := json.Unmarshal(r.Raw, &e); err != nil {

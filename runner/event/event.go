@@ -88,6 +88,22 @@ type RunStarted struct {
 	// Continues names the run this one continues (runner exec --continue);
 	// nil for a fresh run.
 	Continues *Continued `json:"continues,omitempty"`
+	// MCP lists the task's MCP servers as started, by name (absent without
+	// servers).
+	MCP []MCPServer `json:"mcp,omitempty"`
+}
+
+// MCPServer records one MCP server of a run: how it was reached, the holes
+// its sandbox opened (stdio only) and how many of its tools were offered.
+type MCPServer struct {
+	Name         string   `json:"name"`
+	Transport    string   `json:"transport"` // "stdio" or "http"
+	Command      []string `json:"command,omitempty"`
+	URL          string   `json:"url,omitempty"`
+	Writable     []string `json:"writable,omitempty"`
+	Network      bool     `json:"network,omitempty"`
+	ToolsListed  int      `json:"tools_listed"`
+	ToolsOffered int      `json:"tools_offered"`
 }
 
 // Sandbox records how commands were contained: the spec's mode (auto,
