@@ -17,9 +17,11 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/tools"
 )
 
 // newRunID returns a run id that sorts by start time and does not collide:
@@ -99,8 +101,11 @@ func (r *execRun) emitStarted(_ context.Context) error {
 		RunnerVersion: Version(), Inputs: r.inputs,
 		Limits: event.Limits{
 			MaxSteps: l.MaxSteps, MaxCostUSD: l.MaxCostUSD, MaxTokens: l.MaxTokens,
-			Timeout: durationString(l.Timeout), ToolTimeout: durationString(l.ToolTimeout),
-			MaxDenials: l.MaxDenials,
+			Timeout: durationString(l.Timeout),
+			// The effective values: a default applies where the spec is silent.
+			ToolTimeout:       durationString(cmp.Or(l.ToolTimeout, tools.DefaultBashTimeout)),
+			MaxDenials:        cmp.Or(l.MaxDenials, runner.DefaultMaxDenials),
+			StreamIdleTimeout: llm.DefaultIdleTimeout.String(),
 		},
 		Sandbox:   r.sandboxInfo(),
 		Continues: r.continuedEvent(),

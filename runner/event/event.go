@@ -68,6 +68,9 @@ type Limits struct {
 	Timeout     string  `json:"timeout,omitempty"`
 	ToolTimeout string  `json:"tool_timeout,omitempty"`
 	MaxDenials  int     `json:"max_denials,omitempty"`
+	// StreamIdleTimeout is how long a model stream may send nothing before
+	// the call is retried (the provider's idle timeout).
+	StreamIdleTimeout string `json:"stream_idle_timeout,omitempty"`
 }
 
 // RunStarted opens the log.
