@@ -284,10 +284,18 @@ var errSkipFile = errors.New("skipped")
 func readForGrep(fd int, limit int) (*[]byte, error) {
 	bp := fileBufs.Get().(*[]byte)
 	b := (*bp)[:0]
-	sniffed := false
+	sniffed, sized := false, false
 	for {
 		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
+			want := 2 * cap(b)
+			var st unix.Stat_t
+			if !sized && unix.Fstat(fd, &st) == nil && st.Size >= int64(len(b)) {
+				want = int(min(st.Size, int64(limit))) + 1 // one growth to the whole file (and EOF)
+			}
+			sized = true
+			nb := make([]byte, len(b), max(want, len(b)+1))
+			copy(nb, b)
+			b = nb
 		}
 		n, err := unix.Read(fd, b[len(b):cap(b)])
 		if errors.Is(err, unix.EINTR) {

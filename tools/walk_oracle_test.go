@@ -202,6 +202,8 @@ func genTree(t testing.TB, dir string, r *rand.Rand, n int) {
 			_ = syscall.Mkfifo(filepath.Join(dir, filepath.FromSlash(name)), 0o644)
 		case k == 3:
 			writeGen(t, dir, name, nil)
+		case k == 4:
+			writeGen(t, dir, name, []byte(strings.Repeat("gamma alpha return nil\n", 2000+r.IntN(9000))+"foobar end\n"))
 		default:
 			var b strings.Builder
 			eol := "\n"
