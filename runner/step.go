@@ -14,12 +14,15 @@ import (
 func (s *Session) finishStep(ctx context.Context, t *turn) stepResult {
 	s.appendMessage(t.msg)
 	var usage llm.Usage
+	var cost *float64
 	if t.usage != nil {
 		usage = *t.usage
 		s.lastUsage = &usage
+		cost = s.account(usage)
+	} else if s.cfg.Pricer != nil {
+		s.costUnknown = true // no usage: the step's tokens, and so its cost, are unknown (not 0)
 	}
 	s.usage = s.usage.Add(usage)
-	cost := s.account(usage)
 	if text := t.msg.text(PartText); text != "" {
 		s.final = text
 	}
@@ -27,11 +30,12 @@ func (s *Session) finishStep(ctx context.Context, t *turn) stepResult {
 		Fin: &StepFinish{Reason: t.finish, Usage: usage, CostUSD: cost}})
 	s.stepClosed = s.step
 	s.emit(event.StepFinished{
-		Step:         s.step,
-		FinishReason: string(t.finish),
-		Tokens:       tokensOf(usage),
-		CostUSD:      cost,
-		DurationMS:   s.sinceMS(s.stepStart),
+		Step:          s.step,
+		FinishReason:  string(t.finish),
+		Tokens:        tokensOf(usage),
+		TokensUnknown: t.usage == nil,
+		CostUSD:       cost,
+		DurationMS:    s.sinceMS(s.stepStart),
 	})
 	s.emitPatch(ctx, t)
 	return s.decide(t)

@@ -221,11 +221,14 @@ type Compaction struct {
 
 // StepFinished closes a model step. CostUSD is nil when the price is unknown.
 type StepFinished struct {
-	Step         int      `json:"step"`
-	FinishReason string   `json:"finish_reason"`
-	Tokens       Tokens   `json:"tokens"`
-	CostUSD      *float64 `json:"cost_usd"`
-	DurationMS   int64    `json:"duration_ms"`
+	Step         int    `json:"step"`
+	FinishReason string `json:"finish_reason"`
+	Tokens       Tokens `json:"tokens"`
+	// TokensUnknown: the provider reported no usage for the step, so Tokens
+	// are 0 but not measured (and CostUSD is nil).
+	TokensUnknown bool     `json:"tokens_unknown,omitempty"`
+	CostUSD       *float64 `json:"cost_usd"`
+	DurationMS    int64    `json:"duration_ms"`
 }
 
 // FileChange is one file in a patch.
