@@ -41,6 +41,9 @@ type historyLine struct {
 	// Excludes are the work-tree-relative paths the run kept out of its
 	// snapshots (its out dir, and those of the runs it continued).
 	Excludes []string `json:"excludes,omitempty"`
+	// Isolated says the run worked on a temporary copy (--isolate), gone
+	// once it ended.
+	Isolated bool `json:"isolated,omitempty"`
 
 	// runner records
 	Step     int           `json:"step,omitempty"`

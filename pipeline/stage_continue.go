@@ -56,6 +56,10 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 	h := c.history
 	want := snapshot.Tree(cmp.Or(h.lastTree, h.header.BaseTree))
 	if want != r.base {
+		if h.header.Isolated && !r.opts.Force {
+			return fmt.Errorf("%w: run %s worked on a temporary copy (--isolate), which is gone: apply its patch to the work tree first (git apply %s), then continue; or give --force to take the tree as it is",
+				ErrHistory, h.header.RunID, filepath.Join(c.dir, report.PatchFile))
+		}
 		if !r.opts.Force {
 			return fmt.Errorf("%w: the work tree changed since run %s ended (its last snapshot is tree %.12s…, the work tree is now %.12s…): continue in the tree the run left, or give --force to take the tree as it is",
 				ErrHistory, h.header.RunID, want, r.base)
@@ -81,7 +85,7 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 // header names the base tree).
 func (r *execRun) openHistory(_ context.Context) error {
 	header := historyLine{RunID: r.runID, Task: r.spec.Name, SpecSHA256: r.specSHA,
-		BaseTree: string(r.base), Model: r.modelName, Excludes: r.excludes()}
+		BaseTree: string(r.base), Model: r.modelName, Excludes: r.excludes(), Isolated: r.tempDir != ""}
 	if c := r.continued; c != nil {
 		header.Continues = c.history.header.RunID
 	}
