@@ -99,15 +99,18 @@ func TestActionLint(t *testing.T) {
 		t.Errorf("finalize step = %+v", fin)
 	}
 	run := stepByID(t, a, "run")
-	if !regexp.MustCompile(`(?m)^\s*exec "\$RUNNER_TEMP/runner" `).MatchString(run.Run) {
+	if !regexp.MustCompile(`(?m)^\s*exec "\$RUNNER_BIN" `).MatchString(run.Run) {
 		t.Errorf("the run step does not exec the runner:\n%s", run.Run)
 	}
-	setup := a.Runs.Steps[1]
-	if !strings.HasPrefix(setup.Uses, "actions/setup-go@") || setup.With["go-version-file"] != "${{ steps.path.outputs.dir }}/go.mod" {
-		t.Errorf("second step = %+v, want setup-go with the action's go.mod", setup)
+	// No step may change the caller's toolchain: setup-go would put the
+	// action's Go first on PATH for the rest of the job.
+	for _, s := range a.Runs.Steps {
+		if strings.HasPrefix(s.Uses, "actions/setup-go@") || strings.Contains(s.Run, "GITHUB_PATH") || strings.Contains(s.Run, "GITHUB_ENV") {
+			t.Errorf("step %q changes the caller's PATH or environment", s.ID)
+		}
 	}
-	if !strings.Contains(stepByID(t, a, "build").Run, `cd "$GITHUB_ACTION_PATH"`) {
-		t.Error("build step does not build in $GITHUB_ACTION_PATH")
+	if !strings.Contains(stepByID(t, a, "build").Run, `"$GITHUB_ACTION_PATH/scripts/build-runner.sh"`) {
+		t.Error("build step does not run scripts/build-runner.sh")
 	}
 }
 
@@ -213,10 +216,8 @@ func (r *actionRun) step(s actionStep, path string) int {
 func (r *actionRun) runAll(path string) {
 	for _, s := range r.a.Runs.Steps {
 		switch {
-		case s.Uses != "": // setup-go: check it is pointed at the action's go.mod
-			if _, err := os.Stat(r.eval(s.With["go-version-file"])); err != nil {
-				r.t.Errorf("setup-go go-version-file: %v", err)
-			}
+		case s.Uses != "":
+			r.t.Errorf("step %q uses %s: the action runs no other action", s.ID, s.Uses)
 		case s.If != "":
 			if r.failed && r.outputs["prep"]["dir"] != "" {
 				r.step(s, path)
@@ -247,12 +248,16 @@ func fakeGoDir(t *testing.T) string {
 	}
 	script := `#!/bin/bash
 set -eu
-want="build -trimpath -o $RUNNER_TEMP/runner ./cmd/runner"
+# A downloaded action (no .git) is stamped with its ref; a checkout gets go's VCS stamp.
+stamp="-X github.com/seed43ef5acb/runner/pipeline.stampedVersion=$(basename "$GITHUB_ACTION_PATH")"
+[ -e "$GITHUB_ACTION_PATH/.git" ] && stamp=""
+want="build -trimpath -ldflags=$stamp -o $RUNNER_TEMP/runner-bin/runner ./cmd/runner"
+[ "$GOTOOLCHAIN" = auto ] || { echo "fake go: GOTOOLCHAIN=$GOTOOLCHAIN" >&2; exit 9; }
 [ "$*" = "$want" ] || { echo "fake go: got '$*', want '$want'" >&2; exit 9; }
 [ "$PWD" = "$GITHUB_ACTION_PATH" ] || { echo "fake go: built in $PWD" >&2; exit 9; }
 [ -f go.mod ] || { echo "fake go: no go.mod in $PWD" >&2; exit 9; }
-printf '#!/bin/bash\nexec %q "$@"\n' "` + self + `" > "$RUNNER_TEMP/runner"
-chmod +x "$RUNNER_TEMP/runner"
+printf '#!/bin/bash\nexec %q "$@"\n' "` + self + `" > "$RUNNER_TEMP/runner-bin/runner"
+chmod +x "$RUNNER_TEMP/runner-bin/runner"
 `
 	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)

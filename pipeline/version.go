@@ -2,10 +2,19 @@ package pipeline
 
 import "runtime/debug"
 
-// Version returns the runner's version: the main module's version when
-// built from a tagged module, else the VCS revision (with "-dirty" when the
-// tree was modified), else "devel".
+// stampedVersion is set by the linker (-X) when the GitHub Action builds
+// the runner from a downloaded copy of its source, which has no VCS data:
+// the ref the action was used at. It is never assigned at run time.
+var stampedVersion string
+
+// Version returns the runner's version: the version the build stamped
+// (the action's ref), else the main module's version when built from a
+// tagged module, else the VCS revision (with "-dirty" when the tree was
+// modified), else "devel".
 func Version() string {
+	if stampedVersion != "" {
+		return stampedVersion
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
