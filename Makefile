@@ -1,4 +1,8 @@
 GO ?= go
+# golangci-lint runs with .golangci.yml; .ci/run installs this version into
+# .ci/bin (GOLANGCI_LINT overrides the binary).
+GOLANGCI_LINT_VERSION ?= v2.15.0
+GOLANGCI_LINT ?= $(firstword $(wildcard $(CURDIR)/.ci/bin/golangci-lint) $(shell command -v golangci-lint 2>/dev/null))
 
 .PHONY: build demo test lint fmt bench golden ci
 
@@ -16,6 +20,11 @@ test:
 lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@if [ -z "$(GOLANGCI_LINT)" ]; then \
+		echo "make lint: golangci-lint is not installed. Install $(GOLANGCI_LINT_VERSION) with:"; \
+		echo "  GOBIN=$(CURDIR)/.ci/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)"; \
+		echo "(bash .ci/run does this)"; exit 1; fi
+	$(GOLANGCI_LINT) run ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,7 +42,7 @@ func testMain(m *testing.M) int {
 	}
 	repoRoot = root
 	runnerBin = filepath.Join(dir, "runner")
-	build := exec.Command("go", "build", "-o", runnerBin, "./cmd/runner")
+	build := exec.CommandContext(context.Background(), "go", "build", "-o", runnerBin, "./cmd/runner")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build runner: %v\n%s", err, out)
@@ -79,7 +80,7 @@ func baseEnv(t *testing.T) []string {
 // goEnv is one `go env` value.
 func goEnv(t *testing.T, key string) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", key).Output()
+	out, err := exec.CommandContext(t.Context(), "go", "env", key).Output()
 	if err != nil {
 		t.Fatalf("go env %s: %v", key, err)
 	}
@@ -89,7 +90,7 @@ func goEnv(t *testing.T, key string) string {
 // runRunner runs the runner binary in dir with env and waits for it.
 func runRunner(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(runnerBin, args...)
+	cmd := exec.CommandContext(t.Context(), runnerBin, args...)
 	cmd.Dir, cmd.Env = dir, env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -184,7 +185,7 @@ func requireFiles(t *testing.T, dir string, names ...string) {
 // git runs git in dir and returns its output.
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
+	cmd := exec.CommandContext(t.Context(), "git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")

@@ -42,7 +42,7 @@ sandbox:
 // list -m -json) into dir, writable, as a git repository with one commit.
 func gitRepoOfModule(t *testing.T, module, dir string) {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-json", module).Output()
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-m", "-json", module).Output()
 	if err != nil {
 		t.Fatalf("go list -m -json %s: %v", module, err)
 	}
@@ -108,7 +108,7 @@ func TestMainJobRealModule(t *testing.T) {
 	if got := git(t, pristine, "diff", "--name-only"); strings.TrimSpace(got) != "cmp/internal/function/func.go" {
 		t.Errorf("patched files %q, want cmp/internal/function/func.go", got)
 	}
-	test := exec.Command("go", "test", cmpPackage)
+	test := exec.CommandContext(t.Context(), "go", "test", cmpPackage)
 	test.Dir, test.Env = pristine, env
 	if out, err := test.CombinedOutput(); err != nil {
 		t.Errorf("go test on the patched pristine copy: %v\n%s", err, out)

@@ -143,7 +143,7 @@ func TestSIGTERMCancels(t *testing.T) {
 		stall,
 	)
 	out := t.TempDir()
-	cmd := exec.Command(runnerBin, "exec", spec, "--out", out, "--base-url", srv.URL())
+	cmd := exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--out", out, "--base-url", srv.URL())
 	cmd.Dir = repo
 	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
 	var stderr bytes.Buffer

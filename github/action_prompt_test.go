@@ -58,7 +58,7 @@ func TestActionPromptIsLiteral(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			temp := t.TempDir()
 			out := filepath.Join(temp, "output")
-			cmd := exec.Command("bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", script)
+			cmd := exec.CommandContext(t.Context(), "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", script)
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "RUNNER_TEMP=" + temp, "GITHUB_OUTPUT=" + out,
 				"RUNNER_TASK=", "RUNNER_PROMPT=" + tt.prompt}
 			var stderr bytes.Buffer

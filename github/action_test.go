@@ -139,6 +139,7 @@ type actionRun struct {
 }
 
 func newActionRun(t *testing.T, inputs map[string]string, base map[string]string) *actionRun {
+	t.Helper()
 	a := loadAction(t)
 	r := &actionRun{t: t, a: a, inputs: map[string]string{}, temp: t.TempDir(), outputs: map[string]map[string]string{}}
 	for name, in := range a.Inputs {
@@ -192,7 +193,7 @@ func (r *actionRun) step(s actionStep, path string) int {
 	for k, v := range s.Env {
 		env = append(env, k+"="+r.eval(v))
 	}
-	cmd := exec.Command("bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", s.Run)
+	cmd := exec.CommandContext(r.t.Context(), "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", s.Run)
 	cmd.Env, cmd.Dir = env, r.temp
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr

@@ -134,7 +134,7 @@ func TestPushBranchHoldsExactlyThePatchedTree(t *testing.T) {
 		t.Errorf("commit %s parents %v message %q author %v", c.Hash, c.ParentHashes, c.Message, c.Author)
 	}
 	// The local repository got objects but no refs.
-	out, err := exec.Command("git", "-C", work, "for-each-ref", "--format=%(refname)").Output()
+	out, err := exec.CommandContext(t.Context(), "git", "-C", work, "for-each-ref", "--format=%(refname)").Output()
 	if err != nil || strings.TrimSpace(string(out)) != "refs/heads/master\nrefs/remotes/origin/main" {
 		t.Errorf("local refs changed: %q %v", out, err)
 	}
@@ -150,7 +150,7 @@ func TestPushBranchHoldsExactlyThePatchedTree(t *testing.T) {
 	if got["a.txt"].Content != "A3\n" || got["b.txt"].Content != "b\n" || c.Hash.String() != sha2 || c.ParentHashes[0].String() != base {
 		t.Errorf("second push: %v parent %v", got, c.ParentHashes)
 	}
-	if err := exec.Command("git", "-C", remote, "fsck", "--strict").Run(); err != nil {
+	if err := exec.CommandContext(t.Context(), "git", "-C", remote, "fsck", "--strict").Run(); err != nil {
 		t.Errorf("git fsck of the remote: %v", err)
 	}
 }
@@ -197,7 +197,7 @@ func TestPushOverHTTPWithToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	work, remote, base := seed(t)
-	if err := exec.Command("git", "-C", remote, "config", "http.receivepack", "true").Run(); err != nil {
+	if err := exec.CommandContext(t.Context(), "git", "-C", remote, "config", "http.receivepack", "true").Run(); err != nil {
 		t.Fatal(err)
 	}
 	cgiHandler := &cgi.Handler{Path: backend, Args: []string{"http-backend"},
@@ -281,7 +281,7 @@ func TestPushFromShallowClone(t *testing.T) {
 	if got["new.txt"].Content != "from a shallow clone\n" || got["a.txt"].Content != "a3\n" || c.ParentHashes[0].String() != base {
 		t.Errorf("tree %v parent %v", got, c.ParentHashes)
 	}
-	if out, err := exec.Command("git", "-C", remote, "fsck", "--strict").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(t.Context(), "git", "-C", remote, "fsck", "--strict").CombinedOutput(); err != nil {
 		t.Errorf("git fsck: %v\n%s", err, out)
 	}
 }
@@ -291,7 +291,7 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 	if dir != "" {
 		args = append([]string{"-C", dir}, args...)
 	}
-	out, err := exec.Command("git", args...).CombinedOutput()
+	out, err := exec.CommandContext(t.Context(), "git", args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
@@ -338,6 +338,7 @@ func TestPushTypeChanges(t *testing.T) {
 }
 
 func dirToFile(t *testing.T, work string) {
+	t.Helper()
 	if err := os.RemoveAll(filepath.Join(work, "keep")); err != nil {
 		t.Fatal(err)
 	}
@@ -345,6 +346,7 @@ func dirToFile(t *testing.T, work string) {
 }
 
 func fileToDir(t *testing.T, work string) {
+	t.Helper()
 	if err := os.Remove(filepath.Join(work, "a.txt")); err != nil {
 		t.Fatal(err)
 	}

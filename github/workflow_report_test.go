@@ -19,7 +19,7 @@ func runStepIn(t *testing.T, dir string, s actionStep, env map[string]string, fa
 		}
 	}
 	out := filepath.Join(t.TempDir(), "output")
-	cmd := exec.Command("bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", s.Run)
+	cmd := exec.CommandContext(t.Context(), "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", s.Run)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + out, "HOME=" + dir}
 	for k, v := range env {

@@ -79,7 +79,7 @@ func runScript(t *testing.T, s actionStep, env map[string]string, fakes map[stri
 		}
 	}
 	out := filepath.Join(dir, "output")
-	cmd := exec.Command("bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", s.Run)
+	cmd := exec.CommandContext(t.Context(), "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", s.Run)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + out, "HOME=" + dir}
 	for k, v := range env {

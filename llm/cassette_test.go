@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
@@ -34,6 +35,7 @@ func session(t *testing.T, p *llm.Provider) [][]llm.Event {
 }
 
 func sessionServer(t *testing.T) *llmtest.Server {
+	t.Helper()
 	return llmtest.NewServer(t,
 		llmtest.Turn{Reasoning: "Read first.", ToolCalls: []llmtest.ToolCall{llmtest.Call("read", `{"path":"a.go"}`)}}.Reply(),
 		llmtest.HTTPError(http.StatusTooManyRequests, `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`, "retry-after", "2"),

@@ -17,6 +17,7 @@ func frame(b []byte) ([]byte, streamFacts, error) {
 }
 
 func addCaseSeeds(f *testing.F) {
+	f.Helper()
 	files, _ := filepath.Glob(filepath.Join("testdata", "cases", "*.sse"))
 	for _, p := range files {
 		if b, err := os.ReadFile(p); err == nil {

@@ -88,6 +88,7 @@ func BenchmarkBashStepCPU(b *testing.B) {
 // sessionCPU runs one scripted session of n bash steps and returns the CPU
 // seconds it took and how many steps' snapshots walked the whole tree.
 func sessionCPU(b *testing.B, spec, repo string, n int) (float64, int) {
+	b.Helper()
 	var replies []llmtest.Reply
 	for i := range n {
 		replies = append(replies, llmtest.Turn{ToolCalls: []llmtest.ToolCall{
@@ -131,6 +132,7 @@ func cpuSeconds() float64 {
 // genStepTree writes n text files of 0.5-8 KiB in 25×100 directories and
 // commits them.
 func genStepTree(b *testing.B, root string, n int) {
+	b.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
 	line := []byte("the quick brown fox jumps over the lazy dog 0123456789\n")
 	for i := range n {
@@ -143,7 +145,7 @@ func genStepTree(b *testing.B, root string, n int) {
 		}
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "base"}} {
-		cmd := exec.Command("git", args...)
+		cmd := exec.CommandContext(b.Context(), "git", args...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("git %v: %v\n%s", args, err, out)

@@ -23,14 +23,13 @@ const prEvent = `{"action":"opened","number":5,"pull_request":{"number":5,"title
 // and opens a pull request, against a fake API (api) and a real git
 // remote served over smart HTTP (remote).
 type deliveryRun struct {
-	spec, repo, out    string
-	remote             string
-	api                *githubtest.Registry
-	env                []string
-	outputs, summary   string
-	stderr, stdout     bytes.Buffer
-	started, finished  struct{ Body string }
-	commentsRegistered bool
+	spec, repo, out   string
+	remote            string
+	api               *githubtest.Registry
+	env               []string
+	outputs, summary  string
+	stderr, stdout    bytes.Buffer
+	started, finished struct{ Body string }
 }
 
 const commentsPath = "/repos/octo/hello/issues/5/comments"
@@ -70,6 +69,7 @@ func ownComment(body string) map[string]any {
 // stubComment registers the sticky comment's start (a new comment) and,
 // with finish, its final edit.
 func (d *deliveryRun) stubComment(t *testing.T, finish githubtest.Responder) {
+	t.Helper()
 	d.api.Register(http.MethodGet, commentsPath, githubtest.Page([]any{}, 1, 1))
 	d.api.Register(http.MethodPost, commentsPath, githubtest.Capture(t, &d.started, githubtest.JSON(201, ownComment("x"))))
 	d.api.Register(http.MethodGet, commentsPath, func(w http.ResponseWriter, r *http.Request) {

@@ -165,6 +165,7 @@ func BenchmarkStepBuiltinTools(b *testing.B) {
 }
 
 func benchSteps(b *testing.B, root string, ts []tools.Tool, search bool) {
+	b.Helper()
 	b.ReportAllocs()
 	start, cpu := time.Now(), cpuTime()
 	for b.Loop() {
@@ -206,6 +207,7 @@ func (p *prefixStats) add(cur []byte) {
 }
 
 func (p *prefixStats) report(b *testing.B) {
+	b.Helper()
 	b.ReportMetric(p.reuse/float64(p.pairs), "prefix-reuse")
 	b.ReportMetric(p.share/float64(p.pairs), "prefix-share")
 	b.ReportMetric(float64(p.common)/float64(p.total), "prefix-bytes")

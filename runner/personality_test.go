@@ -77,6 +77,7 @@ func TestProviderPersonalities(t *testing.T) {
 	}{
 		{name: "openai", baseURL: "https://api.openai.com/v1", model: "gpt-5-mini", p: llmtest.OpenAI(), ids: openAIIDs,
 			temperature: ptr(0.2), check: func(t *testing.T, reqs []llmtest.RecordedRequest) {
+				t.Helper()
 				for _, r := range reqs {
 					if r.Body["store"] != false {
 						t.Fatalf("store = %v, want false", r.Body["store"])

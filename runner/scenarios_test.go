@@ -30,6 +30,7 @@ func TestScenariosThroughLLMTest(t *testing.T) {
 			llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("read", `{"path":"pkg00/file0000.go"}`)}, FinishReason: "stop"}.Reply(),
 			llmtest.Text("done"),
 		}, status: event.StatusSuccess, check: func(t *testing.T, res Result, sink *recSink) {
+			t.Helper()
 			if len(sink.of("tool.completed")) != 1 || res.Steps != 2 {
 				t.Errorf("the call did not run: %v", sink.types())
 			}
@@ -37,6 +38,7 @@ func TestScenariosThroughLLMTest(t *testing.T) {
 		{name: "doom loop", replies: []llmtest.Reply{
 			read("pkg00/file0000.go"), read("pkg00/file0000.go"), read("pkg00/file0000.go"), llmtest.Text("stuck"),
 		}, status: event.StatusSuccess, check: func(t *testing.T, res Result, sink *recSink) {
+			t.Helper()
 			d := sink.of("permission.denied")
 			if len(d) != 1 || d[0].(event.PermissionDenied).Permission != permission.DoomLoop {
 				t.Errorf("denials %+v", d)

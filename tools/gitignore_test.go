@@ -30,7 +30,7 @@ func TestWalkMatchesGit(t *testing.T) {
 		"excluded-by-info.txt": "", "plain.txt": "",
 	})
 	git := func(args ...string) string {
-		cmd := exec.Command(gitBin, args...)
+		cmd := exec.CommandContext(t.Context(), gitBin, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
 		out, err := cmd.CombinedOutput()
@@ -66,7 +66,7 @@ func TestWalkInRepoSubdirectory(t *testing.T) {
 		".gitignore": "*.log\nsub/gen/\n", "sub/a.log": "", "sub/a.go": "", "sub/gen/x.go": "",
 		"sub/[!a]x.txt": "", "sub/bx.txt": "", "sub/ax.txt": "", "sub/info.txt": "",
 	})
-	cmd := exec.Command(gitBin, "init", "-q", repo)
+	cmd := exec.CommandContext(t.Context(), gitBin, "init", "-q", repo)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}

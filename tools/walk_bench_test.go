@@ -27,7 +27,7 @@ import (
 func BenchmarkSearch(b *testing.B) {
 	rg, _ := exec.LookPath("rg")
 	trees := map[string]string{"generated": ""}
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+	if out, err := exec.CommandContext(b.Context(), "go", "env", "GOROOT").Output(); err == nil {
 		trees["goroot"] = filepath.Join(strings.TrimSpace(string(out)), "src")
 	}
 	for _, name := range []string{"generated", "goroot"} {
@@ -72,6 +72,7 @@ func benchOps(tree string) []benchOp {
 }
 
 func runBenchOp(b *testing.B, dir, rg string, op benchOp) {
+	b.Helper()
 	raw, err := json.Marshal(op.params)
 	if err != nil {
 		b.Fatal(err)
@@ -104,7 +105,7 @@ func runBenchOp(b *testing.B, dir, rg string, op benchOp) {
 			args := append([]string{fmt.Sprintf("-j%d", j), "--hidden", "--no-require-git", "-g", "!.git", "-n", "--no-messages"}, op.rgArgs...)
 			var cpu float64
 			for b.Loop() {
-				cmd := exec.Command(rg, args...)
+				cmd := exec.CommandContext(b.Context(), rg, args...)
 				cmd.Dir = dir
 				var out bytes.Buffer
 				cmd.Stdout = &out
@@ -136,6 +137,7 @@ func selfCPU() float64 {
 }
 
 func reportCPU(b *testing.B, seconds float64) {
+	b.Helper()
 	b.ReportMetric(seconds*1e3/float64(b.N), "cpu-ms/op")
 }
 
@@ -143,6 +145,7 @@ func reportCPU(b *testing.B, seconds float64) {
 // .c) in 25×100 directories, one in 250 holding a MARKER_ line, plus a
 // .gitignore ignoring *.o (with 200 .o files), as a git repository.
 func genBenchTree(b *testing.B, root string, n int) {
+	b.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
 	lines := []string{
 		"func (s *Server) handle(w http.ResponseWriter, r *http.Request) error {\n",
@@ -171,7 +174,7 @@ func genBenchTree(b *testing.B, root string, n int) {
 		writeGen(b, root, fmt.Sprintf("d%02d/obj%03d.o", i%25, i), []byte("zqxj_nomatch\n"))
 	}
 	writeGen(b, root, ".gitignore", []byte("*.o\n"))
-	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(b.Context(), "git", "init", "-q", root).CombinedOutput(); err != nil {
 		b.Fatalf("git init: %v\n%s", err, out)
 	}
 }

@@ -120,6 +120,7 @@ func checkGlob(t *testing.T, dir, start, pattern string) {
 }
 
 func firstDir(t *testing.T, dir string) string {
+	t.Helper()
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +144,7 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 	}
 	dir := t.TempDir()
 	genTree(t, dir, rand.New(rand.NewPCG(5, 5)), 400)
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(t.Context(), "git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	for _, pat := range []string{"foobar bar", "nomatchanywhere", `gamma\s+nil`, `^return x`, `(alpha|beta) TODO`, "é long é", `\{ \}`} {
@@ -156,7 +157,7 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 			if inc != "" {
 				args = append(args, "-g", inc)
 			}
-			cmd := exec.Command(rg, args...)
+			cmd := exec.CommandContext(t.Context(), rg, args...)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "GIT_CONFIG_NOSYSTEM=1")
 			out, err := cmd.Output()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,7 +70,7 @@ func (c *BatchExportCmd) Run(streams Streams) error {
 		return fmt.Errorf("%w: --out %s: the SWE-bench harness reads predictions only from a file ending in .jsonl (or .json): name it e.g. preds.jsonl", pipeline.ErrUsage, c.Out)
 	}
 	var buf bytes.Buffer
-	var w io.Writer = streams.Stdout
+	w := streams.Stdout
 	if c.Out != "" {
 		w = &buf
 	}

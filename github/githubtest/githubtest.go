@@ -174,6 +174,7 @@ func Page(v any, page, last int) Responder {
 // Capture decodes the request body into dst (a pointer) before replying
 // with next.
 func Capture(t testing.TB, dst any, next Responder) Responder {
+	t.Helper()
 	return func(w http.ResponseWriter, r *http.Request) {
 		data, err := io.ReadAll(r.Body)
 		if err == nil {

@@ -42,7 +42,11 @@ func TestRegistryFailsOnUnusedAndUnmatched(t *testing.T) {
 	if _, err := c.Do(t.Context(), req, nil); err == nil { // a stub answers once
 		t.Error("second request answered")
 	}
-	resp, err := http.Get(reg.Server.URL + "/outside")
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, reg.Server.URL+"/outside", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err == nil {
 		resp.Body.Close()
 	}

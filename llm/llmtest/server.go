@@ -103,11 +103,13 @@ type Server struct {
 // and fails the test when more requests arrive than were scripted. It is
 // closed when the test ends.
 func NewServer(t testing.TB, replies ...Reply) *Server {
+	t.Helper()
 	return newServer(t, replies, nil, nil)
 }
 
 // NewServerFunc starts a server that answers every request with h(req).
 func NewServerFunc(t testing.TB, h Handler) *Server {
+	t.Helper()
 	return newServer(t, nil, h, nil)
 }
 

@@ -44,7 +44,12 @@ func TestServerScriptAndRecord(t *testing.T) {
 		t.Fatalf("URL %q does not end in /v1", srv.URL())
 	}
 	post := func(body string) (*http.Response, string) {
-		resp, err := srv.Client().Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL()+"/chat/completions", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

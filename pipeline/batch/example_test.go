@@ -27,7 +27,7 @@ func TestExampleBatch(t *testing.T) {
 		}
 		write(t, filepath.Join(dir, f), string(data))
 	}
-	cmd := exec.Command("sh", filepath.Join(dir, "make-demo-repos.sh"))
+	cmd := exec.CommandContext(t.Context(), "sh", filepath.Join(dir, "make-demo-repos.sh"))
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make-demo-repos.sh: %v\n%s", err, out)

@@ -6,13 +6,14 @@ import (
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
-// SpecError and SpecErrors are the task spec's error types, reused so that
+// SpecError is the task spec's error type (spec.Error), reused so that
 // `runner validate`, error printing and exit codes treat batch and task
-// specs alike: SpecErrors matches ErrInvalidSpec with errors.Is.
-type (
-	SpecError  = spec.Error
-	SpecErrors = spec.Errors
-)
+// specs alike.
+type SpecError = spec.Error
+
+// SpecErrors is spec.Errors: every problem of a batch spec; it matches
+// ErrInvalidSpec with errors.Is.
+type SpecErrors = spec.Errors
 
 // decoder is the task spec's positioned YAML decoder (spec.Decoder) with
 // the batch spec's sections as methods.

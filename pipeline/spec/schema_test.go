@@ -80,6 +80,7 @@ func taskSpecFiles(t *testing.T) []string {
 // isTaskSpec tells task specs from other YAML under examples/ (workflows,
 // batch specs, Kubernetes manifests): a task spec has a top-level prompt.
 func isTaskSpec(t *testing.T, path string) bool {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

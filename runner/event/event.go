@@ -294,21 +294,50 @@ type RunFinished struct {
 	Error            *RunError       `json:"error,omitempty"`
 }
 
-func (RunStarted) EventType() string       { return "run.started" }
-func (StepStarted) EventType() string      { return "step.started" }
-func (Text) EventType() string             { return "text" }
-func (Reasoning) EventType() string        { return "reasoning" }
-func (ToolStarted) EventType() string      { return "tool.started" }
-func (ToolCompleted) EventType() string    { return "tool.completed" }
-func (ToolFailed) EventType() string       { return "tool.failed" }
+// EventType is "run.started".
+func (RunStarted) EventType() string { return "run.started" }
+
+// EventType is "step.started".
+func (StepStarted) EventType() string { return "step.started" }
+
+// EventType is "text".
+func (Text) EventType() string { return "text" }
+
+// EventType is "reasoning".
+func (Reasoning) EventType() string { return "reasoning" }
+
+// EventType is "tool.started".
+func (ToolStarted) EventType() string { return "tool.started" }
+
+// EventType is "tool.completed".
+func (ToolCompleted) EventType() string { return "tool.completed" }
+
+// EventType is "tool.failed".
+func (ToolFailed) EventType() string { return "tool.failed" }
+
+// EventType is "permission.denied".
 func (PermissionDenied) EventType() string { return "permission.denied" }
-func (Retry) EventType() string            { return "retry" }
-func (Compaction) EventType() string       { return "compaction" }
-func (StepFinished) EventType() string     { return "step.finished" }
-func (Patch) EventType() string            { return "patch" }
-func (CheckStarted) EventType() string     { return "check.started" }
-func (CheckFinished) EventType() string    { return "check.finished" }
-func (RunFinished) EventType() string      { return "run.finished" }
+
+// EventType is "retry".
+func (Retry) EventType() string { return "retry" }
+
+// EventType is "compaction".
+func (Compaction) EventType() string { return "compaction" }
+
+// EventType is "step.finished".
+func (StepFinished) EventType() string { return "step.finished" }
+
+// EventType is "patch".
+func (Patch) EventType() string { return "patch" }
+
+// EventType is "check.started".
+func (CheckStarted) EventType() string { return "check.started" }
+
+// EventType is "check.finished".
+func (CheckFinished) EventType() string { return "check.finished" }
+
+// EventType is "run.finished".
+func (RunFinished) EventType() string { return "run.finished" }
 
 // Envelope is the common part of every line.
 type Envelope struct {

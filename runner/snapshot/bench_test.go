@@ -31,7 +31,7 @@ import (
 // memory during one operation: the process high-water mark (reset through
 // /proc/self/clear_refs) for go-git, the largest child's ru_maxrss for git.
 func BenchmarkSnapshot(b *testing.B) {
-	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	out, err := exec.CommandContext(b.Context(), "go", "env", "GOMODCACHE").Output()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,9 +59,10 @@ func BenchmarkSnapshot(b *testing.B) {
 }
 
 // generateTree writes n text files of 0.5-8 KiB in 25×20 directories.
-func generateTree(b *testing.B, root string, n int) { generateTreeT(b, root, n) }
+func generateTree(b *testing.B, root string, n int) { b.Helper(); generateTreeT(b, root, n) }
 
 func generateTreeT(b testing.TB, root string, n int) {
+	b.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
 	line := []byte("the quick brown fox jumps over the lazy dog 0123456789\n")
 	for i := range n {
@@ -81,6 +82,7 @@ func generateTreeT(b testing.TB, root string, n int) {
 }
 
 func copyTree(b *testing.B, src, dst string) {
+	b.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -102,6 +104,7 @@ func copyTree(b *testing.B, src, dst string) {
 }
 
 func benchTree(b *testing.B, wt string) {
+	b.Helper()
 	git(b, wt, nil, "init", "-q", "-b", "main")
 	git(b, wt, nil, "add", "-A")
 	git(b, wt, nil, "commit", "-q", "-m", "base")
@@ -125,15 +128,21 @@ func benchTree(b *testing.B, wt string) {
 
 // withoutIndex hides the user's index for the duration of fn.
 func withoutIndex(b *testing.B, wt string, fn func()) {
+	b.Helper()
 	idx := filepath.Join(wt, ".git", "index")
 	if err := os.Rename(idx, idx+".hidden"); err != nil {
 		b.Fatal(err)
 	}
-	defer os.Rename(idx+".hidden", idx)
+	defer func() {
+		if err := os.Rename(idx+".hidden", idx); err != nil {
+			b.Fatal(err)
+		}
+	}()
 	fn()
 }
 
 func benchFirst(b *testing.B, wt string, withIndex bool) {
+	b.Helper()
 	run := func() {
 		var peak float64
 		for b.Loop() {
@@ -170,6 +179,7 @@ type gitStore struct {
 }
 
 func newGitStore(b *testing.B, wt string, seedIndex bool) *gitStore {
+	b.Helper()
 	dir := filepath.Join(b.TempDir(), "git-store")
 	git(b, wt, nil, "init", "-q", "--bare", dir)
 	g := &gitStore{env: []string{"GIT_DIR=" + dir, "GIT_WORK_TREE=" + wt, "GIT_INDEX_FILE=" + filepath.Join(dir, "index")}}
@@ -190,7 +200,8 @@ func newGitStore(b *testing.B, wt string, seedIndex bool) *gitStore {
 }
 
 func (g *gitStore) run(b *testing.B, wt string, stdout io.Writer, args ...string) {
-	cmd := exec.Command("/usr/bin/git", args...)
+	b.Helper()
+	cmd := exec.CommandContext(b.Context(), "/usr/bin/git", args...)
 	cmd.Dir, cmd.Env, cmd.Stdout = wt, append(os.Environ(), g.env...), stdout
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -203,6 +214,7 @@ func (g *gitStore) run(b *testing.B, wt string, stdout io.Writer, args ...string
 }
 
 func (g *gitStore) track(b *testing.B, wt string) string {
+	b.Helper()
 	g.run(b, wt, nil, "add", "-A")
 	var out bytes.Buffer
 	g.run(b, wt, &out, "write-tree")
@@ -210,6 +222,7 @@ func (g *gitStore) track(b *testing.B, wt string) string {
 }
 
 func benchGitFirst(b *testing.B, wt string, withIndex bool) {
+	b.Helper()
 	run := func() {
 		var peak float64
 		for b.Loop() {
@@ -229,6 +242,7 @@ func benchGitFirst(b *testing.B, wt string, withIndex bool) {
 }
 
 func benchNoChange(b *testing.B, wt string) {
+	b.Helper()
 	s := openBenchStore(b, wt)
 	var peak float64
 	for b.Loop() {
@@ -242,6 +256,7 @@ func benchNoChange(b *testing.B, wt string) {
 }
 
 func openBenchStore(b *testing.B, wt string) *Store {
+	b.Helper()
 	s, err := Open(context.Background(), Options{WorkTree: wt, StoreDir: filepath.Join(b.TempDir(), "store")})
 	if err != nil {
 		b.Fatal(err)
@@ -254,6 +269,7 @@ func openBenchStore(b *testing.B, wt string) *Store {
 }
 
 func benchGitNoChange(b *testing.B, wt string) {
+	b.Helper()
 	g := newGitStore(b, wt, true)
 	g.track(b, wt)
 	g.peak = 0
@@ -264,6 +280,7 @@ func benchGitNoChange(b *testing.B, wt string) {
 }
 
 func appendLine(b *testing.B, p string, i int) {
+	b.Helper()
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -273,6 +290,7 @@ func appendLine(b *testing.B, p string, i int) {
 }
 
 func benchEdit(b *testing.B, wt, rel string) {
+	b.Helper()
 	s := openBenchStore(b, wt)
 	var peak float64
 	i := 0
@@ -291,6 +309,7 @@ func benchEdit(b *testing.B, wt, rel string) {
 }
 
 func benchGitEdit(b *testing.B, wt, rel string) {
+	b.Helper()
 	g := newGitStore(b, wt, true)
 	g.track(b, wt)
 	g.peak = 0
@@ -308,6 +327,7 @@ func benchGitEdit(b *testing.B, wt, rel string) {
 // benchPatch diffs two snapshots that differ in three files, with this
 // package or with `git diff` on the same store.
 func benchPatch(b *testing.B, wt string, rels []string, useGit bool) {
+	b.Helper()
 	s := openBenchStore(b, wt)
 	from, err := s.Track(context.Background())
 	if err != nil {
@@ -342,6 +362,7 @@ func benchPatch(b *testing.B, wt string, rels []string, useGit bool) {
 // peakRSS runs fn and returns the process's peak resident set in MiB
 // during it, after resetting the high-water mark (Linux only; 0 elsewhere).
 func peakRSS(b *testing.B, fn func()) float64 {
+	b.Helper()
 	b.StopTimer()
 	runtime.GC()
 	debug.FreeOSMemory()

@@ -41,7 +41,7 @@ func isolateGit(t testing.TB) string {
 // git runs the git CLI in dir with extra environment and returns stdout.
 func git(t testing.TB, dir string, env []string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("/usr/bin/git", args...)
+	cmd := exec.CommandContext(t.Context(), "/usr/bin/git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")

@@ -45,6 +45,7 @@ func TestFileSetMatchesGit(t *testing.T) {
 		{name: "info exclude and core.excludesFile", files: map[string]string{
 			"ex.txt": "", "glob.txt": "", "keep.txt": "",
 		}, setup: func(t *testing.T, wt string) {
+			t.Helper()
 			writeFile(t, wt, ".git/info/exclude", "ex.txt\n", 0o644)
 			writeFile(t, home, "myignore", "glob.txt\n", 0o644)
 			git(t, wt, nil, "config", "core.excludesFile", filepath.Join(home, "myignore"))
@@ -52,17 +53,20 @@ func TestFileSetMatchesGit(t *testing.T) {
 		{name: "XDG default excludes file", files: map[string]string{
 			"xdg.txt": "", "keep.txt": "",
 		}, setup: func(t *testing.T, wt string) {
+			t.Helper()
 			writeFile(t, home, ".config/git/ignore", "xdg.txt\n", 0o644)
 			t.Cleanup(func() { os.Remove(filepath.Join(home, ".config/git/ignore")) })
 		}},
 		{name: "tracked but ignored and ignored dir with tracked file", files: map[string]string{
 			".gitignore": "*.log\nvendor/\n", "t.log": "", "vendor/tracked.go": "", "vendor/untracked.go": "",
 		}, setup: func(t *testing.T, wt string) {
+			t.Helper()
 			git(t, wt, nil, "add", "-f", "t.log", "vendor/tracked.go")
 		}},
 		{name: "symlinked gitignore is not followed", files: map[string]string{
 			"real": "a\n", "a": "",
 		}, setup: func(t *testing.T, wt string) {
+			t.Helper()
 			if err := os.Symlink("real", filepath.Join(wt, ".gitignore")); err != nil {
 				t.Fatal(err)
 			}

@@ -148,31 +148,32 @@ func writeIdx(path string, entries []packEntry, packSum []byte) error {
 	var b bytes.Buffer
 	b.Write([]byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
 	var fan [256]uint32
+	var scratch [8]byte // big-endian integers on their way into b
 	for _, e := range entries {
 		fan[e.hash[0]]++
 	}
 	var total uint32
 	for i := range fan {
 		total += fan[i]
-		binary.Write(&b, binary.BigEndian, total)
+		b.Write(binary.BigEndian.AppendUint32(scratch[:0], total))
 	}
 	for _, e := range entries {
 		b.Write(e.hash[:])
 	}
 	for _, e := range entries {
-		binary.Write(&b, binary.BigEndian, e.crc)
+		b.Write(binary.BigEndian.AppendUint32(scratch[:0], e.crc))
 	}
 	var large []int64
 	for _, e := range entries {
 		if e.off < 1<<31 {
-			binary.Write(&b, binary.BigEndian, uint32(e.off))
+			b.Write(binary.BigEndian.AppendUint32(scratch[:0], uint32(e.off)))
 			continue
 		}
-		binary.Write(&b, binary.BigEndian, uint32(1<<31|len(large)))
+		b.Write(binary.BigEndian.AppendUint32(scratch[:0], uint32(1<<31|len(large))))
 		large = append(large, e.off)
 	}
 	for _, off := range large {
-		binary.Write(&b, binary.BigEndian, uint64(off))
+		b.Write(binary.BigEndian.AppendUint64(scratch[:0], uint64(off)))
 	}
 	b.Write(packSum)
 	sum := sha1.Sum(b.Bytes())
@@ -217,7 +218,7 @@ func (s *objectStore) compress(data []byte) []byte {
 	} else {
 		zw.Reset(&b)
 	}
-	zw.Write(data)
+	_, _ = zw.Write(data) // into a bytes.Buffer: it cannot fail
 	zw.Close()
 	s.zpool.Put(zw)
 	return b.Bytes()

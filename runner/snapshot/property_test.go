@@ -16,6 +16,7 @@ import (
 // SNAPSHOT_PROPERTY_ITERS sets the number of random rounds (default 4);
 // it is read by the test only, independent of -short.
 func propertyIters(t *testing.T) int {
+	t.Helper()
 	if v := os.Getenv("SNAPSHOT_PROPERTY_ITERS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -56,6 +57,7 @@ func TestPropertyPatchApplies(t *testing.T) {
 }
 
 func runProperty(t *testing.T, r *rand.Rand, fast bool) {
+	t.Helper()
 	ctx := context.Background()
 	wt := t.TempDir()
 	git(t, wt, nil, "init", "-q", "-b", "main")
@@ -184,6 +186,7 @@ func randomContent(r *rand.Rand, name string) (string, os.FileMode) {
 }
 
 func randomFile(t *testing.T, r *rand.Rand, wt string) string {
+	t.Helper()
 	p := randomPath(r)
 	if isDirPath(wt, p) || blockedByFile(wt, p) {
 		return ""
@@ -211,7 +214,7 @@ func blockedByFile(wt, p string) bool {
 // existingFile picks a random file or symlink in the work tree.
 func existingFile(r *rand.Rand, wt string) string {
 	var files []string
-	filepath.WalkDir(wt, func(p string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(wt, func(p string, d os.DirEntry, err error) error { // errors are skipped inside
 		if err != nil {
 			return nil
 		}
@@ -232,6 +235,7 @@ func existingFile(r *rand.Rand, wt string) string {
 
 // randomEdit makes one edit and returns the paths it touched.
 func randomEdit(t *testing.T, r *rand.Rand, wt string) []string {
+	t.Helper()
 	p := existingFile(r, wt)
 	if p == "" {
 		return []string{randomFile(t, r, wt)}
@@ -268,7 +272,7 @@ func randomEdit(t *testing.T, r *rand.Rand, wt string) []string {
 		if isDirPath(wt, dst) || blockedByFile(wt, dst) || dst == p {
 			return nil
 		}
-		os.MkdirAll(filepath.Dir(filepath.Join(wt, dst)), 0o755)
+		_ = os.MkdirAll(filepath.Dir(filepath.Join(wt, dst)), 0o755) // a failure shows in the rename
 		os.Remove(filepath.Join(wt, dst))
 		if err := os.Rename(abs, filepath.Join(wt, dst)); err != nil {
 			t.Fatal(err)
@@ -277,7 +281,7 @@ func randomEdit(t *testing.T, r *rand.Rand, wt string) []string {
 	case 4: // chmod
 		fi, err := os.Lstat(abs)
 		if err == nil && fi.Mode().IsRegular() {
-			os.Chmod(abs, fi.Mode().Perm()^0o111)
+			_ = os.Chmod(abs, fi.Mode().Perm()^0o111) // best effort, as the other operations
 		}
 	case 5: // file <-> symlink
 		fi, _ := os.Lstat(abs)

@@ -81,7 +81,7 @@ func TestPlainDirectoryAndSpecialFiles(t *testing.T) {
 	if err := os.Symlink("missing", filepath.Join(wt, "dangling")); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("unix", filepath.Join(wt, "sock"))
+	l, err := (&net.ListenConfig{}).Listen(t.Context(), "unix", filepath.Join(wt, "sock"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,8 +286,11 @@ func TestContentFiltersDisableSeeding(t *testing.T) {
 		name  string
 		setup func(t *testing.T, wt string)
 	}{
-		{"autocrlf", func(t *testing.T, wt string) { git(t, wt, nil, "config", "core.autocrlf", "true") }},
-		{"gitattributes", func(t *testing.T, wt string) { writeFile(t, wt, ".gitattributes", "*.txt text eol=crlf\n", 0o644) }},
+		{"autocrlf", func(t *testing.T, wt string) { t.Helper(); git(t, wt, nil, "config", "core.autocrlf", "true") }},
+		{"gitattributes", func(t *testing.T, wt string) {
+			t.Helper()
+			writeFile(t, wt, ".gitattributes", "*.txt text eol=crlf\n", 0o644)
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			wt := t.TempDir()

@@ -220,7 +220,7 @@ func (m *mutator) op() {
 		})
 	case 10:
 		m.do("bash "+p, func() error {
-			cmd := exec.Command("bash", "-c", `mkdir -p "$1" && echo hi > "$1/sh.txt" && mv "$1" "$1.moved" && touch "$1.moved/t"`, "bash", m.abs(p)+".d")
+			cmd := exec.CommandContext(context.Background(), "bash", "-c", `mkdir -p "$1" && echo hi > "$1/sh.txt" && mv "$1" "$1.moved" && touch "$1.moved/t"`, "bash", m.abs(p)+".d")
 			return cmd.Run()
 		})
 	}

@@ -134,7 +134,7 @@ func matchStarLoop(rest, text string, t int, matchSlash, pathname bool) int {
 
 // matchClass matches a bracket expression at pat[*p] against tch. ok is
 // false when the match failed with result r.
-func matchClass(pat string, p *int, tch byte, pathname bool) (r int, ok bool) {
+func matchClass(pat string, p *int, tch byte, pathname bool) (r int, ok bool) { //nolint:gocyclo // a line-by-line port of wildmatch.c's bracket loop, kept diffable with git's
 	*p++
 	pch := at(pat, *p)
 	if pch == '^' {
@@ -216,7 +216,7 @@ func matchClass(pat string, p *int, tch byte, pathname bool) (r int, ok bool) {
 	return 0, true
 }
 
-func posixClass(name string, c byte) (matched, valid bool) {
+func posixClass(name string, c byte) (matched, valid bool) { //nolint:gocyclo // one case per POSIX class, as wildmatch.c has them
 	isUpper := c >= 'A' && c <= 'Z'
 	isLower := c >= 'a' && c <= 'z'
 	isDigit := c >= '0' && c <= '9'

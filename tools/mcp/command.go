@@ -18,7 +18,7 @@ func DirectCommand(_ context.Context, server string, argv, env []string, dir str
 	if err != nil {
 		return nil, fmt.Errorf("%w: server %q: %w", ErrConfig, server, err)
 	}
-	cmd := exec.Command(path, argv[1:]...)
+	cmd := exec.Command(path, argv[1:]...) //nolint:noctx // the server lives until Close stops it (TERM, then KILL of its group), not until a context ends
 	cmd.Args[0] = argv[0]
 	cmd.Env, cmd.Dir = env, dir
 	cmd.SysProcAttr = processAttrs()

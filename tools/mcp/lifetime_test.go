@@ -48,7 +48,7 @@ func TestServersDieWithTheRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &mcptest.Recorder{Path: filepath.Join(t.TempDir(), "server.log")}
-	host := exec.Command(exe, "-test.run=^$")
+	host := exec.CommandContext(t.Context(), exe, "-test.run=^$")
 	host.Env = append(os.Environ(), hostEnv+"="+rec.Path)
 	out, err := host.StdoutPipe()
 	if err != nil {

@@ -59,11 +59,6 @@ type headerLog struct {
 }
 
 func (h *headerLog) add(v string) { h.mu.Lock(); h.auth = append(h.auth, v); h.mu.Unlock() }
-func (h *headerLog) all() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]string(nil), h.auth...)
-}
 
 // start starts a Set and closes it at the end of the test.
 func start(t *testing.T, opts Options) *Set {
@@ -108,6 +103,7 @@ func call(t *testing.T, tl tools.Tool, input string) tools.Result {
 // transports runs a test against a stdio and an HTTP server of the same
 // tools (one conformance suite for both).
 func transports(t *testing.T, test func(t *testing.T, srv Server, rec *mcptest.Recorder)) {
+	t.Helper()
 	t.Run("stdio", func(t *testing.T) {
 		t.Parallel()
 		srv, rec := stdioServer(t, "tst", mcptest.ModeServe)
@@ -122,6 +118,7 @@ func transports(t *testing.T, test func(t *testing.T, srv Server, rec *mcptest.R
 
 func TestListingIsPaginatedSortedAndFiltered(t *testing.T) {
 	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
+		t.Helper()
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut("denied")})
 		var want []string
 		for _, n := range mcptest.ToolNames() {
@@ -157,6 +154,7 @@ func infos(set *Set) []tools.Info {
 
 func TestCallsAndResults(t *testing.T) {
 	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
+		t.Helper()
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 		tests := []struct {
 			tool, input string
@@ -196,6 +194,7 @@ func TestCallsAndResults(t *testing.T) {
 
 func TestProgressNotifications(t *testing.T) {
 	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
+		t.Helper()
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 		res := call(t, toolByName(t, set, ToolName("tst", "progress")), `{}`)
 		if res.Output != "done" {
@@ -213,6 +212,7 @@ func TestProgressNotifications(t *testing.T) {
 
 func TestHugeResultIsBoundedAndKept(t *testing.T) {
 	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
+		t.Helper()
 		dir := t.TempDir()
 		srv.Timeout = 2 * time.Minute // a megabyte through JSON-RPC is slow under -race on a loaded machine
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut(), OutputDir: dir, MaxOutputBytes: 4000})
@@ -236,6 +236,7 @@ func TestHugeResultIsBoundedAndKept(t *testing.T) {
 
 func TestDeniedToolIsNeverSent(t *testing.T) {
 	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
+		t.Helper()
 		rules := permission.Ruleset{
 			{Permission: Permission, Pattern: "tst/*", Action: permission.Allow},
 			{Permission: Permission, Pattern: "tst/denied", Action: permission.Deny},
@@ -273,6 +274,7 @@ func TestDeniedToolIsNeverSent(t *testing.T) {
 
 func TestHangingCallTimesOutAndIsCancelled(t *testing.T) {
 	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
+		t.Helper()
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 		set.conns[0].srv.Timeout = 500 * time.Millisecond // calls only: start-up had its minute
 		res := call(t, toolByName(t, set, ToolName("tst", "hang")), `{}`)
@@ -289,6 +291,7 @@ func TestHangingCallTimesOutAndIsCancelled(t *testing.T) {
 
 func TestCancelledRunCancelsTheCall(t *testing.T) {
 	transports(t, func(t *testing.T, srv Server, rec *mcptest.Recorder) {
+		t.Helper()
 		set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut()})
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 		defer cancel()

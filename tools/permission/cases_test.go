@@ -8,7 +8,7 @@ import (
 	"github.com/seed43ef5acb/runner/tools/permission/permtest"
 )
 
-func caseTree(t *testing.T) string { return permtest.CaseTree(t) }
+func caseTree(t *testing.T) string { t.Helper(); return permtest.CaseTree(t) }
 
 func mustRules(t *testing.T, policy map[string]any) Ruleset {
 	t.Helper()

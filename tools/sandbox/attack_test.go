@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -72,7 +73,7 @@ func listen(t *testing.T) *listeners {
 	t.Helper()
 	l := &listeners{}
 	var err error
-	if l.tcp, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+	if l.tcp, err = (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []**net.UDPConn{&l.udp, &l.dns} {
@@ -173,7 +174,7 @@ func newVictim(t *testing.T, kind string) *victim {
 
 func git(t *testing.T, dir string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("git", args...)
+	cmd := exec.CommandContext(t.Context(), "git", args...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -191,7 +192,7 @@ func (v *victim) policy(layers []sandbox.Layer, mode sandbox.Mode) sandbox.Polic
 }
 
 func goCache() string {
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	out, err := exec.CommandContext(context.Background(), "go", "env", "GOCACHE").Output()
 	if err != nil {
 		return filepath.Join(os.TempDir(), "gocache")
 	}

@@ -32,6 +32,7 @@ func BenchmarkCommand(b *testing.B) {
 	home, _ := os.UserHomeDir()
 	env := []string{"PATH=" + os.Getenv("PATH")}
 	run := func(b *testing.B, mk func() *exec.Cmd) {
+		b.Helper()
 		cpu := childCPU()
 		b.ResetTimer()
 		for range b.N {
@@ -80,7 +81,7 @@ func BenchmarkCommand(b *testing.B) {
 		args := []string{"--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--bind", tree, tree,
 			"--ro-bind", filepath.Join(tree, ".git"), filepath.Join(tree, ".git"), "--tmpfs", home,
 			"--proc", "/proc", "--dev", "/dev", "--chdir", tree, "/bin/true"}
-		if out, err := exec.Command(bwrap, args...).CombinedOutput(); err != nil {
+		if out, err := exec.CommandContext(b.Context(), bwrap, args...).CombinedOutput(); err != nil {
 			b.Skipf("bwrap cannot run here: %v %s", err, out)
 		}
 		run(b, func() *exec.Cmd { return exec.CommandContext(b.Context(), bwrap, args...) })

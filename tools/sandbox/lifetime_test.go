@@ -41,7 +41,7 @@ func TestChildrenDieWithRunner(t *testing.T) {
 				t.Fatal(err)
 			}
 			exe, _ := os.Executable()
-			runner := exec.Command(exe)
+			runner := exec.CommandContext(t.Context(), exe)
 			runner.Env = []string{fakeRunnerEnv + "=" + string(conf), "PATH=" + os.Getenv("PATH")}
 			stdout, err := runner.StdoutPipe()
 			if err != nil {

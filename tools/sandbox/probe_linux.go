@@ -59,7 +59,7 @@ func probeNamespaces() error {
 		return err
 	}
 	conf, _ := json.Marshal(helperConfig{Layers: []Layer{LayerNamespaces}, Probe: true})
-	cmd := exec.Command(exe, helperArg, string(conf), "true")
+	cmd := exec.Command(exe, helperArg, string(conf), "true") //nolint:noctx // a probe run once at start that exits at once; it has no caller context
 	cmd.Args[0] = "runner-sandbox-probe"
 	cmd.SysProcAttr, _ = sysProcAttr([]Layer{LayerNamespaces}, false)
 	var stderr bytes.Buffer

@@ -27,9 +27,11 @@ func TestHTMLInChromium(t *testing.T) {
 		query string // a filter that matches one repository
 	}{
 		{"300-repos", func(t *testing.T, dir string) []string {
+			t.Helper()
 			return genBatch{Name: "nightly", Repos: 300, Seed: 7, Reruns: true}.write(t, filepath.Join(dir, "out"))
 		}, "svc-0123"},
 		{"6-repos", func(t *testing.T, dir string) []string {
+			t.Helper()
 			n1 := genBatch{Name: "nightly", Repos: 6, Seed: 1, Start: time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)}.write(t, filepath.Join(dir, "n1"))
 			n2 := genBatch{Name: "nightly", Repos: 6, Seed: 2, Shards: 2, Drop: []int{4}}.write(t, filepath.Join(dir, "n2"))
 			return append(n1, n2...)
@@ -57,6 +59,7 @@ func TestHTMLInChromium(t *testing.T) {
 }
 
 func checkPage(t *testing.T, b *browser, rep *Report, path, name, query string) {
+	t.Helper()
 	before := len(b.requests())
 	b.scripts(t, true)
 	if err := chromedp.Do(b.ctx, chromedp.Navigate(fileURL(path)), chromedp.WaitVisible(chromedp.ID("controls"))); err != nil {
@@ -106,6 +109,7 @@ func checkPage(t *testing.T, b *browser, rep *Report, path, name, query string) 
 // is caught both by the DevTools events and by the proxy, so the checks
 // above can fail.
 func checkDetectorSeesRequests(t *testing.T, b *browser) {
+	t.Helper()
 	page := filepath.Join(t.TempDir(), "fetches.html")
 	if err := os.WriteFile(page, []byte(`<!DOCTYPE html><img src="http://report-test.invalid/pixel.png">`), 0o644); err != nil {
 		t.Fatal(err)
@@ -147,6 +151,7 @@ func visible(t *testing.T, b *browser, js string) (int, string) {
 }
 
 func checkFilter(t *testing.T, b *browser, rep *Report, query string) {
+	t.Helper()
 	set := func(q, status string) string {
 		return fmt.Sprintf(`var q=document.getElementById('q'),s=document.getElementById('st');q.value=%q;q.dispatchEvent(new Event('input'));`+
 			`s.value=%q;s.dispatchEvent(new Event('change'))`, q, status)
@@ -176,6 +181,7 @@ func checkFilter(t *testing.T, b *browser, rep *Report, query string) {
 // checkSort clicks the cost header: the most expensive repository comes
 // first; clicking again puts the cheapest first.
 func checkSort(t *testing.T, b *browser, rep *Report) {
+	t.Helper()
 	first := func() string {
 		if err := chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS(`#repos th:nth-child(3)`))); err != nil {
 			t.Fatal(err)
@@ -207,6 +213,7 @@ func checkSort(t *testing.T, b *browser, rep *Report) {
 // checkLinks: every patch, summary and events link resolves to a file
 // next to the report.
 func checkLinks(t *testing.T, b *browser, path string) {
+	t.Helper()
 	hrefs, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[].map.call(document.querySelectorAll('#repos td a'),function(a){return a.getAttribute('href')}).filter(function(h){return h.indexOf('http')!==0})`))
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,7 @@ func (r *recorder) requests() []string {
 }
 
 func chromiumPath(t *testing.T) string {
+	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
@@ -78,8 +79,9 @@ func chromiumPath(t *testing.T) string {
 // newBrowser starts Chromium with the flags of a locked-down, offline
 // headless run and a fresh profile.
 func newBrowser(t *testing.T) *browser {
+	t.Helper()
 	path := chromiumPath(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +133,7 @@ func fileURL(path string) string {
 // screenshotDir is where the test leaves its screenshots: $RUNNER_SCREENSHOTS
 // when set (CI can upload it), else a temporary dir.
 func screenshotDir(t *testing.T) string {
+	t.Helper()
 	if d := os.Getenv("RUNNER_SCREENSHOTS"); d != "" {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

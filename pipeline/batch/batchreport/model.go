@@ -128,7 +128,11 @@ func Top(repos []Repo, n int, key func(Repo) float64) []Repo {
 	return out[:min(n, len(out))]
 }
 
-// Cost, Duration and LinesChanged are keys for Top.
-func Cost(r Repo) float64         { return r.CostUSD }
-func Duration(r Repo) float64     { return float64(r.DurationMS) }
+// Cost is a key for Top: the repository's cost in USD.
+func Cost(r Repo) float64 { return r.CostUSD }
+
+// Duration is a key for Top: the repository's run time in milliseconds.
+func Duration(r Repo) float64 { return float64(r.DurationMS) }
+
+// LinesChanged is a key for Top: lines added and removed.
 func LinesChanged(r Repo) float64 { return float64(r.Lines()) }

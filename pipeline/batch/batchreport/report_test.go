@@ -54,6 +54,7 @@ func twoNights(t *testing.T) []string {
 // loadTwoNights loads twoNights in a temporary current directory and
 // returns the report and the absolute path of testdata/.
 func loadTwoNights(t *testing.T) (*Report, string) {
+	t.Helper()
 	testdata, err := filepath.Abs("testdata")
 	if err != nil {
 		t.Fatal(err)

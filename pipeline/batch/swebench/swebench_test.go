@@ -30,37 +30,47 @@ type change struct {
 func changes() []change {
 	return []change{
 		{"modify", map[string]string{"a.txt": "one\ntwo\nthree\n"}, func(t *testing.T, wt string) {
+			t.Helper()
 			write(t, wt, "a.txt", "one\n2\nthree\n")
 		}, "org__repo-1"},
 		{"add-in-new-dir", map[string]string{"a.txt": "a\n"}, func(t *testing.T, wt string) {
+			t.Helper()
 			write(t, wt, "pkg/sub/new.go", "package sub\n")
 		}, "org__repo-2"},
 		{"delete", map[string]string{"a.txt": "a\n", "b.txt": "b\n"}, func(t *testing.T, wt string) {
+			t.Helper()
 			rm(t, wt, "b.txt")
 		}, ""},
 		{"binary", map[string]string{"img.bin": "\x00\x01\x02\xff\xfe"}, func(t *testing.T, wt string) {
+			t.Helper()
 			write(t, wt, "img.bin", "\x00\x01\x03\xff\xfe\x00 more")
 		}, ""},
 		{"no-trailing-newline", map[string]string{"a.txt": "last line"}, func(t *testing.T, wt string) {
+			t.Helper()
 			write(t, wt, "a.txt", "last line\nand one more")
 		}, ""},
 		{"exec-bit", map[string]string{"run.sh": "#!/bin/sh\necho hi\n"}, func(t *testing.T, wt string) {
+			t.Helper()
 			if err := os.Chmod(filepath.Join(wt, "run.sh"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}, ""},
 		{"rename", map[string]string{"old/name.txt": "the same content\nover lines\n"}, func(t *testing.T, wt string) {
+			t.Helper()
 			write(t, wt, "new/name.txt", "the same content\nover lines\n")
 			rm(t, wt, "old/name.txt")
 		}, ""},
 		{"unicode-and-spaces", map[string]string{"dir with space/é.txt": "café\n"}, func(t *testing.T, wt string) {
+			t.Helper()
 			write(t, wt, "dir with space/é.txt", "café crème\n")
 			write(t, wt, "quote\"tab\t.txt", "ü\n")
 		}, ""},
 		{"crlf", map[string]string{"win.txt": "a\r\nb\r\n"}, func(t *testing.T, wt string) {
+			t.Helper()
 			write(t, wt, "win.txt", "a\r\nB\r\n")
 		}, ""},
 		{"symlink", map[string]string{"target.txt": "t\n"}, func(t *testing.T, wt string) {
+			t.Helper()
 			if err := os.Symlink("target.txt", filepath.Join(wt, "link")); err != nil {
 				t.Fatal(err)
 			}
@@ -180,6 +190,7 @@ func harnessRead(t *testing.T, data []byte) []Prediction {
 // for .jsonl, and the model_name_or_path.replace it does) in Python, when
 // python3 is installed.
 func pythonRead(t *testing.T, data []byte, want int) {
+	t.Helper()
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Log("python3 is not installed: the predictions are not read with Python's json")
@@ -343,6 +354,7 @@ func treeOf(t *testing.T, dir string) string {
 }
 
 func isolateGit(t *testing.T) {
+	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", home)

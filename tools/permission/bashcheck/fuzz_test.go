@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed43ef5acb/runner/tools/permission"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 func bashSeeds(f *testing.F) []string {
+	f.Helper()
 	seeds := []string{"git status", "ls; ls -la", "a && b || c | d", "echo $(id)", "sh -c 'rm x'",
 		"find . -exec rm {} \\;", "env A=1 timeout 5 xargs -I{} rm {}", "cat <<EOF\n$(x)\nEOF", "echo > x",
 		"f() { x; }", "for i in *; do echo \"$i\"; done", "case $x in a) b;; esac", "$'\\x41' b", "{ a; } > /dev/null",

@@ -234,11 +234,6 @@ func gitShortKind(c byte, short, sub string) int {
 	return gitOptNone
 }
 
-// litValue is the part of a static option word after its first n bytes.
-func litValue(w word, n int) word {
-	return litWord(w.lit()[n:])
-}
-
 // gitForeach finds the script of `git submodule [opts] foreach [--recursive] CMD…`:
 // the operands joined by spaces and run by the shell.
 func gitForeach(w wrapped, rest []word) wrapped {

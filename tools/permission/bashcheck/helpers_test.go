@@ -29,7 +29,7 @@ const (
 	KindSyntax        = permission.KindSyntax
 )
 
-func caseTree(t testing.TB) string { return permtest.CaseTree(t) }
+func caseTree(t testing.TB) string { t.Helper(); return permtest.CaseTree(t) }
 
 func mustRules(t *testing.T, policy map[string]any) Ruleset {
 	t.Helper()

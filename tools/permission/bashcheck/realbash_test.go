@@ -109,6 +109,7 @@ func effects(t *testing.T, bash, wt, command string) []string {
 
 // goCache is a shared build cache for the go commands the cases run.
 func goCache(t *testing.T) string {
+	t.Helper()
 	if c := os.Getenv("GOCACHE"); c != "" {
 		return c
 	}

@@ -151,7 +151,7 @@ func unwrap(prog string, args []word) wrapped {
 }
 
 // unwrapWith parses a wrapper's options and operands up to the command.
-func unwrapWith(spec wrapperSpec, args []word) wrapped {
+func unwrapWith(spec wrapperSpec, args []word) wrapped { //nolint:gocyclo // TODO(perm, issue 14): split by option kind
 	w := wrapped{isWrapper: true, transparent: spec.transparent}
 	var inner innerCommand
 	positional := spec.positional

@@ -27,7 +27,7 @@ func teeFiles(args []word) []word {
 // inPlaceWrites returns the files gofmt -w and sed -i rewrite (their
 // operands) and the file sort -o writes. Short options may be clustered
 // (gofmt -l -w, sed -ni, sort -uo out).
-func inPlaceWrites(base string, args []word) []word {
+func inPlaceWrites(base string, args []word) []word { //nolint:gocyclo // TODO(perm, issue 14): one function per command (gofmt, sed, sort)
 	var operands, writes []word
 	inPlace, scriptGiven := false, false
 	for i := 1; i < len(args); i++ {
