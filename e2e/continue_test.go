@@ -29,7 +29,7 @@ func TestContinueAfterSIGKILL(t *testing.T) {
 	)
 	out1 := filepath.Join(repo, ".runner", "runs", "first")
 	env := append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
-	cmd := exec.Command(runnerBin, "exec", spec, "--out", out1, "--base-url", srv.URL(), "--quiet")
+	cmd := exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--out", out1, "--base-url", srv.URL(), "--quiet")
 	cmd.Dir, cmd.Env = repo, env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -285,14 +285,14 @@ func firstRecord(t *testing.T, dir, typ string) event.Record {
 
 func copyDir(t *testing.T, from, to string) {
 	t.Helper()
-	if out, err := exec.Command("cp", "-a", from+"/.", to).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(t.Context(), "cp", "-a", from+"/.", to).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v\n%s", err, out)
 	}
 }
 
 func gitApply(t *testing.T, dir, patch string) {
 	t.Helper()
-	cmd := exec.Command("git", "apply", "--whitespace=nowarn", patch)
+	cmd := exec.CommandContext(t.Context(), "git", "apply", "--whitespace=nowarn", patch)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		data, _ := os.ReadFile(patch)

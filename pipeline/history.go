@@ -130,7 +130,7 @@ type history struct {
 	final      bool   // the run reached its final snapshot
 }
 
-// ErrHistory: an earlier run's history cannot be continued (exit 2).
+// ErrHistory means an earlier run's history cannot be continued (exit 2).
 var ErrHistory = errors.New("cannot continue the run")
 
 // readHistory reads path. A last line cut short by a kill (no newline) is

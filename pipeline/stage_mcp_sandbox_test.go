@@ -24,7 +24,7 @@ func TestExecMCPServersInTheSandbox(t *testing.T) {
 	if len(sandbox.Probe().Available()) == 0 {
 		t.Skipf("no sandbox layer on this machine: %s", sandbox.Probe().Missing())
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

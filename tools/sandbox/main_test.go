@@ -21,7 +21,7 @@ const fakeRunnerEnv = "SANDBOX_TEST_FAKE_RUNNER"
 const dialUnixEnv = "SANDBOX_TEST_DIAL_UNIX"
 
 func dialUnix(path string) int {
-	c, err := net.Dial("unix", path)
+	c, err := (&net.Dialer{}).DialContext(context.Background(), "unix", path)
 	if err != nil {
 		fmt.Println("dial:", err)
 		return 1

@@ -188,7 +188,7 @@ func TestHiddenSocket(t *testing.T) {
 func dialFromSandbox(t *testing.T, layers []sandbox.Layer, hide bool) bool {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "daemon.sock")
-	ln, err := net.Listen("unix", sock)
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -216,7 +216,7 @@ func handle(ctx context.Context, rec *Recorder, req *sdk.CallToolRequest, name, 
 		}
 		return text("wrote " + arg), nil
 	case "dial": // arg: host:port; tries to connect
-		c, err := net.DialTimeout("tcp", arg, 2*time.Second)
+		c, err := (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, "tcp", arg)
 		if err != nil {
 			return text("dial failed: " + err.Error()), nil
 		}
