@@ -58,7 +58,7 @@ func TestHelloWithoutGOCACHE(t *testing.T) {
 	}
 	env = append(env, "HOME="+home)
 	// Warm Go's default cache the way a newcomer's earlier `go build` did.
-	warm := exec.Command("go", "test", "-count=1", "./...")
+	warm := exec.CommandContext(t.Context(), "go", "test", "-count=1", "./...")
 	warm.Dir, warm.Env = filepath.Join(repoRoot, "examples", "hello", "project"), env
 	if b, err := warm.CombinedOutput(); err == nil {
 		t.Fatalf("the hello project's tests should fail before the fix:\n%s", b)
