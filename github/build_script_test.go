@@ -23,7 +23,7 @@ func TestBuildScriptStampsAndKeepsPath(t *testing.T) {
 	if err != nil {
 		t.Skip("no go on PATH")
 	}
-	files, err := exec.Command("git", "-C", "..", "ls-files").Output()
+	files, err := exec.CommandContext(t.Context(), "git", "-C", "..", "ls-files").Output()
 	if err != nil {
 		t.Skipf("git ls-files: %v", err)
 	}
@@ -47,7 +47,7 @@ func TestBuildScriptStampsAndKeepsPath(t *testing.T) {
 	}
 	temp := t.TempDir()
 	out, ghPath, ghEnv := filepath.Join(temp, "output"), filepath.Join(temp, "path"), filepath.Join(temp, "env")
-	cmd := exec.Command("bash", filepath.Join(src, "scripts", "build-runner.sh"))
+	cmd := exec.CommandContext(t.Context(), "bash", filepath.Join(src, "scripts", "build-runner.sh"))
 	cmd.Env = append(os.Environ(), "GITHUB_ACTION_PATH="+src, "RUNNER_TEMP="+temp, "GITHUB_OUTPUT="+out,
 		"GITHUB_PATH="+ghPath, "GITHUB_ENV="+ghEnv, "GOTOOLCHAIN=local", "PATH="+filepath.Dir(goBin)+":/usr/bin:/bin")
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -57,7 +57,7 @@ func TestBuildScriptStampsAndKeepsPath(t *testing.T) {
 	if got["bin"] != filepath.Join(temp, "runner-bin", "runner") {
 		t.Errorf("outputs %v", got)
 	}
-	v, err := exec.Command(got["bin"], "version").Output()
+	v, err := exec.CommandContext(t.Context(), got["bin"], "version").Output()
 	if err != nil || !strings.Contains(string(v), "v9.8.7") {
 		t.Errorf("runner version = %q (%v), want the action's ref v9.8.7", v, err)
 	}
