@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -153,6 +154,28 @@ func TestExecFailedCheckAnnotated(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 	if out := outputsMap(t, outputs); out["status"] != "failed" || out["exit-code"] != "1" {
+		t.Errorf("outputs %v", out)
+	}
+}
+
+// TestExecStructuredOutputOnStdout: a task with an output schema prints
+// its structured output on stdout as one JSON document (so `| jq .verdict`
+// works) and writes it as the structured-output step output.
+func TestExecStructuredOutputOnStdout(t *testing.T) {
+	spec, repo := execFixture(t)
+	mustWrite(t, spec, runSpec+"output:\n  schema:\n    type: object\n    required: [verdict]\n    properties:\n      verdict: {type: string}\n")
+	env, outputs, _ := actionsEnv(t, "push", `{"ref":"refs/heads/main"}`)
+	srv := newModel(t, llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("StructuredOutput", `{"verdict":"request_changes"}`)}}.Reply())
+	var stdout bytes.Buffer
+	if _, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
+		Stdout: &stdout, APIKey: "sk-unit-0123456789abcdef", Environ: env}); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil || doc["verdict"] != "request_changes" {
+		t.Errorf("stdout %q is not the structured output (%v)", stdout.String(), err)
+	}
+	if out := outputsMap(t, outputs); out["structured-output"] != `{"verdict":"request_changes"}` {
 		t.Errorf("outputs %v", out)
 	}
 }
