@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -42,10 +41,7 @@ type fileSig struct {
 
 func sigOf(fi os.FileInfo) fileSig {
 	s := fileSig{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ctime = st.Ctim.Nano()
-		s.ino = st.Ino
-	}
+	s.ctime, s.ino = statCtimeIno(fi)
 	return s
 }
 
