@@ -167,6 +167,11 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 		return st
 	case r.checksErr != nil:
 		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassChecks, r.checksErr.Error()}
+	case r.ranAgent && r.result.DeniedLast != "" && len(r.spec.Checks) == 0:
+		// Nothing verifies the answer, and the agent's last attempt was refused.
+		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassBlocked, fmt.Sprintf(
+			"the agent finished right after a denied call (%s) and no call succeeded after it, so its answer is unverified: "+
+				"allow what the task needs in permissions, or add a check that verifies the task", r.result.DeniedLast)}
 	}
 	return runStatus{Status: event.StatusSuccess, Code: ExitOK}
 }

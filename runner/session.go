@@ -27,7 +27,11 @@ type Result struct {
 	Tokens           event.Tokens
 	CostUSD          *float64 // nil when any call's price is unknown
 	Denials          int
-	Compactions      int
+	// DeniedLast is the last denied call ("tool pattern") when no tool
+	// call succeeded after it: the agent stopped without working around
+	// the denial. "" otherwise.
+	DeniedLast  string
+	Compactions int
 	// Err is a *Error when Status is not success.
 	Err error
 }
@@ -79,6 +83,7 @@ type Session struct {
 	final       string
 	emitErr     bool
 	historyErr  bool
+	deniedLast  string // the last denied call ("tool pattern") when no call succeeded after it
 }
 
 // outcome is how a Run or Continue ended.
@@ -218,6 +223,7 @@ func (s *Session) result(o outcome) Result {
 		Steps:            s.step,
 		Tokens:           tokensOf(s.usage),
 		Denials:          s.denials,
+		DeniedLast:       s.deniedLast,
 		Compactions:      s.compactions,
 	}
 	if s.cfg.Pricer != nil && !s.costUnknown {

@@ -118,9 +118,11 @@ func (s *Session) record(t *turn, tp *ToolPart, res tools.Result, err error) {
 			Permission: res.Denial.Permission, Pattern: res.Denial.Pattern,
 			Rule: res.Denial.Rule, Reason: res.Denial.Reason})
 		base.Denied = true
+		s.deniedLast = fmt.Sprintf("%s %s", name, res.Denial.Pattern)
 	case res.IsError:
 		tp.State, tp.Error = ToolError, res.Output
 	default:
+		s.deniedLast = "" // a call that succeeded after the denial: the agent went another way
 		tp.State, tp.Output = ToolCompleted, res.Output
 		tp.touched, tp.touchedAll = res.Touched, res.TouchedUnknown
 		s.emit(event.ToolCompleted{Step: t.step, CallID: tp.Call.ID, Tool: name, MCP: origin, Output: res.Output,
