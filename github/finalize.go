@@ -30,11 +30,18 @@ type RunOutputs struct {
 	// StructuredOutput is the run's structured output as JSON ("" for
 	// none).
 	StructuredOutput string
+	// Denials counts the calls the permissions refused; DeniedCalls are
+	// they (run.finished's denied_calls), written as the denials-json
+	// output: a JSON array of {step, call_id, tool, permission, pattern,
+	// rule, reason}.
+	Denials     int
+	DeniedCalls []event.PermissionDenied
 }
 
 // OutputNames are the names RunOutputs writes, in order.
 func OutputNames() []string {
-	return []string{"status", "exit-code", "patch-path", "events-path", "comment-url", "pr-url", "cost-usd", "structured-output"}
+	return []string{"status", "exit-code", "patch-path", "events-path", "comment-url", "pr-url", "cost-usd", "structured-output",
+		"denials", "denials-json"}
 }
 
 // List returns the outputs as pairs, every name present (empty when unknown).
@@ -43,8 +50,16 @@ func (r RunOutputs) List() []Output {
 	if r.CostUSD != nil {
 		cost = strconv.FormatFloat(*r.CostUSD, 'f', -1, 64)
 	}
+	denied := r.DeniedCalls
+	if denied == nil {
+		denied = []event.PermissionDenied{}
+	}
+	deniedJSON, err := json.Marshal(denied)
+	if err != nil { // plain strings and ints: cannot fail
+		deniedJSON = []byte("[]")
+	}
 	values := []string{string(r.Status), strconv.Itoa(r.ExitCode), r.PatchPath, r.EventsPath, r.CommentURL, r.PRURL, cost,
-		r.StructuredOutput}
+		r.StructuredOutput, strconv.Itoa(r.Denials), string(deniedJSON)}
 	out := make([]Output, len(values))
 	for i, name := range OutputNames() {
 		out[i] = Output{Name: name, Value: values[i]}
@@ -60,6 +75,11 @@ type Outcome struct {
 	Result   event.RunFinished
 	// Delivery are the publish events, in order.
 	Delivery []event.Publish
+	// Denied are the permission.denied events (the first
+	// event.MaxDeniedCalls) and Denials their count, for a log without
+	// run.finished; a finished log's Result carries the same.
+	Denied  []event.PermissionDenied
+	Denials int
 }
 
 // URL is the URL the last successful publish event of target gave ("" for
@@ -93,6 +113,14 @@ func ReadOutcome(r io.Reader) (Outcome, error) {
 			if json.Unmarshal(line, &s) == nil {
 				o.Task, o.Model = s.Task, s.Model
 			}
+		case "permission.denied":
+			var d event.PermissionDenied
+			if json.Unmarshal(line, &d) == nil {
+				o.Denials++
+				if len(o.Denied) < event.MaxDeniedCalls {
+					o.Denied = append(o.Denied, d)
+				}
+			}
 		case "publish":
 			var p event.Publish
 			if json.Unmarshal(line, &p) == nil {
@@ -108,9 +136,13 @@ func ReadOutcome(r io.Reader) (Outcome, error) {
 	if err := sc.Err(); err != nil {
 		return o, fmt.Errorf("github: read events: %w", err)
 	}
+	if o.Finished && o.Result.Denials == 0 && o.Denials > 0 { // a log from before run.finished had denials
+		o.Result.Denials, o.Result.DeniedCalls = o.Denials, o.Denied
+	}
 	if !o.Finished {
 		o.Result = event.RunFinished{Status: event.StatusCancelled, ExitCode: 130,
-			FinalMessage: "The run ended without its final event: it was cancelled or killed."}
+			FinalMessage: "The run ended without its final event: it was cancelled or killed.",
+			Denials:      o.Denials, DeniedCalls: o.Denied}
 	}
 	return o, nil
 }
@@ -198,7 +230,8 @@ func Finalize(ctx context.Context, o FinalizeOptions) (RunOutputs, error) {
 	report := finalReport(ctx, o, outcome)
 	out := RunOutputs{Status: outcome.Result.Status, ExitCode: outcome.Result.ExitCode, PatchPath: outcome.Result.PatchPath,
 		EventsPath: o.EventsFile, CostUSD: outcome.Result.CostUSD, PRURL: outcome.URL(event.PublishPullRequest),
-		StructuredOutput: structuredText(outcome.Result.StructuredOutput)}
+		StructuredOutput: structuredText(outcome.Result.StructuredOutput),
+		Denials:          outcome.Result.Denials, DeniedCalls: outcome.Result.DeniedCalls}
 	var errs []error
 	if o.OutputPath != "" {
 		list := slices.DeleteFunc(out.List(), func(x Output) bool { return x.Name == "comment-url" })

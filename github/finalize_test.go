@@ -185,3 +185,27 @@ func TestFinalizeDeliveryFailed(t *testing.T) {
 		t.Errorf("outputs %v", got)
 	}
 }
+
+// TestFinalizeCountsDenialsOfAKilledRun: a log cut before run.finished
+// still gives the denials and denials-json outputs, from its
+// permission.denied lines; an empty list is [].
+func TestFinalizeCountsDenialsOfAKilledRun(t *testing.T) {
+	denied := `{"v":1,"seq":2,"time":"2026-01-01T00:00:01Z","run_id":"r","type":"permission.denied","step":1,"call_id":"c1","tool":"bash","permission":"bash","pattern":"rm notes.txt","rule":null,"reason":"no rule allows it"}`
+	for _, tc := range []struct {
+		lines []string
+		n     string
+		json  string
+	}{
+		{[]string{startedLine, denied}, "1", `[{"step":1,"call_id":"c1","tool":"bash","permission":"bash","pattern":"rm notes.txt","rule":null,"reason":"no rule allows it"}]`},
+		{[]string{startedLine}, "0", `[]`},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		if _, err := Finalize(t.Context(), FinalizeOptions{EventsFile: writeEvents(t, tc.lines...), OutputPath: out}); err != nil {
+			t.Fatal(err)
+		}
+		got := parseOutputs(t, out)
+		if got["status"] != "cancelled" || got["denials"] != tc.n || got["denials-json"] != tc.json {
+			t.Errorf("outputs = %v, want denials %s %s", got, tc.n, tc.json)
+		}
+	}
+}

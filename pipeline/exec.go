@@ -90,6 +90,7 @@ type execRun struct {
 	sink       event.Sink
 	redactor   *event.Redactor
 	eventsCopy *bytes.Buffer // a copy of the log when it goes to stdout
+	denials    *denialLog    // the permission.denied events, for run.finished
 
 	// snapshot stage
 	store   *snapshot.Store

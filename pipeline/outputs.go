@@ -60,7 +60,8 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		}
 		r.writer = w
 	}
-	sinks := []event.Sink{r.writer}
+	r.denials = &denialLog{}
+	sinks := []event.Sink{r.writer, r.denials}
 	if !r.opts.Quiet {
 		tty := isTerminal(r.opts.Stderr)
 		r.console = event.NewConsole(r.opts.Stderr, event.ConsoleOptions{
@@ -199,6 +200,7 @@ func (r *execRun) runFinished(st *runStatus) event.RunFinished {
 		DurationMS: time.Since(r.start).Milliseconds(), PatchPath: r.reportedPatch(),
 		FilesChanged: len(r.files),
 	}
+	fin.Denials, fin.DeniedCalls = r.denials.snapshot()
 	if st.Status != event.StatusSuccess {
 		fin.Error = &event.RunError{Class: cmp.Or(st.Class, event.ErrorClass(st.Status)), Message: cmp.Or(st.Message, string(st.Status))}
 	}

@@ -127,9 +127,11 @@ func (r *execRun) writeGitHubOutputs(ctx context.Context, st *runStatus) error {
 
 // runOutputs are the step outputs of the run as it ended.
 func (r *execRun) runOutputs(st *runStatus) github.RunOutputs {
-	return github.RunOutputs{Status: st.Status, ExitCode: st.Code, PatchPath: r.reportedPatch(),
+	out := github.RunOutputs{Status: st.Status, ExitCode: st.Code, PatchPath: r.reportedPatch(),
 		EventsPath: r.eventsPath, CostUSD: r.result.CostUSD, CommentURL: r.commentURL, PRURL: r.prURL,
 		StructuredOutput: string(r.structuredOutput())}
+	out.Denials, out.DeniedCalls = r.denials.snapshot()
+	return out
 }
 
 // published records a publish event; a log that cannot take it is reported

@@ -291,8 +291,20 @@ type RunFinished struct {
 	DurationMS       int64           `json:"duration_ms"`
 	PatchPath        string          `json:"patch_path"`
 	FilesChanged     int             `json:"files_changed"`
-	Error            *RunError       `json:"error,omitempty"`
+	// Denials counts the calls the permissions refused during the run;
+	// DeniedCalls lists them as their permission.denied events said (step,
+	// tool, permission, the pattern judged, the rule that decided, the
+	// reason), the first MaxDeniedCalls of them, so that a final message
+	// claiming what a denied call would have done never stands alone.
+	Denials     int                `json:"denials"`
+	DeniedCalls []PermissionDenied `json:"denied_calls"`
+	Error       *RunError          `json:"error,omitempty"`
 }
+
+// MaxDeniedCalls bounds RunFinished.DeniedCalls (Denials still counts
+// every denial): a spec with a high max_denials cannot grow the record
+// without bound.
+const MaxDeniedCalls = 100
 
 // EventType is "run.started".
 func (RunStarted) EventType() string { return "run.started" }

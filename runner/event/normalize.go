@@ -29,11 +29,15 @@ func (p ToolStarted) MarshalJSON() ([]byte, error) {
 	return marshalJSON(plain(p))
 }
 
-// MarshalJSON writes an empty StructuredOutput as null.
+// MarshalJSON writes an empty StructuredOutput as null and nil
+// DeniedCalls as [].
 func (p RunFinished) MarshalJSON() ([]byte, error) {
 	type plain RunFinished
 	if len(p.StructuredOutput) == 0 {
 		p.StructuredOutput = json.RawMessage("null")
+	}
+	if p.DeniedCalls == nil {
+		p.DeniedCalls = []PermissionDenied{}
 	}
 	return marshalJSON(plain(p))
 }

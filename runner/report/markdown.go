@@ -48,7 +48,7 @@ func (r Report) Markdown(o MarkdownOptions) string {
 		o.HeadingLevel = 3
 	}
 	h := strings.Repeat("#", o.HeadingLevel+1)
-	fixed := r.head(o) + r.summaryTable() + r.errorBlock() + r.deliveryBlock()
+	fixed := r.head(o) + r.summaryTable() + r.errorBlock() + r.denialsNote() + r.deliveryBlock()
 	footer := ""
 	if o.Footer != "" {
 		footer = "\n" + strings.TrimRight(o.Footer, "\n") + "\n"
@@ -215,6 +215,34 @@ func (r Report) errorBlock() string {
 		msg = cutBytes(msg, 1000) + "…"
 	}
 	return fmt.Sprintf("**Error** (%s): %s\n\n", code(string(r.Error.Class)), msg)
+}
+
+// denialsNote says, above the final message and never cut, which calls
+// the permissions refused: a model often claims to have done what a
+// denied call would have done ("Removed notes.txt."). The first three are
+// named; the Denials section lists each.
+func (r Report) denialsNote() string {
+	if len(r.Denials) == 0 {
+		return ""
+	}
+	var names []string
+	for i, d := range r.Denials {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(r.Denials)-3))
+			break
+		}
+		rule := "default deny"
+		if d.Rule != nil {
+			rule = code(shorten(*d.Rule, 100))
+		}
+		names = append(names, fmt.Sprintf("%s %s (%s)", code(d.Tool), code(shorten(d.Pattern, 100)), rule))
+	}
+	what := "1 call was"
+	if len(r.Denials) > 1 {
+		what = fmt.Sprintf("%d calls were", len(r.Denials))
+	}
+	return fmt.Sprintf("**Denied**: %s refused by the permissions and did not run, whatever the final message says: %s.\n\n",
+		what, noMentions(strings.Join(names, ", ")))
 }
 
 // checksText is "1/2 passed" over the last attempt of each check.

@@ -170,8 +170,9 @@ func TestMarkdownRedacts(t *testing.T) {
 	if strings.Contains(md, secret) {
 		t.Errorf("secret in markdown:\n%s", md)
 	}
-	if strings.Count(md, event.Redacted) != 3 {
-		t.Errorf("want 3 redactions:\n%s", md)
+	// final message, the denial's note and table row, the patch
+	if strings.Count(md, event.Redacted) != 4 {
+		t.Errorf("want 4 redactions:\n%s", md)
 	}
 }
 
