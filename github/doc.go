@@ -1,8 +1,9 @@
 // Package github is the runner's GitHub side: the Actions environment and
 // event payloads (template data for prompts), the Actions file commands
 // (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY), the trigger gate (who may start a
-// run from a comment), the sticky tracking comment, and publishing a patch as
-// a branch plus a pull request.
+// run from a comment), the sticky tracking comment, publishing a patch as
+// a branch plus a pull request, and review mode: a structured review's
+// findings as one pull request review with line comments.
 //
 // The package never reads the process environment: callers pass the environ
 // map to LoadEnv or Setup. API calls go through a *github.Client from
@@ -25,6 +26,17 @@
 //	err = github.AppendSummary(a.Env.StepSummary, reportMarkdown)
 //	url, n, created, err := a.PublishPullRequest(ctx, github.PushOptions{…}, github.PROptions{…})
 //	err = github.WriteOutputs(a.Env.Output, github.RunOutputs{…}.List()...)
+//
+// # Review mode
+//
+//	files, err := github.PullRequestFiles(ctx, client, owner, repo, n) // hunks by head path
+//	f, err := github.ParseFindings(structuredOutput)                  // verdict, summary, findings
+//	plan := github.PlanReview(task, headSHA, f, files)                // line comments and body findings
+//	rv := &github.Reviewer{Client: client, Owner: owner, Repo: repo, Number: n, Self: self}
+//	out, err := rv.Post(ctx, plan) // ErrReadOnly (403), ErrReviewRetire, ErrReview
+//
+// Post keeps one live review per task: see Reviewer for how a re-run
+// updates or replaces it.
 //
 // `runner github finalize --events FILE` (the action's `if: cancelled() ||
 // failure()` step) calls Finalize with the sticky comment of the event (task

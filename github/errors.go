@@ -30,6 +30,16 @@ var (
 	ErrPullRequest = errors.New("github: pull request call failed")
 	// ErrLabels marks a failure to label a pull request that exists.
 	ErrLabels = errors.New("github: labels call failed")
+	// ErrReview marks a failure of the review calls (list, create,
+	// update) of review mode.
+	ErrReview = errors.New("github: review call failed")
+	// ErrReadOnly means GitHub refused to write the review (403): the
+	// token is read-only, as on a pull request from a fork.
+	ErrReadOnly = errors.New("github: the token may not write reviews")
+	// ErrReviewRetire means the new review was posted but an earlier one
+	// of the task could not be retired (its comments deleted, its body
+	// replaced or its verdict dismissed).
+	ErrReviewRetire = errors.New("github: earlier review not retired")
 )
 
 // markedError adds a sentinel to an error without changing its text.

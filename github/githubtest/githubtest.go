@@ -66,8 +66,9 @@ type Registry struct {
 	prefix string
 	Server *httptest.Server
 
-	mu    sync.Mutex
-	stubs []*Stub
+	mu     sync.Mutex
+	stubs  []*Stub
+	served []string
 }
 
 // New starts a fake API serving under prefix (such as "/api-v3" or the
@@ -128,6 +129,7 @@ func (reg *Registry) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	path = "/" + path
 	reg.mu.Lock()
+	reg.served = append(reg.served, r.Method+" "+path)
 	var hit *Stub
 	for _, s := range reg.stubs {
 		if s.matches(r, path) {
@@ -143,6 +145,15 @@ func (reg *Registry) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hit.reply(w, r)
+}
+
+// Served lists the requests served so far, in order, as "METHOD /path"
+// (the API path without the prefix or query), for tests that assert the
+// order of calls.
+func (reg *Registry) Served() []string {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	return append([]string(nil), reg.served...)
 }
 
 // JSON replies with status and v encoded as JSON.

@@ -79,3 +79,24 @@ func TestPageLinks(t *testing.T) {
 		t.Fatalf("page 2: resp=%+v got=%v err=%v", resp, got, err)
 	}
 }
+
+// TestServedInOrder: Served lists each request as it came, unmatched ones
+// included, without prefix or query.
+func TestServedInOrder(t *testing.T) {
+	rec := &recorder{TB: t}
+	reg := New(rec, "/api")
+	reg.Register(http.MethodGet, "/a", JSON(200, nil))
+	reg.Register(http.MethodPost, "/b", JSON(201, nil))
+	c := reg.Client()
+	for _, call := range []struct{ method, path string }{{http.MethodPost, "b?x=1"}, {http.MethodGet, "a"}, {http.MethodDelete, "c"}} {
+		req, _ := c.NewRequest(call.method, call.path, nil)
+		_, _ = c.Do(t.Context(), req, nil)
+	}
+	rec.finish()
+	if got := strings.Join(reg.Served(), ", "); got != "POST /b, GET /a, DELETE /c" {
+		t.Errorf("served %s", got)
+	}
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "no stub for DELETE") {
+		t.Errorf("errors %v", rec.errs)
+	}
+}

@@ -78,8 +78,12 @@ func mention() *regexp.Regexp {
 	return regexp.MustCompile(`(^|[^\w.@/])@([A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9_.-]+)?)`)
 }
 
-// noMentions defuses @mentions in model-written text (a zero-width space
-// after "@"), so a comment cannot ping people.
+// NoMentions defuses @mentions in model-written text (a zero-width space
+// after "@"), so a comment or a review cannot ping people; e-mail
+// addresses and paths are left alone.
+func NoMentions(s string) string { return noMentions(s) }
+
+// noMentions is NoMentions.
 func noMentions(s string) string {
 	if !strings.Contains(s, "@") {
 		return s
