@@ -56,6 +56,7 @@
 // character comment bodies, 1 MiB step summaries, the collaborator
 // permission API as the only actor gate).
 //
-// Imports: runner/event and go-github, go-git, backoff; it is the only
-// package that imports go-github. pipeline and pipeline/batch sit above it.
+// Imports: runner/event, runner/report (NoMentions) and go-github, go-git,
+// backoff; it is the only package that imports go-github. pipeline and
+// pipeline/batch sit above it.
 package github
