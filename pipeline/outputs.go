@@ -168,6 +168,8 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 		return st
 	case r.checksErr != nil:
 		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassChecks, r.checksErr.Error()}
+	case len(omittedFiles(r.files)) > 0:
+		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassPatchIncomplete, omittedMessage(r.files)}
 	case r.ranAgent && r.result.DeniedLast != "" && len(r.spec.Checks) == 0:
 		// Nothing verifies the answer, and the agent's last attempt was refused.
 		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassBlocked, fmt.Sprintf(
@@ -300,8 +302,8 @@ func (r *execRun) writeReport(ctx context.Context) error {
 	if len(recs) == 0 {
 		return fmt.Errorf("%w: %w", ErrInfra, report.ErrNoEvents)
 	}
-	if patch, err := os.ReadFile(r.patchPath); err == nil {
-		opts.Patch = string(patch)
+	if patch, size, err := report.ReadPatchExcerpt(r.patchPath); err == nil {
+		opts.Patch, opts.PatchSize = patch, size
 	}
 	rep, err := report.Build(recs)
 	if err != nil {

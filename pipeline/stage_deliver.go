@@ -209,8 +209,8 @@ func (r *execRun) renderReport(ctx context.Context, st *runStatus, maxLen int) (
 		return "", err
 	}
 	opts := report.MarkdownOptions{MaxLen: maxLen, Redactor: r.redactor}
-	if patch, err := os.ReadFile(r.patchPath); err == nil {
-		opts.Patch = string(patch)
+	if patch, size, err := report.ReadPatchExcerpt(r.patchPath); err == nil {
+		opts.Patch, opts.PatchSize = patch, size
 	}
 	return rep.Markdown(opts), nil
 }

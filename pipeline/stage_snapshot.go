@@ -123,7 +123,7 @@ func eventFiles(files []snapshot.FileChange) []event.FileChange {
 	for _, f := range files {
 		out = append(out, event.FileChange{
 			Path: f.Path, OldPath: f.OldPath, Status: f.Status,
-			Additions: f.Additions, Deletions: f.Deletions, Binary: f.Binary,
+			Additions: f.Additions, Deletions: f.Deletions, Binary: f.Binary, Omitted: f.Omitted,
 		})
 	}
 	return out

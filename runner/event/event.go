@@ -239,6 +239,22 @@ type FileChange struct {
 	Additions int          `json:"additions"`
 	Deletions int          `json:"deletions"`
 	Binary    bool         `json:"binary"`
+	// Omitted is set when the patch leaves this file's content change out
+	// (a binary side larger than the binary patch limit): the patch then
+	// does not carry it, and the run is not a success.
+	Omitted *Omitted `json:"omitted,omitempty"`
+}
+
+// Omitted records a binary change the patch does not carry: why, and the
+// git blob ids and sizes (bytes) of both sides, so the change can still be
+// identified and checked (`git hash-object FILE`). A side that does not
+// exist (an added or deleted file) has no blob and size 0.
+type Omitted struct {
+	Reason  string `json:"reason"`
+	OldBlob string `json:"old_blob,omitempty"`
+	OldSize int64  `json:"old_size"`
+	NewBlob string `json:"new_blob,omitempty"`
+	NewSize int64  `json:"new_size"`
 }
 
 // Patch records the changes from the base tree (Step nil: the final patch).

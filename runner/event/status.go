@@ -65,6 +65,10 @@ const (
 	ClassDelivery ErrorClass = "delivery"
 	// ClassViolation is a run stopped by a post-run gate (StatusViolation).
 	ClassViolation ErrorClass = "violation"
+	// ClassPatchIncomplete is a run whose patch leaves a change out (a
+	// binary file over the binary patch limit; the patch event's
+	// files[].omitted names it): status failed, exit code 1.
+	ClassPatchIncomplete ErrorClass = "patch_incomplete"
 	// ClassUsage is a run refused after its out dir existed because the
 	// command line does not fit the work tree, such as a --continue whose
 	// work tree diverged (exit code 2).

@@ -15,8 +15,12 @@ type MarkdownOptions struct {
 	// HeadingLevel of the title (1-6); default 3. Sections are one deeper.
 	HeadingLevel int
 	// Patch is the unified diff shown in a collapsed <details> section; ""
-	// for none.
+	// for none. It may be the start of a larger patch (ReadPatchExcerpt):
+	// PatchSize then says how large the whole is.
 	Patch string
+	// PatchSize is the whole patch's size in bytes when Patch is an
+	// excerpt of it; 0 (or len(Patch)) when Patch is the whole patch.
+	PatchSize int64
 	// MaxLen is the longest document in bytes (0: no limit). Sections that
 	// do not fit are cut (final message, patch) or left out, in reverse order
 	// of importance, with a note saying so; the heading, summary table, error
@@ -60,7 +64,7 @@ func (r Report) Markdown(o MarkdownOptions) string {
 		{name: "Checks", text: r.checksSection(h)},
 		{name: "Denials", text: r.denialsSection(h)},
 		{name: "Tools", text: r.toolsSection(h)},
-		patchSection(o.Patch, r.Diff),
+		patchSection(o.Patch, o.PatchSize, r.Diff),
 	}
 	return layout(fixed, footer, secs, o.MaxLen)
 }

@@ -43,8 +43,9 @@ func WriteSummary(ctx context.Context, dir string, r Report, o MarkdownOptions) 
 	return writeFile(ctx, filepath.Join(dir, SummaryFile), []byte(r.Markdown(o)))
 }
 
-// WriteOut reads dir/events.jsonl (and dir/changes.patch when it exists,
-// for the collapsed patch section unless o.Patch is set), then writes
+// WriteOut reads dir/events.jsonl (and the start of dir/changes.patch
+// when it exists, ReadPatchExcerpt, for the collapsed patch section unless
+// o.Patch is set), then writes
 // result.json (when the log holds run.finished) and summary.md. It is
 // meant to run after the event Writer is closed, also after a cancel: pass
 // a context that survives it (context.WithoutCancel with a deadline).
@@ -66,11 +67,11 @@ func WriteOut(ctx context.Context, dir string, o MarkdownOptions) (Report, error
 		}
 	}
 	if o.Patch == "" {
-		patch, err := os.ReadFile(filepath.Join(dir, PatchFile))
+		patch, size, err := ReadPatchExcerpt(filepath.Join(dir, PatchFile))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return rep, fmt.Errorf("write out dir: %w", err)
 		}
-		o.Patch = string(patch)
+		o.Patch, o.PatchSize = patch, size
 	}
 	return rep, WriteSummary(ctx, dir, rep, o)
 }

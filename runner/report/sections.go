@@ -50,6 +50,9 @@ func (r Report) changesSection(h string) string {
 		if f.Binary {
 			add, del = "binary", ""
 		}
+		if o := f.Omitted; o != nil {
+			add = fmt.Sprintf("binary, **not in the patch** (%s → %s: %s)", byteText(o.OldSize), byteText(o.NewSize), cell(o.Reason))
+		}
 		return fmt.Sprintf("| %s | %s | %s | %s |", name, cell(string(f.Status)), add, del)
 	})
 }
@@ -112,13 +115,17 @@ func (r Report) structuredSection() section {
 	return section{name: "Structured output", text: fmt.Sprintf("**Structured output**\n\n%sjson\n%s\n%s\n\n", fence, body, fence)}
 }
 
-func patchSection(patch string, d *Diff) section {
+func patchSection(patch string, size int64, d *Diff) section {
 	if strings.TrimSpace(patch) == "" {
 		return section{name: "Patch"}
 	}
 	summary := "Patch"
 	if d != nil {
 		summary += " (" + diffText(len(d.Files), d.Additions, d.Deletions) + ")"
+	}
+	if size > int64(len(patch)) {
+		summary += fmt.Sprintf(" — first %s of %s", byteText(int64(len(patch))), byteText(size))
+		patch = strings.TrimRight(patch, "\n") + fmt.Sprintf("\n… the whole patch (%d bytes) is in the run's %s\n", size, PatchFile)
 	}
 	s := section{name: "Patch", text: details(summary, "diff", patch)}
 	s.cut = func(n int) (string, bool) {

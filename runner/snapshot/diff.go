@@ -22,6 +22,9 @@ type FileChange struct {
 	Binary           bool // content is binary or too large for a text diff
 	// Additions and Deletions count added and removed lines (0 for binary).
 	Additions, Deletions int
+	// Omitted is set when the patch leaves the change out: a binary side
+	// is larger than the store's MaxBinaryPatch (Binary is then true).
+	Omitted *event.Omitted
 }
 
 // change is one path pair found by the tree diff; a zero mode marks the

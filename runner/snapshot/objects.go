@@ -45,7 +45,7 @@ type objectStore struct {
 func newObjectStore(storeDir string, userCommonDir string) *objectStore {
 	s := &objectStore{
 		dir:     filepath.Join(storeDir, "objects"),
-		own:     filesystem.NewStorage(osfs.New(storeDir), cache.NewObjectLRU(objectCacheSize)),
+		own:     newStorage(storeDir),
 		present: map[plumbing.Hash]bool{},
 		fanout:  map[string]bool{},
 	}
@@ -60,9 +60,17 @@ func newObjectStore(storeDir string, userCommonDir string) *objectStore {
 		}
 	}
 	if userCommonDir != "" {
-		s.user = filesystem.NewStorage(osfs.New(userCommonDir), cache.NewObjectLRU(objectCacheSize))
+		s.user = newStorage(userCommonDir)
 	}
 	return s
+}
+
+// newStorage opens a go-git object storage whose objects larger than
+// inMemoryLimit are read lazily (from disk when read, not on lookup), so
+// that a blob's size is known without loading a 200 MB file.
+func newStorage(dir string) *filesystem.Storage {
+	return filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(objectCacheSize),
+		filesystem.Options{LargeObjectThreshold: inMemoryLimit})
 }
 
 func (s *objectStore) close() error {
@@ -313,16 +321,38 @@ func hashFileStream(path string, w io.Writer) (plumbing.Hash, int64, error) {
 	return h, n, nil
 }
 
-// read returns an object's content from the private store or the user's.
-func (s *objectStore) read(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	s.readMu.Lock()
-	defer s.readMu.Unlock()
+// lookup finds an object in the private store or the user's; the caller
+// holds readMu.
+func (s *objectStore) lookup(typ plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	o, err := s.own.EncodedObject(typ, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && s.user != nil {
 		o, err = s.user.EncodedObject(typ, h)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", typ, h, err)
+	}
+	return o, nil
+}
+
+// size returns an object's size in bytes; an object larger than
+// inMemoryLimit is not read for it (only its header).
+func (s *objectStore) size(typ plumbing.ObjectType, h plumbing.Hash) (int64, error) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	o, err := s.lookup(typ, h)
+	if err != nil {
+		return 0, err
+	}
+	return o.Size(), nil
+}
+
+// read returns an object's content from the private store or the user's.
+func (s *objectStore) read(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	o, err := s.lookup(typ, h)
+	if err != nil {
+		return nil, err
 	}
 	r, err := o.Reader()
 	if err != nil {

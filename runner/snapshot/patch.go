@@ -23,12 +23,27 @@ const (
 	diffTimeout = 5 * time.Second
 )
 
+// DefaultMaxBinaryPatch is the largest side, in bytes, of a binary change
+// that a patch carries (Options.MaxBinaryPatch): both sides of such a
+// change are read into memory to choose between a delta and a literal.
+// A larger change is left out of the patch and recorded instead, so that
+// a patch and the memory that writes it stay bounded whatever the files'
+// sizes (a 4-byte append to a 200 MB file would otherwise be two 250 MB
+// literals).
+const DefaultMaxBinaryPatch = 16 << 20
+
 // Patch writes the diff from one tree to another to w in git's extended
 // unified format, one file section at a time, and returns the changed
 // files. The output applies with `git apply` (and `git apply -R`): binary
-// files are GIT binary patch literals, type changes are a deletion then an
+// files are GIT binary patches (a delta or a literal, whichever is
+// smaller, as git writes them), type changes are a deletion then an
 // addition, paths are C-quoted where git quotes them, and exact renames
 // are detected. An empty from or to means the empty tree.
+//
+// A binary change with a side larger than the store's MaxBinaryPatch is
+// not in the patch: its FileChange has Omitted set (blob ids and sizes),
+// and the patch starts with lines "runner: …" naming it, which git apply
+// skips. Memory stays bounded: only changes within the limits are read.
 func (s *Store) Patch(ctx context.Context, from, to Tree, w io.Writer) ([]FileChange, error) {
 	return s.diff(ctx, from, to, w)
 }
@@ -49,16 +64,23 @@ func (s *Store) diff(ctx context.Context, from, to Tree, w io.Writer) ([]FileCha
 	if err != nil {
 		return nil, err
 	}
+	sized := make([]sizedChange, len(changes))
+	for i := range changes {
+		if sized[i], err = s.sizeChange(&changes[i]); err != nil {
+			return nil, err
+		}
+	}
 	var bw *bufio.Writer
 	if w != nil {
 		bw = bufio.NewWriterSize(w, 64<<10)
+		writeOmittedNote(bw, sized, s.maxBin)
 	}
 	out := make([]FileChange, 0, len(changes))
-	for i := range changes {
+	for i := range sized {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fc, err := s.fileSection(&changes[i], bw)
+		fc, err := s.fileSection(&sized[i], bw)
 		if err != nil {
 			return nil, err
 		}
@@ -70,6 +92,58 @@ func (s *Store) diff(ctx context.Context, from, to Tree, w io.Writer) ([]FileCha
 		}
 	}
 	return out, nil
+}
+
+// sizedChange is a change with the sizes (bytes) of its two sides, and
+// whether it is too large for the patch.
+type sizedChange struct {
+	*change
+	oldSize, newSize int64
+	omitted          *event.Omitted
+}
+
+// sizeChange looks up the sizes of a content change's sides without
+// reading large blobs, and marks it omitted when a binary side is larger
+// than the store's limit. Every side larger than maxTextDiff is binary.
+func (s *Store) sizeChange(c *change) (sizedChange, error) {
+	sc := sizedChange{change: c}
+	if c.from.hash == c.to.hash {
+		return sc, nil
+	}
+	var err error
+	if sc.oldSize, err = s.blobSize(c.from); err != nil {
+		return sc, err
+	}
+	if sc.newSize, err = s.blobSize(c.to); err != nil {
+		return sc, err
+	}
+	if c.to.mode == 0 && sc.oldSize > s.maxBin {
+		return sc, nil // a deletion needs no content (fileSection writes it without reading)
+	}
+	if max(sc.oldSize, sc.newSize) > s.maxBin {
+		sc.omitted = &event.Omitted{
+			Reason:  fmt.Sprintf("binary change larger than the %s binary patch limit", sizeText(s.maxBin)),
+			OldSize: sc.oldSize, NewSize: sc.newSize,
+		}
+		if c.from.mode != 0 {
+			sc.omitted.OldBlob = c.from.hash.String()
+		}
+		if c.to.mode != 0 {
+			sc.omitted.NewBlob = c.to.hash.String()
+		}
+	}
+	return sc, nil
+}
+
+// blobSize is the size of one side of a change (0 for a missing side).
+func (s *Store) blobSize(e treeEntry) (int64, error) {
+	switch {
+	case e.mode == 0:
+		return 0, nil
+	case e.mode == modeGitlink:
+		return int64(len("Subproject commit \n") + 40), nil
+	}
+	return s.objects.size(plumbing.BlobObject, e.hash)
 }
 
 // blobContent reads one side of a change; gitlinks read as git shows them.
@@ -91,8 +165,10 @@ func isBinary(b []byte) bool {
 }
 
 // fileSection writes one file's section (when bw is not nil) and returns
-// its FileChange.
-func (s *Store) fileSection(c *change, bw *bufio.Writer) (FileChange, error) {
+// its FileChange. An omitted change has no section (writeOmittedNote
+// names it at the top) and its blobs are never read.
+func (s *Store) fileSection(sc *sizedChange, bw *bufio.Writer) (FileChange, error) {
+	c := sc.change
 	fc := FileChange{Path: c.newPath, OldMode: c.from.mode, NewMode: c.to.mode}
 	switch {
 	case c.from.mode == 0:
@@ -104,7 +180,19 @@ func (s *Store) fileSection(c *change, bw *bufio.Writer) (FileChange, error) {
 	default:
 		fc.Status = event.ChangeModified
 	}
+	if sc.omitted != nil {
+		fc.Binary, fc.Omitted = true, sc.omitted
+		return fc, nil
+	}
 	contentChanged := c.from.hash != c.to.hash
+	if contentChanged && c.to.mode == 0 && sc.oldSize > s.maxBin {
+		fc.Binary = true
+		if bw != nil {
+			writeHeader(bw, c, true)
+			writeBigDeletion(bw)
+		}
+		return fc, nil
+	}
 	var old, cur []byte
 	if contentChanged {
 		var err error
@@ -139,6 +227,50 @@ func (s *Store) fileSection(c *change, bw *bufio.Writer) (FileChange, error) {
 		bw.Write(hunks)
 	}
 	return fc, nil
+}
+
+// writeOmittedNote writes, before the first file section, one line per
+// change the patch leaves out. The lines start with "runner: ", which
+// git apply and patch(1) skip as text before the first "diff --git".
+func writeOmittedNote(bw *bufio.Writer, sized []sizedChange, limit int64) {
+	n := 0
+	for i := range sized {
+		if sized[i].omitted != nil {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(bw, "runner: this patch does NOT carry %d binary change(s) larger than the %s binary patch limit (%d bytes):\n",
+		n, sizeText(limit), limit)
+	for i := range sized {
+		o := sized[i].omitted
+		if o == nil {
+			continue
+		}
+		fmt.Fprintf(bw, "runner:   %s: old %s (%d bytes), new %s (%d bytes)\n", sized[i].newPath,
+			blobText(o.OldBlob), o.OldSize, blobText(o.NewBlob), o.NewSize)
+	}
+	bw.WriteString("runner: the files as the run left them are in its work tree; this patch applies without them.\n\n")
+}
+
+func blobText(h string) string {
+	if h == "" {
+		return "none"
+	}
+	return "blob " + h
+}
+
+// sizeText is a size in bytes as "16 MiB", "512 KiB" or "100 bytes".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func sidePath(prefix, p string, mode uint32) string {

@@ -43,6 +43,10 @@ type Options struct {
 	// GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL) to find git's global
 	// configuration and excludes file. Nil means os.Getenv.
 	Env func(string) string
+	// MaxBinaryPatch is the largest side (bytes) of a binary change that a
+	// patch carries as a GIT binary patch; a larger one is left out and
+	// recorded (FileChange.Omitted). 0 means DefaultMaxBinaryPatch.
+	MaxBinaryPatch int64
 }
 
 // Store records snapshots of one work tree. Its methods are safe for
@@ -57,6 +61,7 @@ type Store struct {
 	cfg      gitignore.Config
 	base     *gitignore.Stack // excludes file, info/exclude, ancestors' .gitignore
 	objects  *objectStore
+	maxBin   int64 // Options.MaxBinaryPatch, defaulted
 	lock     *os.File
 	watch    *watcher        // nil unless Options.Watch and inotify works
 	watchErr string          // why there is no watcher despite Options.Watch
@@ -113,7 +118,11 @@ func open(root, storeDir string, opts Options, env func(string) string) (*Store,
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{root: root, storeDir: storeDir, repo: repo, exclude: map[string]bool{}, gitlinks: map[string]bool{}}
+	s := &Store{root: root, storeDir: storeDir, repo: repo, exclude: map[string]bool{}, gitlinks: map[string]bool{},
+		maxBin: opts.MaxBinaryPatch}
+	if s.maxBin <= 0 {
+		s.maxBin = DefaultMaxBinaryPatch
+	}
 	for _, e := range opts.Exclude {
 		if e = path.Clean(filepath.ToSlash(e)); e != "." && e != "" && !strings.HasPrefix(e, "../") {
 			s.exclude[strings.TrimPrefix(e, "/")] = true

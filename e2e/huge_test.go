@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// hugeSpec appends to a large file with bash (sandbox off: the test is
+// about the patch, not the sandbox).
+const hugeSpec = `version: 1
+name: huge
+model: gpt-4.1-mini
+prompt: Append "tail" to big.bin.
+permissions:
+  read: allow
+  edit: allow
+  bash:
+    "printf *": allow
+sandbox:
+  mode: off
+`
+
+// hugeFileSize is the file the agent appends to: 200 MB, sparse.
+const hugeFileSize = 200 << 20
+
+// runHuge runs the built binary on a work tree holding a 200 MB sparse
+// file to which the agent appends 4 bytes. It returns the out dir, the
+// exit code and the process's peak resident memory in bytes (getrusage's
+// ru_maxrss of the waited process).
+func runHuge(t *testing.T) (out string, code int, peak int64) {
+	t.Helper()
+	repo := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(repo, "big.bin")
+	if err := os.WriteFile(big, []byte{1}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, hugeFileSize); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	if err := os.WriteFile(spec, []byte(hugeSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := newModel(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+			llmtest.Call("bash", `{"command":"printf tail >> big.bin"}`),
+			llmtest.Call("write", `{"path":"notes.txt","content":"b\n"}`),
+		}}.Reply(),
+		llmtest.Turn{Text: "Appended."}.Reply(),
+	)
+	out = filepath.Join(t.TempDir(), "out")
+	cmd := exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--repo", repo, "--out", out, "--base-url", srv.URL(), "--quiet")
+	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
+	outb, err := cmd.CombinedOutput()
+	if exitErr, ok := err.(*exec.ExitError); ok {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run runner: %v\n%s", err, outb)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		peak = ru.Maxrss << 10 // KiB on Linux
+	}
+	t.Logf("runner output:\n%s", outb)
+	return out, code, peak
+}
+
+// TestHugeBinaryAppend: a 4-byte append to a 200 MB file is recorded as
+// a binary change the patch leaves out (blob ids, sizes), the patch stays
+// small and still carries the text change, the summary is written, the
+// run is failed with class patch_incomplete (exit 1, not a silent
+// success), and the runner's peak memory stays well below the file's size.
+func TestHugeBinaryAppend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 200 MB (sparse) file")
+	}
+	t.Parallel()
+	out, code, peak := runHuge(t)
+	t.Logf("200 MB file, 4-byte append: runner peak RSS %.1f MB", float64(peak)/(1<<20))
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (patch incomplete)", code)
+	}
+	if peak <= 0 || peak >= hugeFileSize/2 {
+		t.Errorf("peak RSS %d bytes, want below half the file (%d)", peak, hugeFileSize/2)
+	}
+	recs := readEvents(t, filepath.Join(out, "events.jsonl"))
+	fin := finished(t, recs)
+	if fin.Status != event.StatusFailed || fin.Error == nil || fin.Error.Class != event.ClassPatchIncomplete ||
+		!strings.Contains(fin.Error.Message, "big.bin") {
+		t.Errorf("run.finished = %+v, want failed, patch_incomplete naming big.bin", fin)
+	}
+	patches := ofType[event.Patch](t, recs)
+	final := patches[len(patches)-1]
+	var om *event.Omitted
+	for _, f := range final.Files {
+		if f.Path == "big.bin" {
+			om = f.Omitted
+		}
+	}
+	if om == nil || om.OldSize != hugeFileSize || om.NewSize != hugeFileSize+4 || len(om.OldBlob) != 40 || len(om.NewBlob) != 40 {
+		t.Errorf("final patch event files = %+v, want big.bin omitted with sizes and blobs", final.Files)
+	}
+	patch, err := os.ReadFile(filepath.Join(out, "changes.patch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(patch) > 4096 || !strings.HasPrefix(string(patch), "runner: this patch does NOT carry 1 binary change") ||
+		!strings.Contains(string(patch), "+b") {
+		t.Errorf("changes.patch (%d bytes) does not name the left-out file and carry notes.txt:\n%.2000s", len(patch), patch)
+	}
+	summary, err := os.ReadFile(filepath.Join(out, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(summary), "not in the patch") || !strings.Contains(string(summary), "patch_incomplete") {
+		t.Errorf("summary.md does not say the change is left out:\n%s", summary)
+	}
+}
