@@ -57,3 +57,16 @@ func mark(mark, err error) error {
 	}
 	return &markedError{mark: mark, err: err}
 }
+
+// Sentinels of FetchHistory: why an earlier run's history could not be
+// had. A run that meets one starts fresh and says which.
+var (
+	// ErrArtifactNotFound means the workflow run has no artifact of that
+	// name (never uploaded, deleted, or the run is gone).
+	ErrArtifactNotFound = errors.New("github: history artifact not found")
+	// ErrArtifactExpired means the artifact passed its retention period.
+	ErrArtifactExpired = errors.New("github: history artifact expired")
+	// ErrArtifactTooLarge means the archive or a file in it is over the
+	// size limit.
+	ErrArtifactTooLarge = errors.New("github: history artifact too large")
+)

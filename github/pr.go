@@ -33,6 +33,9 @@ type Provenance struct {
 	Model   string
 	CostUSD *float64 // nil: unknown
 	Checks  []CheckResult
+	// History, when set, says where the run left its history (a task
+	// with github.continue), so a comment on the pull request continues it.
+	History *HistoryRef
 }
 
 // CheckResult is one check command's outcome for the provenance block.
@@ -41,9 +44,17 @@ type CheckResult struct {
 	Passed bool
 }
 
-// Markdown renders the provenance block.
+// Markdown renders the provenance block, starting with the hidden
+// markers: PRMarker of the task (the pull request was opened by the
+// runner for it) and the history reference when there is one.
 func (p Provenance) Markdown() string {
 	var b strings.Builder
+	if p.Task != "" {
+		b.WriteString(PRMarker(p.Task) + "\n")
+	}
+	if p.History != nil && p.History.Valid() {
+		b.WriteString(p.History.Marker() + "\n")
+	}
 	b.WriteString("---\n<sub>Opened by **runner**")
 	if p.Task != "" {
 		fmt.Fprintf(&b, " · task `%s`", p.Task)
