@@ -44,6 +44,13 @@ type historyLine struct {
 	// Isolated says the run worked on a temporary copy (--isolate), gone
 	// once it ended.
 	Isolated bool `json:"isolated,omitempty"`
+	// Prompt is the run's own user message (redacted like every line);
+	// RunURL the GitHub Actions run it belongs to, when there is one.
+	Prompt string `json:"prompt,omitempty"`
+	RunURL string `json:"run_url,omitempty"`
+	// Chain summarises the earlier runs of the conversation, earliest
+	// first: what they spent (limits.total) and changed.
+	Chain []chainRun `json:"chain,omitempty"`
 
 	// runner records
 	Step     int           `json:"step,omitempty"`

@@ -107,6 +107,7 @@ func (r *execRun) emitStarted(_ context.Context) error {
 			ToolTimeout:       durationString(cmp.Or(l.ToolTimeout, tools.DefaultBashTimeout)),
 			MaxDenials:        cmp.Or(l.MaxDenials, runner.DefaultMaxDenials),
 			StreamIdleTimeout: llm.DefaultIdleTimeout.String(),
+			Total:             r.totalEvent(),
 		},
 		Sandbox:   r.sandboxInfo(),
 		Continues: r.continuedEvent(),

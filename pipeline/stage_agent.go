@@ -31,6 +31,10 @@ func (r *execRun) limits() runner.Limits {
 	return out
 }
 
+// userMessage is the run's user message: --prompt (or a comment that
+// continues a pull request's session), else the spec's rendered prompt.
+func (r *execRun) userMessage() string { return cmp.Or(r.opts.Prompt, r.prompt) }
+
 // toolOutputDir is the out dir's subdirectory for the full output of bash
 // commands whose output was cut.
 const toolOutputDir = "tool-output"
@@ -62,14 +66,19 @@ func (r *execRun) runAgent(ctx context.Context) error {
 			return fmt.Errorf("%w: output schema: %w", spec.ErrInvalidSpec, err)
 		}
 	}
+	limits, exhausted := r.sessionLimits()
+	if exhausted != "" { // limits.total: the earlier runs used it all
+		r.result, r.ranAgent = exhaustedResult(exhausted), true
+		return nil
+	}
 	cfg := runner.Config{
 		Model: r.model, ModelName: r.modelName,
-		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: cmp.Or(r.opts.Prompt, r.prompt),
+		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: r.userMessage(),
 		Tools:  tools.GuardAll(append(tools.Builtins(r.toolEnv()), r.mcpTools()...), rules, r.workTree),
 		Policy: rules, Sink: r.sink,
 		Snapshotter: stepSnapshots{store: r.store, base: r.base, history: r.history},
 		Pricer:      r.catalog, Windows: windows{r.catalog},
-		Limits: r.limits(), OutputSchema: schema, Backoff: r.opts.Backoff,
+		Limits: limits, OutputSchema: schema, Backoff: r.opts.Backoff,
 		Logger: r.log,
 	}
 	if r.history != nil {
@@ -83,6 +92,7 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: agent: %w", ErrInfra, err)
 	}
+	r.totalMessage(&res)
 	r.result, r.ranAgent = res, true
 	return r.agentError(ctx)
 }

@@ -19,12 +19,17 @@ type continued struct {
 	history *history
 	forced  bool
 	runBase snapshot.Tree // the work tree when this run started: run.patch's base
+	// chain are the conversation's runs before this one, earliest first
+	// (the earlier run's own chain, then the earlier run).
+	chain []chainRun
+	// why lists the refusals --force (or a GitHub continue) overrode.
+	why []string
 }
 
 // loadContinued reads the earlier run's history (setup: a missing or
 // corrupt history, or a different spec, is refused before anything is
 // written).
-func (r *execRun) loadContinued(_ context.Context) error {
+func (r *execRun) loadContinued(ctx context.Context) error {
 	if r.opts.Continue == "" {
 		return skip("a fresh run")
 	}
@@ -33,12 +38,17 @@ func (r *execRun) loadContinued(_ context.Context) error {
 		return err
 	}
 	c := &continued{dir: r.opts.Continue, history: h}
+	last, err := summarizeRun(ctx, r.opts.Continue, h.header)
+	if err != nil {
+		return err
+	}
+	c.chain = append(append([]chainRun(nil), h.header.Chain...), last)
 	if h.header.SpecSHA256 != r.specSHA {
 		if !r.opts.Force {
 			return fmt.Errorf("%w: run %s was made from a different task spec (sha256 %.12s…, %s is %.12s…): continue with the spec it ran, or give --force to go on with this one",
 				ErrHistory, h.header.RunID, h.header.SpecSHA256, r.opts.Task, r.specSHA)
 		}
-		c.forced = true
+		c.forced, c.why = true, append(c.why, "the task spec changed")
 	}
 	r.continued = c
 	return nil
@@ -64,7 +74,7 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 			return fmt.Errorf("%w: the work tree changed since run %s ended (its last snapshot is tree %.12s…, the work tree is now %.12s…): continue in the tree the run left, or give --force to take the tree as it is",
 				ErrHistory, h.header.RunID, want, r.base)
 		}
-		c.forced = true
+		c.forced, c.why = true, append(c.why, "the work tree changed since the run ended")
 	}
 	old := snapshot.Tree(h.header.BaseTree)
 	if _, err := r.store.Diff(ctx, old, r.base); err != nil {
@@ -72,7 +82,7 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 			return fmt.Errorf("%w: the base tree %.12s… of run %s is not in this work tree's snapshot store (%v): continue on the machine and in the directory the run used, or give --force to take the work tree as the new base",
 				ErrHistory, old, h.header.RunID, err)
 		}
-		c.forced = true
+		c.forced, c.why = true, append(c.why, "its base tree is not in this work tree's snapshot store")
 		fmt.Fprintf(r.opts.Stderr, "runner: warning: run %s's base tree is gone; changes.patch holds this run's changes only\n", h.header.RunID)
 		c.runBase = r.base
 		return nil
@@ -85,9 +95,13 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 // header names the base tree).
 func (r *execRun) openHistory(_ context.Context) error {
 	header := historyLine{RunID: r.runID, Task: r.spec.Name, SpecSHA256: r.specSHA,
-		BaseTree: string(r.base), Model: r.modelName, Excludes: r.excludes(), Isolated: r.tempDir != ""}
+		BaseTree: string(r.base), Model: r.modelName, Excludes: r.excludes(), Isolated: r.tempDir != "",
+		Prompt: cutPrompt(r.userMessage())}
+	if r.gh != nil {
+		header.RunURL = r.gh.Env.RunURL()
+	}
 	if c := r.continued; c != nil {
-		header.Continues = c.history.header.RunID
+		header.Continues, header.Chain = c.history.header.RunID, c.chain
 	}
 	h, err := createHistory(filepath.Join(r.outDir, report.HistoryFile), header, r.redactor)
 	if err != nil {

@@ -102,16 +102,19 @@ func (r *execRun) setupModel(ctx context.Context) error {
 // with no price for the model the cost stays unknown, and a budget on an
 // unknown cost silently does nothing (a cron batch's main protection).
 func (r *execRun) checkBudgetPriced() error {
-	budget := r.limits().MaxCostUSD
+	budget, key := r.limits().MaxCostUSD, "limits.max_cost_usd"
+	if budget <= 0 {
+		budget, key = r.spec.Limits.Total.MaxCostUSD, "limits.total.max_cost_usd"
+	}
 	if budget <= 0 {
 		return nil
 	}
 	if m, ok := r.catalog.Lookup(r.modelName); ok && m.Price != nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %s: limits.max_cost_usd is %g USD but model %q has no price in the catalogue, so its cost is unknown and the budget could never stop the run; "+
+	return fmt.Errorf("%w: %s: %s is %g USD but model %q has no price in the catalogue, so its cost is unknown and the budget could never stop the run; "+
 		"add its prices under models (models: {%q: {input_price_per_million: …, output_price_per_million: …}}), or bound the run with limits.max_tokens instead",
-		spec.ErrInvalidSpec, r.opts.Task, budget, r.modelName, r.modelName)
+		spec.ErrInvalidSpec, r.opts.Task, key, budget, r.modelName, r.modelName)
 }
 
 // transport is the HTTP transport of model calls: the cassette with

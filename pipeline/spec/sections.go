@@ -91,6 +91,7 @@ func (d *Decoder) limits(path string, n *yaml.Node) Limits {
 		"timeout":      func(p string, n *yaml.Node) { l.Timeout = d.Duration(p, n) },
 		"tool_timeout": func(p string, n *yaml.Node) { l.ToolTimeout = d.Duration(p, n) },
 		"max_denials":  func(p string, n *yaml.Node) { l.MaxDenials = int(d.Integer(p, n, 1)) },
+		"total":        func(p string, n *yaml.Node) { l.Total = d.totalLimits(p, n) },
 	})
 	return l
 }

@@ -83,6 +83,9 @@ type Limits struct {
 	Timeout     time.Duration // "timeout": wall clock for the whole run, e.g. "20m"
 	ToolTimeout time.Duration // "tool_timeout": default per tool call, e.g. "2m"
 	MaxDenials  int           // "max_denials": permission denials before the run stops
+	// Total bounds a whole conversation: this run and every run it
+	// continues (runner exec --continue, a comment on a pull request).
+	Total TotalLimits // "total"
 }
 
 // Check is a command run in the work tree after the agent stops.

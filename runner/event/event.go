@@ -71,6 +71,28 @@ type Limits struct {
 	// StreamIdleTimeout is how long a model stream may send nothing before
 	// the call is retried (the provider's idle timeout).
 	StreamIdleTimeout string `json:"stream_idle_timeout,omitempty"`
+	// Total is the spec's limits.total (a budget for the whole
+	// conversation of runs continuing each other) with what the earlier
+	// runs spent; absent when the spec sets none.
+	Total *TotalLimits `json:"total,omitempty"`
+}
+
+// TotalLimits are a conversation's limits (zero: none) and what its
+// earlier runs spent before this one.
+type TotalLimits struct {
+	MaxSteps   int     `json:"max_steps,omitempty"`
+	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
+	MaxTokens  int64   `json:"max_tokens,omitempty"`
+	Spent      Spent   `json:"spent"`
+}
+
+// Spent is what the earlier runs of a conversation used: Tokens are input
+// plus output, CostUSD is nil when a run's cost is unknown.
+type Spent struct {
+	Runs    int      `json:"runs"`
+	Steps   int      `json:"steps"`
+	Tokens  int64    `json:"tokens"`
+	CostUSD *float64 `json:"cost_usd"`
 }
 
 // RunStarted opens the log.

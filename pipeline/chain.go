@@ -1,0 +1,226 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/report"
+)
+
+// A conversation is a chain of runs, each continuing the last. Each
+// run's history header keeps the earlier runs' summaries (chainRun), so
+// the next run knows what the whole chain spent (limits.total) and can
+// show it (the sticky comment's chain table) without the earlier out
+// dirs, which on GitHub are artifacts that expire.
+
+// promptMax bounds a prompt kept in a chain summary, in runes.
+const promptMax = 300
+
+// chainRun is one earlier run of a conversation.
+type chainRun struct {
+	RunID  string       `json:"run_id"`
+	Prompt string       `json:"prompt,omitempty"` // its user message, cut to promptMax runes
+	Status event.Status `json:"status"`           // "incomplete" for a log cut short
+	Steps  int          `json:"steps"`
+	Tokens event.Tokens `json:"tokens"`
+	// CostUSD is nil when unknown.
+	CostUSD *float64 `json:"cost_usd"`
+	// Files, Additions and Deletions are the run's own change (its
+	// run.patch; the first run's changes.patch).
+	Files     int    `json:"files"`
+	Additions int    `json:"additions"`
+	Deletions int    `json:"deletions"`
+	URL       string `json:"url,omitempty"` // the GitHub Actions run, when known
+}
+
+// cutPrompt is p on one line, at most promptMax runes.
+func cutPrompt(p string) string {
+	p = strings.Join(strings.Fields(p), " ")
+	if utf8.RuneCountInString(p) <= promptMax {
+		return p
+	}
+	r := []rune(p)
+	return string(r[:promptMax-1]) + "…"
+}
+
+// summarizeRun is the chain entry of the run whose out dir is dir and
+// whose history header is h: totals from its event log (a log cut by a
+// kill still counts its finished steps), its own change from run.patch,
+// else changes.patch.
+func summarizeRun(ctx context.Context, dir string, h historyLine) (chainRun, error) {
+	c := chainRun{RunID: h.RunID, Prompt: h.Prompt, Status: "incomplete", URL: h.RunURL}
+	reps, err := report.Load(ctx, filepath.Join(dir, report.EventsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		reps, err = nil, nil // its log went elsewhere (--events): nothing is known of it
+	}
+	if err != nil {
+		return c, fmt.Errorf("%w: run %s: %w", ErrHistory, h.RunID, err)
+	}
+	if len(reps) == 1 {
+		r := reps[0]
+		c.Status, c.Steps, c.Tokens, c.CostUSD = r.Status, r.Steps, r.Tokens, r.CostUSD
+	}
+	patch := filepath.Join(dir, report.RunPatch)
+	if _, err := os.Stat(patch); err != nil {
+		patch = filepath.Join(dir, report.PatchFile)
+	}
+	c.Files, c.Additions, c.Deletions = patchStat(patch)
+	return c, nil
+}
+
+// patchStat counts the files and the added and deleted lines of a unified
+// diff file (0s when it cannot be read).
+func patchStat(path string) (files, adds, dels int) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			files++
+		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+		case strings.HasPrefix(l, "+"):
+			adds++
+		case strings.HasPrefix(l, "-"):
+			dels++
+		}
+	}
+	return files, adds, dels
+}
+
+// spent is what the runs of a chain used together.
+type spent struct {
+	Runs    int
+	Steps   int
+	Tokens  int64    // input + output
+	CostUSD *float64 // nil when any run's cost is unknown
+}
+
+// chainSpent sums the chain.
+func chainSpent(chain []chainRun) spent {
+	s := spent{Runs: len(chain)}
+	cost, known := 0.0, true
+	for _, c := range chain {
+		s.Steps += c.Steps
+		s.Tokens += c.Tokens.Input + c.Tokens.Output
+		if c.CostUSD == nil {
+			known = false
+		} else {
+			cost += *c.CostUSD
+		}
+	}
+	if known {
+		s.CostUSD = &cost
+	}
+	return s
+}
+
+// chain is the runs before this one (empty for a fresh run).
+func (r *execRun) chain() []chainRun {
+	if r.continued == nil {
+		return nil
+	}
+	return r.continued.chain
+}
+
+// sessionLimits are the limits the session runs under: the per-run
+// limits, each lowered to what limits.total leaves after the earlier runs
+// of the chain. exhausted names a total already used up ("" if none).
+func (r *execRun) sessionLimits() (l runner.Limits, exhausted string) {
+	l = r.limits()
+	t := r.spec.Limits.Total
+	if !t.Any() {
+		return l, ""
+	}
+	s := chainSpent(r.chain())
+	if t.MaxSteps > 0 {
+		left := t.MaxSteps - s.Steps
+		if left <= 0 {
+			return l, fmt.Sprintf("the conversation's %d earlier runs took %d steps, limits.total.max_steps is %d", s.Runs, s.Steps, t.MaxSteps)
+		}
+		if l.MaxSteps <= 0 || left < l.MaxSteps {
+			l.MaxSteps = left
+		}
+	}
+	if t.MaxTokens > 0 {
+		left := t.MaxTokens - s.Tokens
+		if left <= 0 {
+			return l, fmt.Sprintf("the conversation's %d earlier runs used %d tokens, limits.total.max_tokens is %d", s.Runs, s.Tokens, t.MaxTokens)
+		}
+		if l.MaxTokens <= 0 || left < l.MaxTokens {
+			l.MaxTokens = left
+		}
+	}
+	if t.MaxCostUSD > 0 && s.CostUSD != nil {
+		left := t.MaxCostUSD - *s.CostUSD
+		if left <= 0 {
+			return l, fmt.Sprintf("the conversation's %d earlier runs cost $%.4f, limits.total.max_cost_usd is $%.4f", s.Runs, *s.CostUSD, t.MaxCostUSD)
+		}
+		if l.MaxCostUSD <= 0 || left < l.MaxCostUSD {
+			l.MaxCostUSD = left
+		}
+	}
+	return l, ""
+}
+
+// totalEvent is run.started's limits.total: the conversation's limits and
+// what the earlier runs spent; nil when the spec sets none.
+func (r *execRun) totalEvent() *event.TotalLimits {
+	t := r.spec.Limits.Total
+	if !t.Any() {
+		return nil
+	}
+	s := chainSpent(r.chain())
+	return &event.TotalLimits{MaxSteps: t.MaxSteps, MaxCostUSD: t.MaxCostUSD, MaxTokens: t.MaxTokens,
+		Spent: event.Spent{Runs: s.Runs, Steps: s.Steps, Tokens: s.Tokens, CostUSD: s.CostUSD}}
+}
+
+// exhaustedResult is the outcome of a run whose conversation had used up
+// a total limit before it started: no model call, the budget's status.
+func exhaustedResult(why string) runner.Result {
+	status, class := event.StatusBudgetExceeded, event.ClassBudget
+	if strings.Contains(why, "max_steps") {
+		status, class = event.StatusMaxSteps, event.ClassMaxSteps
+	}
+	return runner.Result{Status: status, Err: &runner.Error{Class: class,
+		Message: why + ": nothing is left for this run (raise limits.total, or start a fresh run)"}}
+}
+
+// totalMessage rewrites the message of a run the total stopped: when the
+// per-run limit it hit was lowered by limits.total, the message says so.
+func (r *execRun) totalMessage(res *runner.Result) {
+	t := r.spec.Limits.Total
+	if !t.Any() || (res.Status != event.StatusBudgetExceeded && res.Status != event.StatusMaxSteps) {
+		return
+	}
+	own := r.limits()
+	s := chainSpent(r.chain())
+	var msg string
+	switch {
+	case res.Status == event.StatusMaxSteps && t.MaxSteps > 0 && s.Steps+res.Steps >= t.MaxSteps &&
+		(own.MaxSteps <= 0 || res.Steps < own.MaxSteps):
+		msg = fmt.Sprintf("reached limits.total.max_steps (%d): %d steps in the %d earlier runs, %d in this one", t.MaxSteps, s.Steps, s.Runs, res.Steps)
+	case res.Status == event.StatusBudgetExceeded && t.MaxTokens > 0 && s.Tokens+res.Tokens.Input+res.Tokens.Output >= t.MaxTokens &&
+		(own.MaxTokens <= 0 || res.Tokens.Input+res.Tokens.Output < own.MaxTokens):
+		msg = fmt.Sprintf("reached limits.total.max_tokens (%d): %d tokens in the %d earlier runs, %d in this one", t.MaxTokens, s.Tokens, s.Runs, res.Tokens.Input+res.Tokens.Output)
+	case res.Status == event.StatusBudgetExceeded && t.MaxCostUSD > 0 && s.CostUSD != nil && res.CostUSD != nil &&
+		*s.CostUSD+*res.CostUSD >= t.MaxCostUSD && (own.MaxCostUSD <= 0 || *res.CostUSD < own.MaxCostUSD):
+		msg = fmt.Sprintf("reached limits.total.max_cost_usd ($%.4f): $%.4f in the %d earlier runs, $%.4f in this one", t.MaxCostUSD, *s.CostUSD, s.Runs, *res.CostUSD)
+	default:
+		return
+	}
+	res.Err = &runner.Error{Class: res.RunError().Class, Message: msg}
+}
