@@ -1,6 +1,9 @@
 package tools
 
-import "errors"
+import (
+	"errors"
+	"io/fs"
+)
 
 // Sentinel errors, checked with errors.Is.
 var (
@@ -10,7 +13,7 @@ var (
 	// ErrHardLink: write or edit refused a file with several hard links.
 	ErrHardLink = errors.New("the file has other hard links")
 	// errStopWalk ends a walk early without an error (enough results).
-	errStopWalk = errors.New("stop walk")
+	errStopWalk = fs.SkipAll
 	// errTimedOut is the cancel cause when a command runs past its timeout.
 	errTimedOut = errors.New("command timed out")
 )

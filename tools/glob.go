@@ -59,8 +59,8 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 		ok, _ := doublestar.Match(p.Pattern, relTo(start, e.Rel))
 		return ok
 	}}
-	err = walkTreeSpec(ctx, t.paths.Root(), start, spec, func(e walkEntry) error {
-		if e.Dir {
+	err = walkTreeSpec(ctx, t.paths.Root(), start, spec, func(e *walkEntry) error {
+		if e.IsDir() {
 			return nil
 		}
 		if len(found) < maxGlobResults {

@@ -16,6 +16,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/seed43ef5acb/runner/tools/permission"
+	"github.com/seed43ef5acb/runner/tools/treewalk"
 )
 
 //go:embed grep.md
@@ -87,7 +88,7 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 		keep: func(e *walkEntry) bool { return e.Type == 0 && includes(p.Include, start, e.Rel) },
 		work: func(dirfd int, e *walkEntry) any { return st.searchAt(dirfd, e.Name, e.Rel) },
 	}
-	err = walkTreeSpec(ctx, t.paths.Root(), start, spec, func(e walkEntry) error {
+	err = walkTreeSpec(ctx, t.paths.Root(), start, spec, func(e *walkEntry) error {
 		if m, ok := e.Result.([]string); ok && st.add(m) {
 			return errStopWalk
 		}
@@ -129,11 +130,11 @@ func (t *grepTool) grepOne(st *grepState, rel string) error {
 // for the output) and returns its formatted matching lines; an unreadable,
 // binary or too large file has none. It runs in walk workers.
 func (st *grepState) searchAt(dirfd int, name, rel string) any {
-	fd, err := openIn(dirfd, name, false)
+	fd, err := treewalk.OpenIn(dirfd, name, false)
 	if err != nil {
 		return nil
 	}
-	defer closeFd(fd)
+	defer treewalk.CloseFd(fd)
 	return st.searchFd(fd, rel)
 }
 

@@ -53,7 +53,7 @@ func (t *listTool) Run(ctx context.Context, call Call) (Result, error) {
 		b.WriteString("./\n")
 	}
 	n, more := 0, 0
-	err = walkTree(ctx, t.paths.Root(), start, func(e walkEntry) error {
+	err = walkTree(ctx, t.paths.Root(), start, func(e *walkEntry) error {
 		if n >= maxListEntries {
 			more++
 			if more >= maxCounted {
@@ -63,7 +63,7 @@ func (t *listTool) Run(ctx context.Context, call Call) (Result, error) {
 		}
 		n++
 		name := path.Base(e.Rel)
-		if e.Dir {
+		if e.IsDir() {
 			name += "/"
 		}
 		b.WriteString(strings.Repeat("  ", e.Depth) + name + "\n")

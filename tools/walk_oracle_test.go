@@ -15,6 +15,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/seed43ef5acb/runner/tools/gitignore"
+	"github.com/seed43ef5acb/runner/tools/treewalk"
 )
 
 // The previous implementation of glob, grep and list (a sequential
@@ -30,8 +31,7 @@ type oracleEntry struct {
 
 // oracleWalk lists the entries below start as the previous walker did.
 func oracleWalk(root, start string) []oracleEntry {
-	w := &walker{root: root}
-	st := w.initialRules(start)
+	st, prefix := treewalk.StartRules(root, start, os.Getenv)
 	var out []oracleEntry
 	var dir func(rel string, depth int, st *gitignore.Stack)
 	dir = func(rel string, depth int, st *gitignore.Stack) {
@@ -41,7 +41,7 @@ func oracleWalk(root, start string) []oracleEntry {
 			return
 		}
 		if b, err := gitignore.ReadRegular(filepath.Join(abs, ".gitignore")); err == nil {
-			base := w.prefix
+			base := prefix
 			if rel != "." {
 				base += rel + "/"
 			}
@@ -55,7 +55,7 @@ func oracleWalk(root, start string) []oracleEntry {
 			if rel != "." {
 				child = rel + "/" + e.Name()
 			}
-			if st.Excluded(w.prefix+child, e.IsDir()) {
+			if st.Excluded(prefix+child, e.IsDir()) {
 				continue
 			}
 			out = append(out, oracleEntry{rel: child, depth: depth + 1, dir: e.IsDir(), typ: e.Type()})

@@ -39,6 +39,7 @@ func layers() []string {
 		"tools/sandbox",   // OS sandbox of the bash tool
 		"tools/permission/bashcheck",
 		"tools/permission", // rules, matching, protected paths
+		"tools/treewalk",   // the one work-tree walk of snapshots and search tools
 		"tools/gitignore",  // git's ignore rules
 		"llm",              // the model provider
 		"secret",           // what a secret is: the env scrub's and the redactor's one rule
@@ -186,6 +187,7 @@ func TestLayerOf(t *testing.T) {
 		{"tools/permission/bashcheck", "tools/permission/bashcheck"},
 		{"tools/permission/permtest", "tools/permission"},
 		{"tools/sandbox", "tools/sandbox"},
+		{"tools/treewalk", "tools/treewalk"},
 		{"llm/llmtest", "llm"},
 		{"secret", "secret"},
 		{"internal/golden", ""},

@@ -94,26 +94,6 @@ func (s *Store) storeTree(node *dirNode) error {
 	return nil
 }
 
-// readIgnore reads the .gitignore among des, if it is a regular file (git
-// does not follow a symlinked .gitignore).
-func (s *Store) readIgnore(rel string, des []fs.DirEntry) []gitignore.Pattern {
-	for _, de := range des {
-		if de.Name() != ".gitignore" || !de.Type().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(s.root, rel, ".gitignore"))
-		if err != nil {
-			return nil
-		}
-		base := s.prefix
-		if rel != "" {
-			base += rel + "/"
-		}
-		return gitignore.ParseFile(data, base)
-	}
-	return nil
-}
-
 // gitlinkHead returns the commit checked out in the nested repository at
 // the work-tree path rel, or fallback (the index's gitlink) when it has
 // none. ok is false when neither is known.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 )
@@ -47,7 +46,6 @@ func (s *Store) track(ctx context.Context) (Tree, error) {
 		s:         s,
 		tracked:   tracked,
 		scanStart: time.Now().UnixNano(),
-		sem:       make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 	}
 	s.objects.beginBulk()
 	root, _, err := w.walkDir(ctx, "", prev, s.base, false)

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -16,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/seed43ef5acb/runner/tools/gitignore"
+	"github.com/seed43ef5acb/runner/tools/treewalk"
 )
 
 // TrackPaths is the fast path after tools that report the paths they
@@ -108,7 +108,7 @@ func (s *Store) trackPaths(ctx context.Context, paths []string) (_ Tree, full st
 		paths = append(paths, changed...)
 		s.tracked = tracked // dirContext and visit judge by the new index
 	}
-	w := &walker{s: s, tracked: tracked, scanStart: time.Now().UnixNano(), sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+	w := &walker{s: s, tracked: tracked, scanStart: time.Now().UnixNano()}
 	root := s.state
 	var rels []string
 	for _, p := range paths {
@@ -241,7 +241,7 @@ func (s *Store) updatePath(ctx context.Context, w *walker, root *dirNode, rel st
 		fi, err := os.Lstat(filepath.Join(s.root, rel))
 		switch {
 		case err == nil:
-			e, keep, err := s.visitPath(ctx, w, lookupDir(root, dir), dir, fs.FileInfoToDirEntry(fi), stack, trackedOnly)
+			e, keep, err := s.visitPath(ctx, w, lookupDir(root, dir), dir, fi, stack, trackedOnly)
 			if err != nil {
 				return root, false, err
 			}
@@ -259,29 +259,40 @@ func (s *Store) updatePath(ctx context.Context, w *walker, root *dirNode, rel st
 	return setPath(root, strings.Split(rel, "/"), ep), rescanned, nil
 }
 
-// visitPath is walker.visit for one entry of the directory dir, walking it
-// when it is a directory, as runJobs does.
-func (s *Store) visitPath(ctx context.Context, w *walker, prev *dirNode, dir string, de fs.DirEntry, stack *gitignore.Stack, trackedOnly bool) (entry, bool, error) {
-	e, job, keep, err := w.visit(-1, dir, de, prev, stack, trackedOnly)
-	if err != nil || !keep || job == nil {
-		return e, keep, err
+// visitPath decides one entry of the directory dir as the full walk's
+// classify does, stating a file and walking a directory.
+func (s *Store) visitPath(ctx context.Context, w *walker, prev *dirNode, dir string, fi fs.FileInfo, stack *gitignore.Stack, trackedOnly bool) (entry, bool, error) {
+	rel := joinRel(dir, fi.Name())
+	typ := fi.Mode().Type()
+	if typ != 0 && typ != fs.ModeDir && typ != fs.ModeSymlink {
+		return entry{}, false, nil // sockets, FIFOs, devices
 	}
-	node, isRepo, err := w.walkDir(ctx, job.rel, job.prev, stack, job.trackedOnly)
+	te := &treewalk.Entry{Rel: rel, Name: fi.Name(), Type: typ}
+	te.Ignored = trackedOnly || stack.Excluded(s.prefix+rel, typ == fs.ModeDir)
+	switch w.classify(prev, te) {
+	case treewalk.Skip:
+		return entry{}, false, nil
+	case treewalk.Keep:
+		if e, ok := te.Data.(*entry); ok {
+			return *e, true, nil
+		}
+		return w.fileEntry(-1, filepath.Join(s.root, rel), fi.Name(), prev)
+	}
+	node, isRepo, err := w.walkDir(ctx, rel, te.Data.(*dirState).prev, stack, te.Ignored)
 	if err != nil {
-		return e, false, err
+		return entry{}, false, err
 	}
 	if isRepo {
-		h, ok := s.gitlinkHead(job.rel, plumbing.ZeroHash)
-		if !ok || job.trackedOnly {
-			return e, false, nil
+		h, ok := s.gitlinkHead(rel, plumbing.ZeroHash)
+		if !ok || te.Ignored {
+			return entry{}, false, nil
 		}
-		return entry{name: e.name, mode: modeGitlink, hash: h}, true, nil
+		return entry{name: fi.Name(), mode: modeGitlink, hash: h}, true, nil
 	}
 	if len(node.entries) == 0 {
-		return e, false, nil
+		return entry{}, false, nil
 	}
-	e.dir, e.hash = node, node.tree
-	return e, true, nil
+	return entry{name: fi.Name(), mode: modeDir, dir: node, hash: node.tree}, true, nil
 }
 
 // dirContext returns the ignore rules that apply to the entries of the

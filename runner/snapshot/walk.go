@@ -3,9 +3,10 @@ package snapshot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/seed43ef5acb/runner/tools/gitignore"
+	"github.com/seed43ef5acb/runner/tools/treewalk"
 )
 
 // racyWindow is how close to a scan's start a file's mtime or ctime may
@@ -20,21 +22,35 @@ import (
 // coarse kernel clocks and 1-2 s filesystem timestamp granularity.
 const racyWindow int64 = 2e9
 
-// walker performs one full stat walk of the work tree.
+// walker performs one stat walk of the work tree (or of a directory in
+// it) on the walk the search tools share (package treewalk): treewalk
+// lists the directories and applies git's ignore rules; the walker keeps
+// what the index tracks inside ignored directories, records nested
+// repositories as gitlinks, stats and hashes files in treewalk's workers
+// and builds the trees bottom-up in its Post hook.
 type walker struct {
 	s         *Store
 	tracked   *trackedSet
-	scanStart int64 // ns
-	sem       chan struct{}
+	scanStart int64       // ns
 	dirty     atomic.Bool // the result differs from the previous state
+
+	errMu sync.Mutex
+	err   error // the first error of a hook
 }
 
-// walkJob is a subdirectory still to walk.
-type walkJob struct {
-	idx         int
-	rel         string
-	prev        *dirNode
-	trackedOnly bool
+// dirState is a treewalk.Dir's Data: the directory's previous state and,
+// after Post, its node (nil on error) or that it is a nested repository.
+type dirState struct {
+	prev *dirNode
+	node *dirNode
+	repo bool
+}
+
+// fileResult is a file entry's Work result.
+type fileResult struct {
+	e    entry
+	keep bool
+	err  error
 }
 
 // walkDir walks the directory rel ("" for the work tree) and returns its
@@ -47,112 +63,166 @@ func (w *walker) walkDir(ctx context.Context, rel string, prev *dirNode, stack *
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
-	abs := filepath.Join(w.s.root, rel)
+	start := rel
+	if start == "" {
+		start = "."
+	}
 	if w.s.watch != nil {
-		w.s.watch.add(abs, rel) // before reading: nothing written later is missed
+		w.s.watch.add(filepath.Join(w.s.root, rel), rel) // before reading: nothing written later is missed
 	}
-	dir, des, err := readDir(abs)
-	if err != nil || des == nil {
-		return &dirNode{}, false, err
+	top, err := treewalk.Tree(ctx, treewalk.Options{
+		Root: w.s.root, Start: start, Prefix: w.s.prefix, Rules: stack,
+		StartIgnored: trackedOnly, StartData: &dirState{prev: prev},
+		Workers: 2 * runtime.GOMAXPROCS(0), StopAtRepos: true,
+		Visit: w.visitEntry, Work: w.work, Post: w.post,
+	})
+	if err != nil {
+		return nil, false, err
 	}
-	if rel != "" {
-		for _, de := range des {
-			if de.Name() == ".git" {
-				dir.Close()
-				return nil, true, nil
+	w.errMu.Lock()
+	err = w.err
+	w.errMu.Unlock()
+	if err != nil {
+		return nil, false, err
+	}
+	st := top.Data.(*dirState)
+	if st.repo {
+		return nil, true, nil
+	}
+	return st.node, false, nil
+}
+
+func (w *walker) fail(err error) {
+	w.errMu.Lock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.errMu.Unlock()
+}
+
+// visitEntry is the treewalk Visit hook: classify with the directory's
+// previous state; a directory kept is watched before it is listed.
+func (w *walker) visitEntry(d *treewalk.Dir, e *treewalk.Entry) treewalk.Action {
+	act := w.classify(d.Data.(*dirState).prev, e)
+	if act == treewalk.Descend && w.s.watch != nil {
+		w.s.watch.add(filepath.Join(w.s.root, e.Rel), e.Rel)
+	}
+	return act
+}
+
+// classify decides what one entry of a directory (prev is its previous
+// state) becomes: Skip, Keep (a file or symlink to stat, or a gitlink the
+// index records, its entry in e.Data) or Descend (a directory to walk,
+// e.Data its *dirState). e.Ignored says git's rules ignore it, or that it
+// lies in an ignored directory; ignored paths are kept only when the
+// index tracks them (or, for directories, files below them).
+func (w *walker) classify(prev *dirNode, e *treewalk.Entry) treewalk.Action {
+	if w.s.exclude[e.Rel] {
+		return treewalk.Skip
+	}
+	tf, isTracked := w.tracked.files[e.Rel]
+	switch e.Type {
+	case fs.ModeDir:
+		if isTracked && tf.mode == modeGitlink {
+			h, ok := w.s.gitlinkHead(e.Rel, tf.hash)
+			if !ok {
+				return treewalk.Skip
+			}
+			e.Data = &entry{name: e.Name, mode: modeGitlink, hash: h}
+			return treewalk.Keep
+		}
+		if e.Ignored && !w.tracked.dirs[e.Rel] {
+			return treewalk.Skip
+		}
+		st := &dirState{}
+		if i := prev.find(e.Name); i >= 0 {
+			st.prev = prev.entries[i].dir
+		}
+		e.Data = st
+		return treewalk.Descend
+	case fs.ModeSymlink, 0:
+		if !isTracked && e.Ignored {
+			return treewalk.Skip
+		}
+		return treewalk.Keep
+	}
+	return treewalk.Skip // sockets, FIFOs, devices
+}
+
+// work is the treewalk Work hook: stat (and hash) a kept file or symlink.
+func (w *walker) work(dirfd int, d *treewalk.Dir, e *treewalk.Entry) any {
+	if e.Data != nil {
+		return nil // a gitlink: decided by classify
+	}
+	fe, keep, err := w.fileEntry(dirfd, filepath.Join(w.s.root, e.Rel), e.Name, d.Data.(*dirState).prev)
+	return fileResult{e: fe, keep: keep, err: err}
+}
+
+// post is the treewalk Post hook: build a directory's node from its
+// entries' results once everything below it is done.
+func (w *walker) post(d *treewalk.Dir) {
+	st := d.Data.(*dirState)
+	switch {
+	case d.Err != nil:
+		if !vanished(d.Err) {
+			w.fail(fmt.Errorf("read directory %s: %w", d.Rel, d.Err))
+			return
+		}
+		st.node = &dirNode{}
+		return
+	case d.Repo:
+		st.repo = true
+		return
+	}
+	entries := make([]entry, 0, len(d.Entries))
+	for i := range d.Entries {
+		e := &d.Entries[i]
+		switch {
+		case e.Dir != nil:
+			cs := e.Dir.Data.(*dirState)
+			if cs.repo {
+				if h, ok := w.s.gitlinkHead(e.Rel, plumbing.ZeroHash); ok && !e.Ignored {
+					entries = append(entries, entry{name: e.Name, mode: modeGitlink, hash: h})
+				}
+				continue
+			}
+			if cs.node == nil {
+				return // an error below, recorded
+			}
+			entries = append(entries, entry{name: e.Name, mode: modeDir, dir: cs.node})
+		case e.Data != nil:
+			entries = append(entries, *e.Data.(*entry))
+		default:
+			r := e.Result.(fileResult)
+			if r.err != nil {
+				w.fail(r.err)
+				return
+			}
+			if r.keep {
+				entries = append(entries, r.e)
 			}
 		}
 	}
-	if !trackedOnly {
-		stack = stack.Push(w.s.readIgnore(rel, des))
-	}
-	entries, jobs, err := w.visitAll(int(dir.Fd()), rel, des, prev, stack, trackedOnly)
-	dir.Close()
+	node, err := w.finishDir(entries, st.prev)
 	if err != nil {
-		return nil, false, err
+		w.fail(err)
+		return
 	}
-	if err := w.runJobs(ctx, entries, jobs, stack); err != nil {
-		return nil, false, err
-	}
-	node, err = w.finishDir(entries, prev)
-	return node, false, err
+	st.node = node
 }
 
-// visitAll visits the entries of one directory, open as dirfd.
-func (w *walker) visitAll(dirfd int, rel string, des []fs.DirEntry, prev *dirNode, stack *gitignore.Stack, trackedOnly bool) ([]entry, []walkJob, error) {
-	entries := make([]entry, 0, len(des))
-	var jobs []walkJob
-	for _, de := range des {
-		e, job, keep, err := w.visit(dirfd, rel, de, prev, stack, trackedOnly)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !keep {
-			continue
-		}
-		if job != nil {
-			job.idx = len(entries)
-			jobs = append(jobs, *job)
-		}
-		entries = append(entries, e)
-	}
-	return entries, jobs, nil
+// vanished reports a directory that is gone, not a directory (any more),
+// a symlink now, or unreadable: git skips such a directory.
+func vanished(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) || !isOpenErr(err)
 }
 
-// readDir opens and lists a directory; the caller closes it. A directory
-// that vanished or cannot be read gives nil entries, as git skips it.
-func readDir(abs string) (*os.File, []fs.DirEntry, error) {
-	f, err := os.Open(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR) {
-			return nil, nil, nil
-		}
-		return nil, nil, err
-	}
-	des, err := f.ReadDir(-1)
-	if err != nil && len(des) == 0 {
-		f.Close()
-		return nil, nil, nil
-	}
-	return f, des, nil
-}
-
-// visit decides what one directory entry becomes. keep is false for
-// skipped entries; job is set for a subdirectory to walk.
-func (w *walker) visit(dirfd int, rel string, de fs.DirEntry, prev *dirNode, stack *gitignore.Stack, trackedOnly bool) (e entry, job *walkJob, keep bool, err error) {
-	name := de.Name()
-	if name == ".git" {
-		return e, nil, false, nil
-	}
-	path := joinRel(rel, name)
-	if w.s.exclude[path] {
-		return e, nil, false, nil
-	}
-	tf, isTracked := w.tracked.files[path]
-	typ := de.Type()
-	switch {
-	case typ.IsDir():
-		if isTracked && tf.mode == modeGitlink {
-			h, ok := w.s.gitlinkHead(path, tf.hash)
-			return entry{name: name, mode: modeGitlink, hash: h}, nil, ok, nil
-		}
-		excl := trackedOnly || stack.Excluded(w.s.prefix+path, true)
-		if excl && !w.tracked.dirs[path] {
-			return e, nil, false, nil
-		}
-		var pd *dirNode
-		if i := prev.find(name); i >= 0 {
-			pd = prev.entries[i].dir
-		}
-		return entry{name: name, mode: modeDir}, &walkJob{rel: path, prev: pd, trackedOnly: excl}, true, nil
-	case typ&fs.ModeSymlink != 0 || typ.IsRegular():
-		if !isTracked && (trackedOnly || stack.Excluded(w.s.prefix+path, false)) {
-			return e, nil, false, nil
-		}
-		e, keep, err = w.fileEntry(dirfd, filepath.Join(w.s.root, path), name, prev)
-		return e, nil, keep, err
-	}
-	return e, nil, false, nil // sockets, FIFOs, devices
+// isOpenErr: err comes from opening the directory; a failed listing of
+// an opened directory is skipped as os.ReadDir's empty result was.
+func isOpenErr(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Op == "open"
 }
 
 // fileEntry stats a file or symlink and reuses the previous hash when the
@@ -173,46 +243,8 @@ func (w *walker) fileEntry(dirfd int, abs, name string, prev *dirNode) (entry, b
 	return w.s.hashEntry(abs, e)
 }
 
-func (w *walker) runJobs(ctx context.Context, entries []entry, jobs []walkJob, stack *gitignore.Stack) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(jobs))
-	repos := make([]bool, len(jobs))
-	for i, j := range jobs {
-		run := func() {
-			node, isRepo, err := w.walkDir(ctx, j.rel, j.prev, stack, j.trackedOnly)
-			entries[j.idx].dir, repos[i], errs[i] = node, isRepo, err
-		}
-		select {
-		case w.sem <- struct{}{}:
-			wg.Add(1)
-			go func() {
-				defer func() { <-w.sem; wg.Done() }()
-				run()
-			}()
-		default:
-			run()
-		}
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	for i, j := range jobs {
-		e := &entries[j.idx]
-		if repos[i] {
-			h, ok := w.s.gitlinkHead(j.rel, plumbing.ZeroHash)
-			if !ok || j.trackedOnly {
-				e.mode = 0 // dropped below
-				continue
-			}
-			*e = entry{name: e.name, mode: modeGitlink, hash: h}
-		}
-	}
-	return nil
-}
-
-// finishDir drops empty directories and skipped repositories, sorts the
-// entries and computes the tree, reusing prev's when nothing changed.
+// finishDir drops empty directories, sorts the entries and computes the
+// tree, reusing prev's when nothing changed.
 func (w *walker) finishDir(entries []entry, prev *dirNode) (*dirNode, error) {
 	out := entries[:0]
 	for _, e := range entries {

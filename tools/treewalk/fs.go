@@ -1,4 +1,4 @@
-package tools
+package treewalk
 
 import (
 	"errors"
@@ -54,9 +54,11 @@ func openStart(root, start string) (int, error) {
 	return fd, nil
 }
 
-// openIn opens name in the directory dirfd for reading, refusing a symlink
-// (ELOOP) and, with dir set, anything but a directory.
-func openIn(dirfd int, name string, dir bool) (int, error) {
+// OpenIn opens name in the directory dirfd for reading, refusing a symlink
+// (ELOOP) and, with dir set, anything but a directory; a regular file is
+// opened non-blocking, so a FIFO put in its place cannot hang the caller.
+// Close the descriptor with CloseFd.
+func OpenIn(dirfd int, name string, dir bool) (int, error) {
 	flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
 	if dir {
 		flags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_DIRECTORY
@@ -114,4 +116,5 @@ func readSmall(fd int, limit int) ([]byte, error) {
 	}
 }
 
-func closeFd(fd int) { _ = unix.Close(fd) }
+// CloseFd closes a descriptor from OpenIn.
+func CloseFd(fd int) { _ = unix.Close(fd) }
