@@ -4,7 +4,8 @@
 // GitHub.
 //
 // Imports: tools/sandbox, tools/permission, tools/permission/bashcheck,
-// tools/gitignore and secret; never runner, pipeline or github.
+// tools/gitignore, tools/treewalk and secret; never runner, pipeline or
+// github.
 package tools
 
 import (

@@ -36,5 +36,6 @@
 // Design and measurements: /work/shared/research/gogit-snapshot.md. The
 // go-git worktree API (Add, Commit, Status) is deliberately not used.
 //
-// Imports: runner/event, tools/gitignore and go-git plumbing.
+// Imports: runner/event, tools/gitignore, tools/treewalk and go-git
+// plumbing.
 package snapshot
