@@ -189,6 +189,9 @@ func (r *execRun) setupStages() []Stage {
 		stageFunc{"model", r.setupModel},
 		// Before any model call: the trigger gate may end the run here.
 		stageFunc{"github", r.setupGitHub},
+		// Once the prompt is final (the GitHub event renders it): a
+		// cassette recorded for another task is refused, unwritten.
+		stageFunc{"replay", r.checkReplay},
 		// Before the out dir: a missing repo is a usage error, not a run.
 		stageFunc{"workspace", r.prepareWorkspace},
 		// Once the work tree is known: mode required fails here, unwritten.

@@ -91,10 +91,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 // emitStarted writes run.started (base_url "replay:<cassette>" when
-// replaying) and warns when the cassette was recorded for another prompt.
+// replaying).
 func (r *execRun) emitStarted(_ context.Context) error {
 	r.started = true
-	defer r.warnReplayPrompt() // after the console's first line
 	l := r.limits()
 	return r.emit(event.RunStarted{
 		Task: r.spec.Name, SpecPath: r.spec.Path, SpecSHA256: r.specSHA,
@@ -165,6 +164,9 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 		}
 		if st.Status == event.StatusTimeout {
 			st.Message = r.timeoutMessage()
+		}
+		if cassetteMisfit(r.result.Err) {
+			st.Code, st.Class = ExitUsage, event.ClassUsage // the --replay cassette does not fit this run
 		}
 		return st
 	case r.checksErr != nil:

@@ -1,7 +1,10 @@
 package pipeline
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,18 +21,40 @@ func (r *execRun) endpoint() string {
 	return r.baseURL
 }
 
-// warnReplayPrompt warns once on Stderr (not with --quiet) when the
-// cassette was recorded for another prompt than this run's: the replay
-// goes on, but its answers were meant for another task.
-func (r *execRun) warnReplayPrompt() {
-	if r.opts.Replay == "" || r.opts.Quiet || r.replayPrompt == "" {
-		return
+// checkReplay refuses a --replay cassette recorded for another task (setup
+// stage "replay", once the prompt is final): the prompt this run sends
+// first must be the last user message of the cassette's first request.
+// Replaying a foreign cassette would answer this task with another's
+// tool calls (the roles of the messages alone match any task), so it is a
+// usage error (exit 2) that names both prompts. A cassette whose first
+// request has no user message (a hand-written one) is not checked.
+func (r *execRun) checkReplay(context.Context) error {
+	if r.opts.Replay == "" || r.replayPrompt == "" {
+		return nil
 	}
-	if strings.TrimSpace(r.replayPrompt) == strings.TrimSpace(r.prompt) {
-		return
+	want := strings.TrimSpace(cmp.Or(r.opts.Prompt, r.prompt))
+	if strings.TrimSpace(r.replayPrompt) == want {
+		return nil
 	}
-	fmt.Fprintf(r.opts.Stderr, "runner: warning: %s was recorded for a different prompt; replay continues\n",
-		r.opts.Replay)
+	return fmt.Errorf("%w: --replay %s was recorded for another task: its first request asks %q, this run's prompt is %q; "+
+		"replay the cassette recorded for this task and inputs, or record a new one with --record FILE",
+		ErrUsage, r.opts.Replay, clip(r.replayPrompt, 120), clip(want, 120))
+}
+
+// clip shortens s to at most n runes, marking the cut with "…".
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// cassetteMisfit reports whether a run's model error is a cassette that
+// does not fit the run (a call it did not record, or more calls than it
+// holds): an input problem, exit 2, not the provider's.
+func cassetteMisfit(err error) bool {
+	return errors.Is(err, llm.ErrCassetteMismatch) || errors.Is(err, llm.ErrCassetteExhausted)
 }
 
 // recordedPrompt is the last user message of the cassette's first request
