@@ -37,7 +37,8 @@ type BatchRunCmd struct {
 	Model       string   `help:"Model name; overrides the task's model." env:"RUNNER_MODEL" placeholder:"NAME"`
 	BaseURL     string   `name:"base-url" help:"OpenAI-compatible endpoint; the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
 	MaxSteps    int      `name:"max-steps" help:"Override the task's limits.max_steps (0 or omitted: the spec's)." placeholder:"N"`
-	Replay      string   `help:"Answer every repository's model calls from a cassette FILE, with no network." placeholder:"FILE" type:"existingfile"`
+	Replay      string   `help:"Answer the model calls with no network: from a cassette FILE for every repository, or from DIR/<repo-id>.jsonl as --record writes them." placeholder:"FILE|DIR" type:"path" xor:"cassette"`
+	Record      string   `help:"Record each repository's model session to DIR/<repo-id>.jsonl (for --replay DIR)." placeholder:"DIR" type:"path" xor:"cassette"`
 }
 
 // Run runs the batch and exits 1 when a repository ended in a --fail-on
@@ -55,6 +56,11 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ) err
 	for i, s := range statuses {
 		failOn[i] = string(s)
 	}
+	if c.Replay != "" {
+		if _, err := os.Stat(c.Replay); err != nil {
+			return fmt.Errorf("%w: --replay: %w", pipeline.ErrUsage, err)
+		}
+	}
 	ghEnv, err := github.LoadEnv(env.Map())
 	if err != nil {
 		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
@@ -66,7 +72,7 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ) err
 		Progress: streams.Stderr, TTY: isTerminal(streams.Stderr), CacheDir: c.CacheDir,
 		Executor: &batch.PipelineExecutor{
 			Model: c.Model, BaseURL: c.BaseURL, APIKey: env.Get("OPENAI_API_KEY"), Environ: env,
-			Replay: c.Replay, MaxSteps: c.MaxSteps, Stderr: streams.Stderr,
+			Replay: c.Replay, Record: c.Record, MaxSteps: c.MaxSteps, Stderr: streams.Stderr,
 		},
 	})
 	if err != nil {

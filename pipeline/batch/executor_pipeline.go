@@ -37,9 +37,15 @@ type PipelineExecutor struct {
 	BaseURL string   // OpenAI-compatible endpoint ("" = the default)
 	APIKey  string   // the provider key (from OPENAI_API_KEY)
 	Environ []string // the process environment, "KEY=VALUE"
-	// Replay answers every repository's model calls from this cassette,
-	// offline (each run replays it from the start).
-	Replay   string
+	// Replay answers the repositories' model calls offline: a cassette
+	// file answers every repository (each run replays it from the start);
+	// a directory holds one cassette per repository, <repo-id>.jsonl, as
+	// Record writes them.
+	Replay string
+	// Record writes each repository's model session to the directory
+	// Record/<repo-id>.jsonl (created if needed; a retried attempt
+	// overwrites its own), for a later Replay of the same batch.
+	Record   string
 	MaxSteps int // overrides limits.max_steps; 0 = the spec's
 	// Backoff shapes each run's retries of retryable model errors; zero
 	// fields take runner's defaults.
@@ -78,10 +84,14 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 	if stderr == nil {
 		stderr = io.Discard
 	}
+	replay, record, err := e.cassettes(job)
+	if err != nil {
+		return Outcome{Status: event.StatusError, Error: err.Error(), ErrorClass: event.ClassSpec}, nil
+	}
 	res, runErr := pipeline.Exec(ctx, pipeline.ExecOptions{
 		Task: task, Repo: job.WorkDir, Out: job.OutDir, Inputs: job.Inputs,
 		Model: e.Model, BaseURL: e.BaseURL, APIKey: e.APIKey, Environ: e.Environ,
-		Replay: e.Replay, MaxSteps: e.MaxSteps, Timeout: job.Timeout, MaxCostUSD: job.MaxCostUSD,
+		Replay: replay, Record: record, MaxSteps: e.MaxSteps, Timeout: job.Timeout, MaxCostUSD: job.MaxCostUSD,
 		Backoff: e.Backoff, Quiet: true, Stdout: io.Discard, Stderr: stderr,
 	})
 	code := pipeline.ExitCode(runErr)
@@ -110,6 +120,29 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		return o, err
 	}
 	return o, nil
+}
+
+// cassettes returns the cassette job replays and the one it records to
+// ("" for none): Replay as is when it is a file, else its <repo-id>.jsonl;
+// Record's <repo-id>.jsonl. A replay directory without the repository's
+// cassette is an error that says how to make one (a task failure of
+// that repository, like an invalid spec).
+func (e *PipelineExecutor) cassettes(job Job) (replay, record string, err error) {
+	replay = e.Replay
+	if fi, serr := os.Stat(replay); replay != "" && serr == nil && fi.IsDir() {
+		replay = filepath.Join(e.Replay, job.RepoID+".jsonl")
+		if _, err := os.Stat(replay); err != nil {
+			return "", "", fmt.Errorf("%w: --replay %s holds no cassette for repository %s (want %s); record one with `runner batch run --record %s`",
+				pipeline.ErrUsage, e.Replay, job.RepoID, filepath.Base(replay), e.Replay)
+		}
+	}
+	if e.Record != "" {
+		if err := os.MkdirAll(e.Record, 0o755); err != nil {
+			return "", "", fmt.Errorf("%w: --record: %w", pipeline.ErrUsage, err)
+		}
+		record = filepath.Join(e.Record, job.RepoID+".jsonl")
+	}
+	return replay, record, nil
 }
 
 // jobSpec stores the task spec the job runs with in out/<repo-id>/task.yaml
