@@ -3,8 +3,13 @@ GO ?= go
 # .ci/bin (GOLANGCI_LINT overrides the binary).
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT ?= $(firstword $(wildcard $(CURDIR)/.ci/bin/golangci-lint) $(shell command -v golangci-lint 2>/dev/null))
+# actionlint checks the workflows (make lint); nektos/act runs action.yml
+# end to end (make act). .ci/run installs both into .ci/bin.
+ACTIONLINT_VERSION ?= v1.7.12
+ACTIONLINT ?= $(firstword $(wildcard $(CURDIR)/.ci/bin/actionlint) $(shell command -v actionlint 2>/dev/null))
+ACT_VERSION ?= v0.2.89
 
-.PHONY: build demo test lint fmt bench golden ci
+.PHONY: build demo test lint fmt bench golden ci act
 
 build:
 	$(GO) build -o bin/runner ./cmd/runner
@@ -25,6 +30,18 @@ lint:
 		echo "  GOBIN=$(CURDIR)/.ci/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)"; \
 		echo "(bash .ci/run does this)"; exit 1; fi
 	$(GOLANGCI_LINT) run ./...
+	@ACTIONLINT="$(ACTIONLINT)" ACTIONLINT_VERSION="$(ACTIONLINT_VERSION)" GO="$(GO)" bash .ci/lint-workflows
+
+# action.yml end to end under nektos/act (self-hosted platform, no
+# containers, no network): e2e/act_test.go, with the fake model and the
+# fake GitHub on 127.0.0.1. The act logs are kept in .runner/act/.
+act:
+	@if [ ! -x $(CURDIR)/.ci/bin/act ] && ! command -v act >/dev/null; then \
+		echo "make act: nektos/act is not installed. Install $(ACT_VERSION) with:"; \
+		echo "  GOBIN=$(CURDIR)/.ci/bin $(GO) install github.com/nektos/act@$(ACT_VERSION)"; \
+		echo "(bash .ci/run does this)"; exit 1; fi
+	@mkdir -p .runner/act
+	RUNNER_ACT_LOG=$(CURDIR)/.runner/act $(GO) test -count=1 -v -run 'TestActionUnderAct' ./e2e
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

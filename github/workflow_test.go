@@ -273,32 +273,3 @@ func TestExampleWorkflowTasksExist(t *testing.T) {
 		}
 	}
 }
-
-// TestExampleWorkflowsOnNode24Majors: the example workflows use the
-// majors of GitHub's actions that run on Node 24 (checkout v5, setup-go
-// v6, upload-artifact v6, download-artifact v7, cache v5) or later.
-func TestExampleWorkflowsOnNode24Majors(t *testing.T) {
-	min := map[string]int{"actions/checkout": 5, "actions/setup-go": 6, "actions/upload-artifact": 6,
-		"actions/download-artifact": 7, "actions/cache": 5}
-	files, _ := filepath.Glob(filepath.Join("..", "examples", "workflows", "*.yml"))
-	re := regexp.MustCompile(`uses:\s*(actions/[\w-]+)@v(\d+)`)
-	for _, f := range append(files, filepath.Join("..", "action.yml")) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range re.FindAllStringSubmatch(string(data), -1) {
-			if want, ok := min[m[1]]; ok && atoiT(m[2]) < want {
-				t.Errorf("%s: %s@v%s runs on Node 20; use v%d or later", f, m[1], m[2], want)
-			}
-		}
-	}
-}
-
-func atoiT(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
-}

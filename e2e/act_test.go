@@ -1,0 +1,222 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// actSetup is one self-test run's world: the workspace (a commit of this
+// checkout), the fake model, the fake GitHub API and the git remote it
+// pushes to.
+type actSetup struct {
+	ws, head     string
+	model        *llmtest.Server
+	api          *githubtest.Registry
+	server, bare string
+	started      string   // body of the sticky comment as created
+	edits        []string // bodies of its later edits
+	pull         map[string]any
+}
+
+func newActSetup(t *testing.T) *actSetup {
+	t.Helper()
+	s := &actSetup{}
+	s.ws, s.head = actWorkspace(t)
+	s.server, s.bare = gitHTTP(t, s.ws)
+	s.api = githubtest.New(t, "/api/v3")
+	s.model = newModel(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"hello.txt","content":"hello\n"}`)}}.Reply(),
+		llmtest.Turn{Text: "Wrote hello.txt."}.Reply())
+	return s
+}
+
+func (s *actSetup) run(t *testing.T) actResult {
+	t.Helper()
+	return runAct(t, s.ws, s.model.URL(), s.api.Server.URL+"/api/v3", s.server)
+}
+
+// stubPulls registers the search for an open pull request of the branch
+// (none) and its creation, answered by create, n times each.
+func (s *actSetup) stubPulls(t *testing.T, n int, create githubtest.Responder) {
+	t.Helper()
+	pulls := "/repos/" + actOwner + "/" + actRepo + "/pulls"
+	s.api.Register(http.MethodGet, pulls, githubtest.JSON(http.StatusOK, []any{})).
+		WithQuery("head", actOwner+":"+actBranch).Times(n)
+	s.api.Register(http.MethodPost, pulls, githubtest.Capture(t, &s.pull, create)).Times(n)
+}
+
+// TestActionUnderAct runs action.yml end to end under nektos/act on the
+// self-hosted platform: a workflow in a commit of this checkout checks it
+// out (act copies the work tree), uses the action as `uses: ./` on the
+// bundled pull_request payload, and a later step records the outputs and
+// the toolchain. The action builds the runner from that commit; the fake
+// model writes hello.txt; the runner comments on #2, pushes the branch
+// over smart HTTP and opens the pull request.
+func TestActionUnderAct(t *testing.T) {
+	actBinary(t)
+	s := newActSetup(t)
+	stubSticky(t, s.api, &s.started, &s.edits, 1, 1, 1)
+	s.stubPulls(t, 1, githubtest.JSON(http.StatusCreated, map[string]any{"number": 3,
+		"html_url": "https://github.com/" + actOwner + "/" + actRepo + "/pull/3", "head": map[string]any{"ref": actBranch}}))
+	res := s.run(t)
+	if res.code != 0 {
+		t.Fatalf("act exited %d, want 0:\n%s", res.code, res.raw)
+	}
+	out := res.outputs(t)
+	want := map[string]string{"status": "success", "exit-code": "0", "structured-output": "",
+		"comment-url": "https://github.com/sample-author/Hello-World/pull/2#issuecomment-9",
+		"pr-url":      "https://github.com/sample-author/Hello-World/pull/3"}
+	for k, v := range want {
+		if out[k] != v {
+			t.Errorf("output %s = %q, want %q (all: %v)", k, out[k], v, out)
+		}
+	}
+	if !strings.HasSuffix(out["patch-path"], "/changes.patch") || !strings.HasSuffix(out["events-path"], "/events.jsonl") {
+		t.Errorf("patch-path %q, events-path %q", out["patch-path"], out["events-path"])
+	}
+	if p := res.file(t, "changes.patch"); !strings.Contains(p, "+++ b/hello.txt") || !strings.Contains(p, "+hello") {
+		t.Errorf("the patch at patch-path:\n%s", p)
+	}
+	if got := strings.TrimSpace(res.file(t, "outcome.txt")); got != "success" {
+		t.Errorf("step outcome %q", got)
+	}
+	checkToolchainUnchanged(t, res)
+	// No tag: go stamps a pseudo-version naming the checkout's commit.
+	checkVersion(t, res, "-"+s.head[:12])
+
+	// act parses ::notice but shows it as an unknown command (❓).
+	if n := res.commands("notice"); len(n) != 1 || n[0].KV["title"] != "runner" || !strings.Contains(n[0].Arg, "✓ success") {
+		t.Errorf("::notice lines %+v, want the result line", n)
+	}
+	if e := res.commands("error"); len(e) != 0 {
+		t.Errorf("::error lines in a successful run: %+v", e)
+	}
+	checkSummary(t, res, "### ✅ runner: act — success", "| `hello.txt` | added | 1 | 0 |",
+		"✅ pull request: https://github.com/sample-author/Hello-World/pull/3")
+	if !strings.Contains(s.started, "<!--") || len(s.edits) != 1 || !strings.Contains(s.edits[0], "success") ||
+		!strings.Contains(s.edits[0], "pull/3") {
+		t.Errorf("sticky comment: started %q, edits %q", s.started, s.edits)
+	}
+	if s.pull["head"] != actBranch || s.pull["base"] != "master" {
+		t.Errorf("pull request %v, want head %s against master", s.pull, actBranch)
+	}
+	if got := strings.TrimSpace(git(t, s.bare, "show", actBranch+":hello.txt")); got != "hello" {
+		t.Errorf("pushed hello.txt = %q", got)
+	}
+	if msgs := s.model.Requests()[0].Messages(); !strings.Contains(msgs[len(msgs)-1]["content"].(string), "pull request 2") {
+		t.Errorf("prompt %v, want the event's number rendered", msgs[len(msgs)-1])
+	}
+}
+
+// TestActionUnderActDeliveryFails: the pull request API answers 500 (after
+// the runner's retries). The agent's work succeeded but its delivery did
+// not: the step fails with exit code 3, the outputs (from the finalize
+// step) say delivery_failed with the comment's URL and no pull request's,
+// act shows the error and warning annotations, and the sticky comment
+// says the changes are ready but the pull request could not be opened.
+// The checkout is tagged, and the runner reports the tag as its version.
+func TestActionUnderActDeliveryFails(t *testing.T) {
+	actBinary(t)
+	s := newActSetup(t)
+	git(t, s.ws, "tag", "v0.9.7")
+	stubSticky(t, s.api, &s.started, &s.edits, 2, 2, 2)
+	s.stubPulls(t, 3, githubtest.Error(http.StatusInternalServerError, "boom"))
+	res := s.run(t)
+	if res.code == 0 {
+		t.Fatalf("act exited 0, want the job to fail:\n%s", res.raw)
+	}
+	out := res.outputs(t)
+	if out["status"] != "delivery_failed" || out["exit-code"] != "3" || out["pr-url"] != "" ||
+		out["comment-url"] != "https://github.com/sample-author/Hello-World/pull/2#issuecomment-9" {
+		t.Errorf("outputs %v", out)
+	}
+	if got := strings.TrimSpace(res.file(t, "outcome.txt")); got != "failure" {
+		t.Errorf("step outcome %q", got)
+	}
+	errs, warns := res.commands("error"), res.commands("warning")
+	if len(errs) != 1 || errs[0].KV["title"] != "runner: delivery failed" {
+		t.Errorf("::error annotations %+v, want one titled %q", errs, "runner: delivery failed")
+	}
+	if !hasAnnotation(warns, "runner: delivery", "pull request failed") {
+		t.Errorf("::warning annotations %+v, want the pull request's failure", warns)
+	}
+	if n := len(s.edits); n == 0 || !strings.Contains(s.edits[n-1], "changes ready, pull request could not be opened") {
+		t.Errorf("sticky comment edits %q", s.edits)
+	}
+	checkToolchainUnchanged(t, res)
+	checkVersion(t, res, "v0.9.7")
+}
+
+// checkSummary: act shows the step summary the runner wrote (once for the
+// run step and again for the action's step, the same file), and it holds
+// each of parts.
+func checkSummary(t *testing.T, res actResult, parts ...string) {
+	t.Helper()
+	summaries := res.commands("summary")
+	if len(summaries) == 0 {
+		t.Errorf("act showed no step summary:\n%s", res.raw)
+	}
+	for _, sum := range summaries {
+		for _, p := range parts {
+			if !strings.Contains(sum.Content, p) {
+				t.Errorf("step summary lacks %q:\n%s", p, sum.Content)
+			}
+		}
+	}
+}
+
+func hasAnnotation(lines []actLine, title, message string) bool {
+	for _, l := range lines {
+		if l.KV["title"] == title && strings.Contains(l.Arg, message) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkToolchainUnchanged: the step after the action sees the PATH, the
+// go and the Go version the step before it saw, which are this process's.
+func checkToolchainUnchanged(t *testing.T, res actResult) {
+	t.Helper()
+	before, after := res.file(t, "before.txt"), res.file(t, "after.txt")
+	if before == "" || before != after {
+		t.Errorf("toolchain before the action:\n%s\nafter it:\n%s", before, after)
+	}
+	goPath, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(after, "which-go="+goPath+"\n") {
+		t.Errorf("after the action go is not %s:\n%s", goPath, after)
+	}
+}
+
+// checkVersion: the runner's version, as `runner version` prints it in
+// the log and as run.started records it, is want (or contains it, for a
+// pseudo-version), and not a modified tree's.
+func checkVersion(t *testing.T, res actResult, want string) {
+	t.Helper()
+	var version string
+	for _, line := range strings.Split(res.file(t, "events.jsonl"), "\n") {
+		var rec struct {
+			Type          string `json:"type"`
+			RunnerVersion string `json:"runner_version"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Type == (event.RunStarted{}).EventType() {
+			version = rec.RunnerVersion
+		}
+	}
+	if !strings.Contains(version, want) || strings.Contains(version, "dirty") {
+		t.Errorf("run.started runner_version %q, want %q", version, want)
+	}
+	if !strings.Contains(res.rawOutput(), "runner "+version+"\n") {
+		t.Errorf("`runner version` in the log does not print %q:\n%s", version, res.rawOutput())
+	}
+}
