@@ -137,6 +137,7 @@ func (d *Decoder) spec(root *yaml.Node) *Spec {
 		"provider":     func(p string, n *yaml.Node) { s.Provider = d.provider(p, n) },
 	})
 	d.checkMCPRules(s)
+	d.checkReview(s)
 	d.Require("", root, seen, "version", "name", "prompt")
 	for _, t := range templates {
 		if t.node.ShortTag() == "!!str" {

@@ -128,6 +128,7 @@ func (d *Decoder) github(path string, n *yaml.Node, tmpl func(string, *yaml.Node
 	var g GitHub
 	d.Mapping(path, n, FieldFuncs{
 		"comment": func(p string, n *yaml.Node) { g.Comment = d.Boolean(p, n) },
+		"review":  func(p string, n *yaml.Node) { g.Review = d.review(p, n) },
 		"pull_request": func(p string, n *yaml.Node) {
 			pr := &PullRequest{}
 			seen := d.Mapping(p, n, FieldFuncs{

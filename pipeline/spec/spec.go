@@ -110,6 +110,9 @@ type GitHub struct {
 	// PullRequest opens or updates a pull request with the patch
 	// ("pull_request"); nil when not asked.
 	PullRequest *PullRequest
+	// Review posts the structured output's findings as one pull request
+	// review ("review", see review.go); nil when not asked.
+	Review *Review
 }
 
 // PullRequest describes the pull request to open. Branch, Title and Body are
