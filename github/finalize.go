@@ -36,12 +36,14 @@ type RunOutputs struct {
 	// rule, reason}.
 	Denials     int
 	DeniedCalls []event.PermissionDenied
+	// ReviewURL is the pull request review of review mode ("" for none).
+	ReviewURL string
 }
 
 // OutputNames are the names RunOutputs writes, in order.
 func OutputNames() []string {
 	return []string{"status", "exit-code", "patch-path", "events-path", "comment-url", "pr-url", "cost-usd", "structured-output",
-		"denials", "denials-json"}
+		"denials", "denials-json", "review-url"}
 }
 
 // List returns the outputs as pairs, every name present (empty when unknown).
@@ -59,7 +61,7 @@ func (r RunOutputs) List() []Output {
 		deniedJSON = []byte("[]")
 	}
 	values := []string{string(r.Status), strconv.Itoa(r.ExitCode), r.PatchPath, r.EventsPath, r.CommentURL, r.PRURL, cost,
-		r.StructuredOutput, strconv.Itoa(r.Denials), string(deniedJSON)}
+		r.StructuredOutput, strconv.Itoa(r.Denials), string(deniedJSON), r.ReviewURL}
 	out := make([]Output, len(values))
 	for i, name := range OutputNames() {
 		out[i] = Output{Name: name, Value: values[i]}
@@ -230,6 +232,7 @@ func Finalize(ctx context.Context, o FinalizeOptions) (RunOutputs, error) {
 	report := finalReport(ctx, o, outcome)
 	out := RunOutputs{Status: outcome.Result.Status, ExitCode: outcome.Result.ExitCode, PatchPath: outcome.Result.PatchPath,
 		EventsPath: o.EventsFile, CostUSD: outcome.Result.CostUSD, PRURL: outcome.URL(event.PublishPullRequest),
+		ReviewURL:        outcome.URL(event.PublishReview),
 		StructuredOutput: structuredText(outcome.Result.StructuredOutput),
 		Denials:          outcome.Result.Denials, DeniedCalls: outcome.Result.DeniedCalls}
 	var errs []error

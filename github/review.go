@@ -134,12 +134,18 @@ type Outside struct {
 type ReviewPlan struct {
 	Task     string
 	Commit   string // the head commit the lines refer to
-	Event    string // as asked by the verdict
+	Event    string // to post: the verdict's, unless the caller changed it
+	// Requested is the verdict's event (Event may differ: the spec's
+	// approve: false).
+	Requested string
 	Summary  string
 	Comments []LineComment
 	Outside  []Outside
 	// Footer is the provenance line (run link, model, cost), Markdown.
 	Footer string
+	// Note is said in the body above any note of the post itself (the
+	// spec's approve: false turning an approval into a comment).
+	Note string
 	// inline are the findings of Comments, in the same order.
 	inline []Finding
 }
@@ -149,7 +155,7 @@ type ReviewPlan struct {
 // with its reason). files are the pull request's files by head path
 // (PullRequestFiles).
 func PlanReview(task, commit string, f Findings, files map[string]FileDiff) ReviewPlan {
-	p := ReviewPlan{Task: task, Commit: commit, Event: EventOf(f.Verdict), Summary: strings.TrimSpace(f.Summary)}
+	p := ReviewPlan{Task: task, Commit: commit, Event: EventOf(f.Verdict), Requested: EventOf(f.Verdict), Summary: strings.TrimSpace(f.Summary)}
 	for _, x := range f.Findings {
 		from, to := x.Lines()
 		fd, ok := files[x.File]

@@ -66,6 +66,7 @@ func (p ReviewPlan) Body(event, note string) string {
 		b.WriteString(report.NoMentions(p.Summary) + "\n\n")
 	}
 	b.WriteString(p.counts() + "\n\n")
+	note = strings.TrimSpace(p.Note + " " + note)
 	if note != "" {
 		b.WriteString("> " + strings.ReplaceAll(strings.TrimSpace(note), "\n", "\n> ") + "\n\n")
 	}

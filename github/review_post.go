@@ -204,8 +204,11 @@ func (rv *Reviewer) create(ctx context.Context, p ReviewPlan) (*gh.PullRequestRe
 	event, notes := p.Event, []string(nil)
 	for {
 		body := p.Body(event, strings.Join(notes, " "))
-		r, _, err := rv.Client.PullRequests.CreateReview(ctx, rv.Owner, rv.Repo, rv.Number, &gh.PullRequestReviewRequest{
-			CommitID: gh.String(p.Commit), Body: gh.String(body), Event: gh.String(event), Comments: draftComments(p.Comments)})
+		req := &gh.PullRequestReviewRequest{Body: gh.String(body), Event: gh.String(event), Comments: draftComments(p.Comments)}
+		if p.Commit != "" { // else GitHub takes the head
+			req.CommitID = gh.String(p.Commit)
+		}
+		r, _, err := rv.Client.PullRequests.CreateReview(ctx, rv.Owner, rv.Repo, rv.Number, req)
 		if err == nil {
 			return r, ReviewOutcome{URL: r.GetHTMLURL(), ID: r.GetID(), Event: event, Inline: len(p.Comments),
 				InBody: len(p.Outside), Note: strings.Join(notes, " ")}, nil

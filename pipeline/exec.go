@@ -126,6 +126,10 @@ type execRun struct {
 	// delivery stages (GitHub Actions): what was made, what failed
 	commentURL, prURL string
 	failures          []deliveryFailure
+	// review stage: the review posted (nil: none), and the findings for
+	// the step summary when it could not be
+	review        *event.PublishedReview
+	reviewSummary string
 }
 
 // Exec runs a task: the stages of the exec pipeline in order, then the
@@ -164,6 +168,9 @@ func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
 func (r *execRun) outcome() Result {
 	res := Result{RunID: r.runID, OutDir: r.outDir, EventsPath: r.eventsPath, Denials: r.result.Denials,
 		CommentURL: r.commentURL, PRURL: r.prURL}
+	if r.review != nil {
+		res.ReviewURL = r.review.URL
+	}
 	if len(r.files) > 0 {
 		res.Files = eventFiles(r.files)
 	}
@@ -240,6 +247,9 @@ func (r *execRun) finalStages(status *runStatus) []Stage {
 		// Before run.finished: a failed push or pull request is part of the
 		// outcome, recorded in the log.
 		stageFunc{"deliver", func(ctx context.Context) error { return r.deliver(ctx, status) }},
+		// After the work is known good, before the comment: the review is
+		// part of the delivery the comment reports.
+		stageFunc{"review", func(ctx context.Context) error { return r.postReview(ctx, status) }},
 		// After delivery, before run.finished: the comment shows the report
 		// run.finished will give, delivery included.
 		stageFunc{"comment", func(ctx context.Context) error { return r.finishComment(ctx, status) }},

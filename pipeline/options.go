@@ -63,6 +63,11 @@ type ExecOptions struct {
 	// from the earlier run's last snapshot, or its base tree is gone
 	// (--force); each override is recorded in run.started.
 	Force bool
+	// PR is the pull request the run is about under GitHub Actions (--pr,
+	// env RUNNER_PR): review mode reviews it, the sticky comment goes on
+	// it, {{ .GitHub.Number }} and the head fields name it. 0 keeps the
+	// event's; outside Actions it is a usage error.
+	PR int
 
 	// APIKey is the provider key, from env OPENAI_API_KEY only (never a flag).
 	APIKey string
@@ -89,6 +94,8 @@ func (o ExecOptions) Validate() error {
 	case o.MaxCostUSD < 0:
 		return fmt.Errorf("%w: max cost %v: give a positive budget in USD (0 keeps the spec's limits.max_cost_usd)",
 			ErrUsage, o.MaxCostUSD)
+	case o.PR < 0:
+		return fmt.Errorf("%w: --pr %d: give a pull request number", ErrUsage, o.PR)
 	case o.Force && o.Continue == "":
 		return fmt.Errorf("%w: --force only applies to --continue", ErrUsage)
 	case o.Record != "" && o.Replay != "":

@@ -203,7 +203,7 @@ func (r *execRun) runFinished(st *runStatus) event.RunFinished {
 		StructuredOutput: r.result.StructuredOutput, Steps: r.result.Steps,
 		Tokens: r.result.Tokens, CostUSD: r.result.CostUSD,
 		DurationMS: time.Since(r.start).Milliseconds(), PatchPath: r.reportedPatch(),
-		FilesChanged: len(r.files),
+		FilesChanged: len(r.files), Review: r.review,
 	}
 	fin.Denials, fin.DeniedCalls = r.denials.snapshot()
 	if st.Status != event.StatusSuccess {

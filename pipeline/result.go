@@ -33,7 +33,8 @@ type Result struct {
 	PatchPath string
 	// Files are the files of the final patch; nil when none changed.
 	Files []event.FileChange
-	// CommentURL and PRURL are the publish outcome under GitHub Actions:
-	// the sticky comment and the pull request opened; "" when none.
-	CommentURL, PRURL string
+	// CommentURL, PRURL and ReviewURL are the publish outcome under
+	// GitHub Actions: the sticky comment, the pull request opened and the
+	// review posted (review mode); "" when none.
+	CommentURL, PRURL, ReviewURL string
 }

@@ -114,6 +114,9 @@ func (r *execRun) writeGitHubOutputs(ctx context.Context, st *runStatus) error {
 		if err == nil {
 			err = github.AppendSummary(r.gh.Env.StepSummary, md)
 		}
+		if err == nil && r.reviewSummary != "" { // the findings of a review not posted
+			err = github.AppendSummary(r.gh.Env.StepSummary, r.reviewSummary)
+		}
 		errs = append(errs, err)
 	}
 	if r.gh.Env.Output != "" {
@@ -131,6 +134,9 @@ func (r *execRun) runOutputs(st *runStatus) github.RunOutputs {
 		EventsPath: r.eventsPath, CostUSD: r.result.CostUSD, CommentURL: r.commentURL, PRURL: r.prURL,
 		StructuredOutput: string(r.structuredOutput())}
 	out.Denials, out.DeniedCalls = r.denials.snapshot()
+	if r.review != nil {
+		out.ReviewURL = r.review.URL
+	}
 	return out
 }
 

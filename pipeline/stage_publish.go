@@ -41,11 +41,20 @@ func (r *execRun) environMap() map[string]string {
 // event's data ({{ .Event.… }}, {{ .GitHub.… }}).
 func (r *execRun) setupGitHub(ctx context.Context) error {
 	if !r.inActions() {
+		if r.opts.PR > 0 {
+			return fmt.Errorf("%w: --pr %d: only under GitHub Actions (GITHUB_ACTIONS=true), where the runner can post to the pull request",
+				ErrUsage, r.opts.PR)
+		}
 		return skip("not running in GitHub Actions")
 	}
 	a, err := github.Setup(ctx, r.environMap(), nil)
 	if err != nil {
 		return fmt.Errorf("%w: github: %w", ErrInfra, err)
+	}
+	if r.opts.PR > 0 {
+		if err := a.UsePullRequest(ctx, r.opts.PR); err != nil {
+			return fmt.Errorf("%w: --pr %d: %w", ErrInfra, r.opts.PR, err)
+		}
 	}
 	if !a.HasToken() {
 		r.noTokenWarning()

@@ -33,6 +33,7 @@ type ExecCmd struct {
 	Prompt     string `help:"The user message for this run, instead of the spec's prompt (with --continue: the next message)." placeholder:"TEXT" xor:"prompt"`
 	PromptFile string `name:"prompt-file" help:"Read the user message from FILE (- for stdin)." placeholder:"FILE" xor:"prompt" type:"path"`
 	Force      bool   `help:"With --continue: go on even when the spec changed, the work tree diverged or the run's base tree is gone."`
+	PR         int    `name:"pr" help:"Under GitHub Actions: the pull request the run is about (review mode reviews it, the comment goes on it), for an event that names none." env:"RUNNER_PR" placeholder:"N"`
 }
 
 // Run builds the exec options and runs the task.
@@ -63,6 +64,7 @@ func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ) error {
 		Continue: c.Continue,
 		Prompt:   prompt,
 		Force:    c.Force,
+		PR:       c.PR,
 		APIKey:   env.Get("OPENAI_API_KEY"),
 		Environ:  env,
 		Stdout:   streams.Stdout,

@@ -336,7 +336,10 @@ type RunFinished struct {
 	// claiming what a denied call would have done never stands alone.
 	Denials     int                `json:"denials"`
 	DeniedCalls []PermissionDenied `json:"denied_calls"`
-	Error       *RunError          `json:"error,omitempty"`
+	// Review is the pull request review review mode posted; nil when none
+	// was (not asked, or the call failed: see the publish events).
+	Review *PublishedReview `json:"review,omitempty"`
+	Error  *RunError        `json:"error,omitempty"`
 }
 
 // MaxDeniedCalls bounds RunFinished.DeniedCalls (Denials still counts

@@ -21,6 +21,27 @@ type Publish struct {
 	OK     bool          `json:"ok"`
 	URL    string        `json:"url,omitempty"`
 	Error  string        `json:"error,omitempty"`
+	// Review is what a review call posted (target review, ok).
+	Review *PublishedReview `json:"review,omitempty"`
+}
+
+// PublishedReview is the pull request review of review mode as posted:
+// the publish event's review and run.finished's (and so result.json's).
+type PublishedReview struct {
+	URL string `json:"url"`
+	// Event is the review's event as posted: APPROVE, REQUEST_CHANGES or
+	// COMMENT; Requested is the verdict's when it differs (GitHub refused
+	// it, or the spec's approve: false).
+	Event     string `json:"event"`
+	Requested string `json:"requested,omitempty"`
+	Inline    int    `json:"inline"`  // findings posted as line comments
+	InBody    int    `json:"in_body"` // findings in the review body (outside the diff)
+	// Updated: the task's live review of the same commit was kept and its
+	// body updated; Retired counts earlier reviews replaced by this one.
+	Updated bool `json:"updated,omitempty"`
+	Retired int  `json:"retired,omitempty"`
+	// Note says why the event or the line comments differ from the plan.
+	Note string `json:"note,omitempty"`
 }
 
 // EventType is "publish".
