@@ -132,15 +132,15 @@ type Outside struct {
 // ReviewPlan is the review to post: the event, the line comments and the
 // findings for the body.
 type ReviewPlan struct {
-	Task     string
-	Commit   string // the head commit the lines refer to
-	Event    string // to post: the verdict's, unless the caller changed it
+	Task   string
+	Commit string // the head commit the lines refer to
+	Event  string // to post: the verdict's, unless the caller changed it
 	// Requested is the verdict's event (Event may differ: the spec's
 	// approve: false).
 	Requested string
-	Summary  string
-	Comments []LineComment
-	Outside  []Outside
+	Summary   string
+	Comments  []LineComment
+	Outside   []Outside
 	// Footer is the provenance line (run link, model, cost), Markdown.
 	Footer string
 	// Note is said in the body above any note of the post itself (the
