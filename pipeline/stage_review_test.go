@@ -205,6 +205,7 @@ type fakeReviews struct {
 }
 
 func newFakeReviews(t *testing.T) *fakeReviews {
+	t.Helper()
 	return &fakeReviews{t: t, comments: map[int64][]map[string]any{}, nextID: 100, edited: map[int64]string{}}
 }
 
