@@ -8,22 +8,30 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
-// BenchmarkSearch compares grep, glob and list with the previous
-// implementation (walk_oracle_test.go) and with ripgrep, in the same run:
+// BenchmarkSearch compares grep, glob and list with ripgrep and with the
+// previous implementation (walk_oracle_test.go), in the same run:
 //
-//	go test -run '^$' -bench Search -benchtime 5x ./tools/
+//	go test -run '^$' -bench Search -benchtime 10x ./tools/
 //
 // Trees: "generated" (25,000 files of 0.5-8 KiB in 2,525 directories, a
-// git repository) and "goroot" ($(go env GOROOT)/src). Variants: new-j1
-// and new-j2 (the engine with 1 and 2 workers), previous, and rg-j1, rg-j2
-// (ripgrep with -j1/-j2, run as a process per operation, output to a
-// pipe). cpu-ms/op is user+system CPU: the process's own for new and
-// previous, the child's for rg.
+// git repository) and "goroot" ($(go env GOROOT)/src). Variants: j1 and
+// j2 run, in each iteration and in alternating order, ripgrep with -j1 or
+// -j2 (a process per operation, output to a pipe) and our tool with
+// GOMAXPROCS 1 or 2 (its walk uses GOMAXPROCS workers), so both see the
+// same load; ns/op and cpu-ms/op are ours, rg-ms/op and rg-cpu-ms/op
+// ripgrep's, x-rg the ratio of the mean wall times, x-rg-median the median
+// of the per-iteration ratios and cpu-x-rg the CPU ratio. cpu is user+
+// system time: the process's own for ours and previous, the child's for rg.
+// "previous" runs the old sequential implementation alone. Without rg the
+// j variants run ours only.
 func BenchmarkSearch(b *testing.B) {
 	rg, _ := exec.LookPath("rg")
 	trees := map[string]string{"generated": ""}
@@ -78,16 +86,33 @@ func runBenchOp(b *testing.B, dir, rg string, op benchOp) {
 		b.Fatal(err)
 	}
 	tl := tool(b, Env{WorkTree: dir}, op.tool)
+	ours := func(procs int) (wall, cpu float64) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		c0, t0 := selfCPU(), time.Now()
+		if _, err := tl.Run(b.Context(), Call{ID: "c", Input: raw}); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0).Seconds(), selfCPU() - c0
+	}
 	for _, j := range []int{1, 2} {
-		b.Run(fmt.Sprintf("new-j%d", j), func(b *testing.B) {
-			ctx := withWalkWorkers(b.Context(), j)
-			cpu := selfCPU()
+		b.Run(fmt.Sprintf("j%d", j), func(b *testing.B) {
+			var s benchSums
+			i := 0
 			for b.Loop() {
-				if _, err := tl.Run(ctx, Call{ID: "c", Input: raw}); err != nil {
-					b.Fatal(err)
+				var ow, oc, rw, rc float64
+				if i%2 == 0 {
+					ow, oc = ours(j)
 				}
+				if rg != "" {
+					rw, rc = runRg(b, rg, dir, j, op.rgArgs)
+				}
+				if i%2 == 1 {
+					ow, oc = ours(j)
+				}
+				s.add(ow, oc, rw, rc)
+				i++
 			}
-			reportCPU(b, selfCPU()-cpu)
+			s.report(b, rg != "")
 		})
 	}
 	b.Run("previous", func(b *testing.B) {
@@ -95,27 +120,55 @@ func runBenchOp(b *testing.B, dir, rg string, op benchOp) {
 		for b.Loop() {
 			previousOp(dir, op)
 		}
-		reportCPU(b, selfCPU()-cpu)
+		b.ReportMetric((selfCPU()-cpu)*1e3/float64(b.N), "cpu-ms/op")
 	})
-	for _, j := range []int{1, 2} {
-		b.Run(fmt.Sprintf("rg-j%d", j), func(b *testing.B) {
-			if rg == "" {
-				b.Skip("ripgrep (rg) is not installed")
-			}
-			args := append([]string{fmt.Sprintf("-j%d", j), "--hidden", "--no-require-git", "-g", "!.git", "-n", "--no-messages"}, op.rgArgs...)
-			var cpu float64
-			for b.Loop() {
-				cmd := exec.CommandContext(b.Context(), rg, args...)
-				cmd.Dir = dir
-				var out bytes.Buffer
-				cmd.Stdout = &out
-				if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
-					b.Fatalf("rg %v: %v", args, err)
-				}
-				cpu += (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
-			}
-			reportCPU(b, cpu)
-		})
+}
+
+// runRg runs ripgrep as the tools would be asked (hidden files, git's
+// ignore rules without needing a repository, .git skipped, line numbers)
+// and returns its wall and CPU seconds.
+func runRg(b *testing.B, rg, dir string, j int, rgArgs []string) (wall, cpu float64) {
+	b.Helper()
+	args := append([]string{fmt.Sprintf("-j%d", j), "--hidden", "--no-require-git", "-g", "!.git", "-n", "--no-messages"}, rgArgs...)
+	cmd := exec.CommandContext(b.Context(), rg, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
+		b.Fatalf("rg %v: %v", args, err)
+	}
+	return time.Since(t0).Seconds(), (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+}
+
+// benchSums accumulates the timings of one variant.
+type benchSums struct {
+	ow, oc, rw, rc float64
+	ratios         []float64
+}
+
+func (s *benchSums) add(ow, oc, rw, rc float64) {
+	s.ow, s.oc, s.rw, s.rc = s.ow+ow, s.oc+oc, s.rw+rw, s.rc+rc
+	if rw > 0 {
+		s.ratios = append(s.ratios, ow/rw)
+	}
+}
+
+func (s *benchSums) report(b *testing.B, withRg bool) {
+	b.Helper()
+	n := float64(b.N)
+	b.ReportMetric(s.ow*1e9/n, "ns/op")
+	b.ReportMetric(s.oc*1e3/n, "cpu-ms/op")
+	if !withRg || s.rw == 0 {
+		return
+	}
+	b.ReportMetric(s.rw*1e3/n, "rg-ms/op")
+	b.ReportMetric(s.rc*1e3/n, "rg-cpu-ms/op")
+	b.ReportMetric(s.ow/s.rw, "x-rg")
+	slices.Sort(s.ratios)
+	b.ReportMetric(s.ratios[len(s.ratios)/2], "x-rg-median")
+	if s.rc > 0 {
+		b.ReportMetric(s.oc/s.rc, "cpu-x-rg")
 	}
 }
 
@@ -134,11 +187,6 @@ func selfCPU() float64 {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
-func reportCPU(b *testing.B, seconds float64) {
-	b.Helper()
-	b.ReportMetric(seconds*1e3/float64(b.N), "cpu-ms/op")
 }
 
 // genBenchTree writes n source-like files of 0.5-8 KiB (.go, .txt, .md,
