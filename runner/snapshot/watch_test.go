@@ -36,21 +36,28 @@ func fullTree(t *testing.T, wt string, exclude ...string) Tree {
 	return tree
 }
 
-// TestPropertyWatchedEqualsFullWalk runs random "commands" (batches of
-// creates, writes, deletes, renames of files and directories, chmods,
-// symlinks, type changes, nested directories created and removed within
-// one command, writes into ignored and excluded directories) and checks
-// after each that TrackChanged, re-stating only what inotify reported,
-// records the same tree as a full walk by a fresh store. Commands that
-// change a .gitignore or the index must say they walked in full, and so
-// must one that overflows the inotify queue; the others must have used the
-// watch. Changes to a nested .gitignore, to the index (git add -f of an
-// ignored file, git rm --cached) and a commit in a nested repository (its
-// HEAD moves with no event in the work tree) must be tracked by the watch;
-// a change to the root .gitignore must walk in full.
-// SNAPSHOT_PROPERTY_ITERS sets the number of sequences.
+// TestPropertyWatchedEqualsFullWalk runs random commands, each a real
+// bash process (a perl one for the flood) writing the tree while the
+// store's inotify watch runs: batches of creates, writes, appends,
+// deletes, renames of files and directories (into and out of ignored and
+// excluded directories), chmods, symlinks, type changes, copies of
+// subtrees, and nested directories created and removed within one
+// command; then checks after each that TrackChanged, re-stating only what
+// inotify reported, records the same tree as a full walk by a fresh
+// store. Commands that change the root .gitignore must say they walked in
+// full, and so must one that overflows the inotify queue; the others must
+// have used the watch. Changes to a nested .gitignore, to the index (git
+// add -f of an ignored file, git rm --cached) and a commit in a nested
+// repository (its HEAD moves with no event in the work tree) must be
+// tracked by the watch. SNAPSHOT_PROPERTY_ITERS sets the number of
+// sequences (default 4).
 func TestPropertyWatchedEqualsFullWalk(t *testing.T) {
 	isolateGit(t)
+	for _, tool := range []string{"bash", "perl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: the commands of this test are %s processes", tool, tool)
+		}
+	}
 	ctx := context.Background()
 	for iter := range propertyIters(t) {
 		t.Run(fmt.Sprint(iter), func(t *testing.T) {
@@ -72,13 +79,14 @@ func TestPropertyWatchedEqualsFullWalk(t *testing.T) {
 			}
 			m := &mutator{t: t, r: r, wt: wt}
 			for step := range 14 {
-				kind := m.command(step)
+				kind, script := m.command(step)
+				m.run(script)
 				tree, how, err := s.TrackChanged(ctx, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if want := fullTree(t, wt, "out"); tree != want {
-					t.Fatalf("step %d (%s, %s): tracked tree %s, full walk %s\nlog:\n%s", step, kind, how, tree, want, strings.Join(m.log, "\n"))
+					t.Fatalf("step %d (%s, %s): tracked tree %s, full walk %s\ncommand:\n%s", step, kind, how, tree, want, script)
 				}
 				switch {
 				case kind == "overflow":
@@ -92,58 +100,54 @@ func TestPropertyWatchedEqualsFullWalk(t *testing.T) {
 				case how.Method != "watch":
 					t.Errorf("step %d (%s): tracked by %s, want watch", step, kind, how)
 				}
-				m.log = nil
 			}
 		})
 	}
 }
 
-// mutator makes random changes to a work tree.
+// mutator writes random commands for a work tree and runs them.
 type mutator struct {
-	t   *testing.T
-	r   *rand.Rand
-	wt  string
-	log []string
+	t  *testing.T
+	r  *rand.Rand
+	wt string
 }
 
 var watchDirs = []string{"", "src", "src/x", "src/x/y", "build", "docs", "out", "n"}
 
-// command applies one random batch and names its kind: "overflow",
-// "root-gitignore", or another (tracked by the watch).
-func (m *mutator) command(step int) string {
-	switch {
-	case step == 5:
-		m.overflow()
-		return "overflow"
-	case step == 8:
-		m.do("gitignore", func() error {
-			return os.WriteFile(filepath.Join(m.wt, "src/.gitignore"), []byte(fmt.Sprintf("*.tmp%d\n", m.r.IntN(3))), 0o644)
-		})
-		return "gitignore"
-	case step == 9:
-		m.do("root gitignore", func() error {
-			return os.WriteFile(filepath.Join(m.wt, ".gitignore"), []byte("*.log\nbuild/\n!build/keep.txt\n*.tmp1\n"), 0o644)
-		})
-		return "root-gitignore"
-	case step == 10:
-		writeFile(m.t, m.wt, "src/staged.go", "package a // staged\n", 0o644)
-		writeFile(m.t, m.wt, "build/forced.txt", "f\n", 0o644)
-		git(m.t, m.wt, nil, "add", "src/staged.go")
-		git(m.t, m.wt, nil, "add", "-f", "build/forced.txt")
-		git(m.t, m.wt, nil, "rm", "-q", "--cached", "--ignore-unmatch", "build/tracked.txt")
-		m.log = append(m.log, "git add src/staged.go; git add -f build/forced.txt; git rm --cached build/tracked.txt")
-		return "index"
-	case step == 11:
-		nested := m.abs("vendor/nested")
-		writeFile(m.t, nested, "n.txt", "n2\n", 0o644)
-		git(m.t, nested, nil, "commit", "-qam", "two")
-		m.log = append(m.log, "commit in vendor/nested")
-		return "nested-commit"
+// run runs script with bash in the work tree; the commands' own failures
+// (a parent that is a file, a missing source) are part of the game.
+func (m *mutator) run(script string) {
+	m.t.Helper()
+	cmd := exec.CommandContext(context.Background(), "bash", "-c", script)
+	cmd.Dir = m.wt
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		m.t.Fatalf("command: %v\n%s\n%s", err, script, out)
 	}
+}
+
+// command writes one random command (a bash script) and names its kind:
+// "overflow", "root-gitignore", or another (tracked by the watch).
+func (m *mutator) command(step int) (kind, script string) {
+	switch step {
+	case 5:
+		return "overflow", m.overflow()
+	case 8:
+		return "gitignore", fmt.Sprintf("printf '*.tmp%d\\n' > src/.gitignore", m.r.IntN(3))
+	case 9:
+		return "root-gitignore", `printf '*.log\nbuild/\n!build/keep.txt\n*.tmp1\n' > .gitignore`
+	case 10:
+		return "index", "mkdir -p src build && echo 'package a // staged' > src/staged.go && echo f > build/forced.txt\n" +
+			"git add src/staged.go && git add -f build/forced.txt && git rm -q --cached --ignore-unmatch build/tracked.txt"
+	case 11:
+		return "nested-commit", "echo n2 > vendor/nested/n.txt && git -C vendor/nested commit -qam two"
+	}
+	var b strings.Builder
 	for range 1 + m.r.IntN(12) {
-		m.op()
+		b.WriteString(m.op())
+		b.WriteString("\n")
 	}
-	return "plain"
+	return "plain", b.String()
 }
 
 func (m *mutator) pick() string {
@@ -152,106 +156,61 @@ func (m *mutator) pick() string {
 	return path.Join(d, names[m.r.IntN(len(names))])
 }
 
-func (m *mutator) abs(rel string) string { return filepath.Join(m.wt, filepath.FromSlash(rel)) }
-
-func (m *mutator) do(what string, f func() error) {
-	err := f()
-	m.log = append(m.log, fmt.Sprintf("%s: %v", what, err))
-}
-
-// op is one random file system operation; failures (a parent that is a
-// file, a missing source) are part of the game and only logged.
-func (m *mutator) op() {
+// op is one random file system operation as a line of bash; "|| true"
+// keeps a failing one from ending the command.
+func (m *mutator) op() string {
 	p := m.pick()
-	switch m.r.IntN(11) {
+	q := shellQuote(p)
+	mkParent := "mkdir -p " + shellQuote(path.Dir(p)) + " 2>/dev/null; "
+	var line string
+	switch m.r.IntN(12) {
 	case 0, 1:
-		m.do("write "+p, func() error {
-			_ = os.MkdirAll(filepath.Dir(m.abs(p)), 0o755)
-			return os.WriteFile(m.abs(p), fmt.Appendf(nil, "v%d\n", m.r.IntN(1000)), 0o644)
-		})
+		line = mkParent + fmt.Sprintf("echo v%d > %s", m.r.IntN(1000), q)
 	case 2:
-		m.do("append "+p, func() error {
-			f, err := os.OpenFile(m.abs(p), os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				return err
-			}
-			_, err = f.WriteString("more\n")
-			return errorsJoin(err, f.Close())
-		})
+		line = fmt.Sprintf("[ -e %s ] && echo more >> %s", q, q)
 	case 3:
-		m.do("rm -rf "+p, func() error { return os.RemoveAll(m.abs(p)) })
+		line = "rm -rf " + q
 	case 4:
-		q := m.pick()
-		m.do("mv "+p+" "+q, func() error { _ = os.MkdirAll(filepath.Dir(m.abs(q)), 0o755); return os.Rename(m.abs(p), m.abs(q)) })
+		to := m.pick()
+		line = "mkdir -p " + shellQuote(path.Dir(to)) + " 2>/dev/null; mv -T " + q + " " + shellQuote(to)
 	case 5:
-		m.do("chmod "+p, func() error { return os.Chmod(m.abs(p), []os.FileMode{0o755, 0o644}[m.r.IntN(2)]) })
+		line = fmt.Sprintf("chmod %s %s", []string{"755", "644"}[m.r.IntN(2)], q)
 	case 6:
-		m.do("ln -s "+p, func() error {
-			_ = os.MkdirAll(filepath.Dir(m.abs(p)), 0o755)
-			return os.Symlink([]string{"a.go", "../x", "nowhere"}[m.r.IntN(3)], m.abs(p))
-		})
-	case 7:
-		// a nested tree created, filled and removed within one command
-		d := path.Join(p, "t1/t2")
-		m.do("mkdir -p, fill, rm -rf "+d, func() error {
-			if err := os.MkdirAll(m.abs(d), 0o755); err != nil {
-				return err
-			}
-			for i := range 3 {
-				_ = os.WriteFile(m.abs(path.Join(d, fmt.Sprint(i))), []byte("x"), 0o644)
-			}
-			return os.RemoveAll(m.abs(p))
-		})
-	case 8:
-		// a nested tree created and kept
-		d := path.Join(p, "n1/n2")
-		m.do("mkdir -p, fill "+d, func() error {
-			if err := os.MkdirAll(m.abs(d), 0o755); err != nil {
-				return err
-			}
-			_ = os.WriteFile(m.abs(path.Join(d, "deep.go")), []byte("deep\n"), 0o644)
-			return os.WriteFile(m.abs(path.Join(p, "n1/top.txt")), []byte("top\n"), 0o644)
-		})
+		line = mkParent + "ln -s " + []string{"a.go", "../x", "nowhere"}[m.r.IntN(3)] + " " + q
+	case 7: // a nested tree created, filled and removed within one command
+		d := shellQuote(path.Join(p, "t1/t2"))
+		line = fmt.Sprintf("mkdir -p %s && for i in 0 1 2; do echo x > %s/$i; done; rm -rf %s", d, d, q)
+	case 8: // a nested tree created and kept
+		line = fmt.Sprintf("mkdir -p %s/n1/n2 && echo deep > %s/n1/n2/deep.go && echo top > %s/n1/top.txt", q, q, q)
 	case 9:
-		m.do("replace with dir "+p, func() error {
-			_ = os.RemoveAll(m.abs(p))
-			if err := os.MkdirAll(m.abs(p), 0o755); err != nil {
-				return err
-			}
-			return os.WriteFile(m.abs(path.Join(p, "inner.txt")), []byte("in\n"), 0o644)
-		})
+		line = fmt.Sprintf("rm -rf %s; mkdir -p %s && echo in > %s/inner.txt", q, q, q)
 	case 10:
-		m.do("bash "+p, func() error {
-			cmd := exec.CommandContext(context.Background(), "bash", "-c", `mkdir -p "$1" && echo hi > "$1/sh.txt" && mv "$1" "$1.moved" && touch "$1.moved/t"`, "bash", m.abs(p)+".d")
-			return cmd.Run()
-		})
+		line = fmt.Sprintf("mkdir -p %s.d && echo hi > %s.d/sh.txt && mv %s.d %s.moved && touch %s.moved/t", q, q, q, q, q)
+	case 11: // a subtree copied in one go (never the root: nothing outside the tree is named)
+		from := watchDirs[1+m.r.IntN(len(watchDirs)-1)]
+		line = mkParent + "cp -r " + shellQuote(from) + " " + q + ".copy"
 	}
+	return "{ " + line + "; } 2>/dev/null || true"
 }
 
-// overflow makes more events than the kernel queues (max_queued_events,
-// 16384 by default) before the watcher reads any: chmods of alternating
-// files queue attribute events the kernel cannot merge with the previous.
-func (m *mutator) overflow() {
+func shellQuote(s string) string {
+	if s == "" || s == "." {
+		return "."
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// overflow is a perl process making more events than the kernel queues
+// (max_queued_events, 16384 by default) before the watcher reads any:
+// chmods of alternating files queue attribute events the kernel cannot
+// merge with the previous.
+func (m *mutator) overflow() string {
 	q := 16384
 	if b, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events"); err == nil {
 		_, _ = fmt.Sscan(string(b), &q)
 	}
-	f := [2]string{m.abs("src/flood0"), m.abs("src/flood1")} // src is watched since the first Track
-	for _, p := range f {
-		_ = os.WriteFile(p, []byte("x\n"), 0o644)
-	}
-	n := q + 1000
-	for i := range n {
-		_ = os.Chmod(f[i%2], []os.FileMode{0o644, 0o755}[(i/2)%2])
-	}
-	m.log = append(m.log, fmt.Sprintf("flood of %d chmods of src/flood0 and src/flood1", n))
-}
-
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
+	// src is watched since the first Track
+	return fmt.Sprintf(`mkdir -p src && echo x > src/flood0 && echo x > src/flood1 && perl -e 'for my $i (0..%d) { chmod((($i>>1)%%2) ? 0755 : 0644, "src/flood".($i%%2)) }'`, q+1000)
 }
 
 // TestWatchFallbacks: without Options.Watch, or with a watcher that
