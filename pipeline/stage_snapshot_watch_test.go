@@ -12,9 +12,10 @@ import (
 )
 
 // TestBashStepSnapshotIsWatched: after a bash step, the step's patch event
-// comes from the inotify watch (tracking "watch"), lists the files the
-// command wrote (a nested directory too), and the final patch is a full
-// walk.
+// comes from the inotify watch (tracking "watch") and lists the files the
+// command wrote (a nested directory too); after a bash step that changes
+// the root .gitignore it says it walked in full and why; after the write
+// tool it used the reported paths; the final patch is a full walk.
 func TestBashStepSnapshotIsWatched(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	spec := filepath.Join(t.TempDir(), "task.yaml")
@@ -25,6 +26,8 @@ func TestBashStepSnapshotIsWatched(t *testing.T) {
 	srv := newModel(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"echo one >> notes.txt"}`)}}.Reply(),
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"echo two > sub/keep.txt"}`)}}.Reply(),
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"echo '*.log' > .gitignore"}`)}}.Reply(),
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"w.txt","content":"w\n"}`)}}.Reply(),
 		llmtest.Turn{Text: "Done."}.Reply())
 	out := t.TempDir()
 	var stderr bytes.Buffer
@@ -49,11 +52,12 @@ func TestBashStepSnapshotIsWatched(t *testing.T) {
 			patches = append(patches, p)
 		}
 	}
-	if len(patches) != 3 {
-		t.Fatalf("%d patch events, want 2 steps and the final one: %+v", len(patches), patches)
+	if len(patches) != 5 {
+		t.Fatalf("%d patch events, want 4 steps and the final one: %+v", len(patches), patches)
 	}
-	wantFiles := [][]string{{"notes.txt"}, {"notes.txt", "sub/keep.txt"}, {"notes.txt", "sub/keep.txt"}}
-	wantHow := []string{"watch", "watch", "full (final snapshot)"}
+	all := []string{".gitignore", "notes.txt", "sub/keep.txt", "w.txt"}
+	wantFiles := [][]string{{"notes.txt"}, {"notes.txt", "sub/keep.txt"}, all[:3], all, all}
+	wantHow := []string{"watch", "watch", "full (the root .gitignore changed)", "paths", "full (final snapshot)"}
 	for i, p := range patches {
 		var files []string
 		for _, f := range p.Files {
@@ -68,8 +72,8 @@ func TestBashStepSnapshotIsWatched(t *testing.T) {
 			t.Logf("run.started: %s", r.Raw)
 		}
 	}
-	if patches[1].Tree != patches[2].Tree {
-		t.Errorf("the watched step's tree %s differs from the final full walk's %s", patches[1].Tree, patches[2].Tree)
+	if patches[3].Tree != patches[4].Tree {
+		t.Errorf("the last step's tree %s differs from the final full walk's %s", patches[3].Tree, patches[4].Tree)
 	}
 }
 
