@@ -73,6 +73,8 @@ func actWorkspace(t *testing.T) (dir, head string) {
 		filepath.Join(dir, ".github", "workflows", "act.yml"), 0o644)
 	copyFileMode(t, filepath.Join(repoRoot, "e2e", "testdata", "act", "task.yaml"),
 		filepath.Join(dir, ".github", "runner", "act.yaml"), 0o644)
+	copyFileMode(t, filepath.Join(repoRoot, "e2e", "testdata", "act", "bad-task.yaml"),
+		filepath.Join(dir, ".github", "runner", "bad.yaml"), 0o644)
 	git(t, dir, "init", "-q", "-b", "master")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "self-test")
@@ -173,9 +175,9 @@ type actResult struct {
 
 // runAct runs the workflow of ws under act on the self-hosted platform
 // (no containers, no action download) with the bundled pull_request
-// event, the fake model at modelURL and the fake GitHub at apiURL
-// (REST) and serverURL (git).
-func runAct(t *testing.T, ws, modelURL, apiURL, serverURL string) actResult {
+// event, the task task (a path in ws), the fake model at modelURL and the
+// fake GitHub at apiURL (REST) and serverURL (git).
+func runAct(t *testing.T, ws, task, modelURL, apiURL, serverURL string) actResult {
 	t.Helper()
 	res := actResult{result: t.TempDir()}
 	event := filepath.Join(repoRoot, "github", "testdata", "events", "pull_request.opened.json")
@@ -183,7 +185,7 @@ func runAct(t *testing.T, ws, modelURL, apiURL, serverURL string) actResult {
 		"-P", "ubuntu-latest=-self-hosted", "--action-offline-mode", "--no-cache-server",
 		"--action-cache-path", filepath.Join(t.TempDir(), "act-cache"), "--actor", actOwner,
 		"-s", "GITHUB_TOKEN=ghs_acttest0123456789abcdefghijklmnopq", "-s", "OPENAI_API_KEY=sk-acttest-0123456789abcdef",
-		"--var", "MODEL_URL=" + modelURL,
+		"--var", "MODEL_URL=" + modelURL, "--var", "TASK=" + task,
 		"--env", "GITHUB_API_URL=" + apiURL, "--env", "GITHUB_SERVER_URL=" + serverURL, "--env", "RESULT_DIR=" + res.result}
 	cmd := exec.CommandContext(t.Context(), actBinary(t), args...)
 	cmd.Dir, cmd.Env = ws, actEnv(t)

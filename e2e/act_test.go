@@ -37,9 +37,10 @@ func newActSetup(t *testing.T) *actSetup {
 	return s
 }
 
-func (s *actSetup) run(t *testing.T) actResult {
+// run runs the self-test workflow with the task at path task of ws.
+func (s *actSetup) run(t *testing.T, task string) actResult {
 	t.Helper()
-	return runAct(t, s.ws, s.model.URL(), s.api.Server.URL+"/api/v3", s.server)
+	return runAct(t, s.ws, task, s.model.URL(), s.api.Server.URL+"/api/v3", s.server)
 }
 
 // stubPulls registers the search for an open pull request of the branch
@@ -61,11 +62,12 @@ func (s *actSetup) stubPulls(t *testing.T, n int, create githubtest.Responder) {
 // over smart HTTP and opens the pull request.
 func TestActionUnderAct(t *testing.T) {
 	actBinary(t)
+	t.Parallel() // each run builds the runner and waits on act
 	s := newActSetup(t)
 	stubSticky(t, s.api, &s.started, &s.edits, 1, 1, 1)
 	s.stubPulls(t, 1, githubtest.JSON(http.StatusCreated, map[string]any{"number": 3,
 		"html_url": "https://github.com/" + actOwner + "/" + actRepo + "/pull/3", "head": map[string]any{"ref": actBranch}}))
-	res := s.run(t)
+	res := s.run(t, ".github/runner/act.yaml")
 	if res.code != 0 {
 		t.Fatalf("act exited %d, want 0:\n%s", res.code, res.raw)
 	}
@@ -124,11 +126,12 @@ func TestActionUnderAct(t *testing.T) {
 // The checkout is tagged, and the runner reports the tag as its version.
 func TestActionUnderActDeliveryFails(t *testing.T) {
 	actBinary(t)
+	t.Parallel() // each run builds the runner and waits on act
 	s := newActSetup(t)
 	git(t, s.ws, "tag", "v0.9.7")
 	stubSticky(t, s.api, &s.started, &s.edits, 2, 2, 2)
 	s.stubPulls(t, 3, githubtest.Error(http.StatusInternalServerError, "boom"))
-	res := s.run(t)
+	res := s.run(t, ".github/runner/act.yaml")
 	if res.code == 0 {
 		t.Fatalf("act exited 0, want the job to fail:\n%s", res.raw)
 	}
@@ -170,6 +173,35 @@ func checkSummary(t *testing.T, res actResult, parts ...string) {
 			}
 		}
 	}
+}
+
+// TestActionUnderActSpecError: a task spec with an unknown key fails the
+// step before any model or API call, with exit code 2, the outputs
+// status=error and exit-code=2, and an ::error annotation on the spec's
+// file and line.
+func TestActionUnderActSpecError(t *testing.T) {
+	actBinary(t)
+	t.Parallel()
+	s := newActSetup(t) // no GitHub stub: any API call fails the test
+	res := s.run(t, ".github/runner/bad.yaml")
+	if res.code == 0 {
+		t.Fatalf("act exited 0, want the job to fail:\n%s", res.raw)
+	}
+	if out := res.outputs(t); out["status"] != "error" || out["exit-code"] != "2" {
+		t.Errorf("outputs %v, want status error and exit-code 2", out)
+	}
+	errs := res.commands("error")
+	found := false
+	for _, e := range errs {
+		found = found || e.KV["file"] == ".github/runner/bad.yaml" && e.KV["line"] == "7" && strings.Contains(e.Arg, "permisions")
+	}
+	if !found {
+		t.Errorf("::error annotations %+v, want one on .github/runner/bad.yaml line 7 naming the key", errs)
+	}
+	if n := len(s.model.Requests()); n != 0 {
+		t.Errorf("%d model requests, want none", n)
+	}
+	checkToolchainUnchanged(t, res)
 }
 
 func hasAnnotation(lines []actLine, title, message string) bool {
