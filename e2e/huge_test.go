@@ -77,12 +77,12 @@ func runHuge(t *testing.T) (out string, code int, peak int64) {
 	return out, code, peak
 }
 
-// TestHugeBinaryAppend: a 4-byte append to a 200 MB file is recorded as
+// TestFaultHugeBinaryAppend: a 4-byte append to a 200 MB file is recorded as
 // a binary change the patch leaves out (blob ids, sizes), the patch stays
 // small and still carries the text change, the summary is written, the
 // run is failed with class patch_incomplete (exit 1, not a silent
 // success), and the runner's peak memory stays well below the file's size.
-func TestHugeBinaryAppend(t *testing.T) {
+func TestFaultHugeBinaryAppend(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 200 MB (sparse) file")
 	}

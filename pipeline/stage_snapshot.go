@@ -89,10 +89,13 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 		return fmt.Errorf("%w: final snapshot: %w", ErrInfra, err)
 	}
 	files, err := r.store.Patch(ctx, r.base, tree, f)
-	if err != nil {
-		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
+	if err != nil {
+		// A part of a patch must not pass for the patch, and on a full
+		// disk its space is what run.finished and result.json need.
+		_ = f.Truncate(0)
 		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
 	}
 	r.files = files

@@ -1,0 +1,498 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// The fault-injection suite: TestFault* run the built binary and hit it
+// with signals at random moments, SIGKILL then a rerun, a full disk and a
+// huge file, and check the invariants after each: the event log is valid
+// JSONL ending in run.finished (after SIGKILL: valid up to its last line,
+// and the rerun succeeds), the patch is written, the exit code is one of
+// the documented ones, and no process or temp dir of the run is left.
+//
+//	go test ./e2e -run TestFault                               # a few iterations, seed 1
+//	RUNNER_FAULT_ITERS=50 RUNNER_FAULT_SEED=7 go test ./e2e -run TestFault -v   # longer
+
+// exitCodes are the runner's documented exit codes.
+var exitCodes = []int{0, 1, 2, 3, 130} //nolint:gochecknoglobals // constant list
+
+// faultIters is RUNNER_FAULT_ITERS (default def).
+func faultIters(t *testing.T, def int) int {
+	t.Helper()
+	if v := os.Getenv("RUNNER_FAULT_ITERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("RUNNER_FAULT_ITERS=%q: want a positive number", v)
+		}
+		return n
+	}
+	return def
+}
+
+// faultRand is the suite's random source: RUNNER_FAULT_SEED (default 1)
+// and the test's name, logged so a failure can be replayed.
+func faultRand(t *testing.T) *rand.Rand {
+	t.Helper()
+	seed := uint64(1)
+	if v := os.Getenv("RUNNER_FAULT_SEED"); v != "" {
+		s, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("RUNNER_FAULT_SEED=%q: %v", v, err)
+		}
+		seed = s
+	}
+	t.Logf("RUNNER_FAULT_SEED=%d", seed)
+	var h uint64
+	for _, c := range t.Name() {
+		h = h*31 + uint64(c)
+	}
+	return rand.New(rand.NewPCG(seed, h))
+}
+
+// faultSpec edits files, runs a command and has a check, so a signal can
+// land in a model call, a tool, the checks or the final stages.
+const faultSpec = `version: 1
+name: fault
+model: gpt-4.1-mini
+prompt: Make status.txt say fixed.
+permissions:
+  read: allow
+  edit:
+    "**": allow
+  bash:
+    "sleep *": allow
+checks:
+  - name: status
+    run: grep -q fixed status.txt
+retries: 1
+`
+
+// faultTurns is the scripted model side: each reply a little late, and a
+// command whose sleep's duration is token (so a leftover process can be
+// found by its command line).
+func faultTurns(token string) []llmtest.Reply {
+	delay := func(r llmtest.Reply) llmtest.Reply { r.Delay = 80 * time.Millisecond; return r }
+	return []llmtest.Reply{
+		delay(llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"status.txt","content":"half\n"}`)}}.Reply()),
+		delay(llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"sleep `+token+`"}`)}}.Reply()),
+		delay(llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"status.txt","content":"fixed\n"}`)}}.Reply()),
+		delay(llmtest.Turn{Text: "status.txt says fixed."}.Reply()),
+	}
+}
+
+// faultRun is one started runner process of the suite.
+type faultRun struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	done   chan error
+	tmp    string // the process's TMPDIR, empty again when it is gone
+	token  string // in the command line of the agent's sleep
+}
+
+// startFault starts `runner exec` on a fresh small repository with the
+// scripted model, out dir out, and a private TMPDIR; the agent's command
+// sleeps for secs seconds and a random fraction.
+func startFault(t *testing.T, r *rand.Rand, repo, spec, out string, secs int) *faultRun {
+	t.Helper()
+	token := fmt.Sprintf("%d.%08d", secs, r.IntN(100_000_000)) // sleep N.xxxxxxxx: unique
+	srv := newModel(t, faultTurns(token)...)
+	fr := &faultRun{stderr: &bytes.Buffer{}, done: make(chan error, 1), tmp: t.TempDir(), token: token}
+	fr.cmd = exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--out", out, "--base-url", srv.URL(), "--quiet")
+	fr.cmd.Dir = repo
+	fr.cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef", "TMPDIR="+fr.tmp)
+	fr.cmd.Stderr = fr.stderr
+	if err := fr.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { fr.done <- fr.cmd.Wait() }()
+	return fr
+}
+
+// sleepUntilCommand waits until the agent's command runs (its marked
+// process is alive), for the moment "during a command"; false when the
+// run ended first.
+func (fr *faultRun) sleepUntilCommand() bool {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		if len(markedProcesses(fr.token)) > 0 {
+			return true
+		}
+		if fr.cmd.ProcessState != nil {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// strike waits for the moment of iteration i, then signals: iteration 0
+// hits the agent's command, the others a random time up to 2.5 s.
+func (fr *faultRun) strike(t *testing.T, i int, after time.Duration, sig syscall.Signal) {
+	t.Helper()
+	if i == 0 {
+		if !fr.sleepUntilCommand() {
+			t.Errorf("the agent's command never ran\n%s", fr.stderr.String())
+		}
+	} else {
+		time.Sleep(after)
+	}
+	_ = fr.cmd.Process.Signal(sig)
+}
+
+// lastEvents is the types of a log's last lines before run.finished, for
+// the test log: where the signal landed.
+func lastEvents(out string) string {
+	data, _ := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	var types []string
+	for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var e struct{ Type string }
+		if json.Unmarshal(l, &e) == nil {
+			types = append(types, e.Type)
+		}
+	}
+	return strings.Join(types[max(0, len(types)-4):], " ")
+}
+
+// wait waits for the process (a hang guard, not a timing assertion) and
+// returns its exit code.
+func (fr *faultRun) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case err := <-fr.done:
+		var exitErr *exec.ExitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &exitErr):
+			if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				return -int(ws.Signal())
+			}
+			return exitErr.ExitCode()
+		}
+		t.Fatalf("wait: %v", err)
+	case <-time.After(60 * time.Second):
+		_ = fr.cmd.Process.Kill()
+		t.Fatalf("the runner did not exit\n%s", fr.stderr.String())
+	}
+	return 0
+}
+
+// checkNoLeftovers fails when a process of the run (the agent's marked
+// sleep) is still alive or, with tmp, the run's TMPDIR is not empty.
+// Leftovers get a moment to go: a killed process group is reaped
+// asynchronously.
+func checkNoLeftovers(t *testing.T, fr *faultRun, tmp bool) {
+	t.Helper()
+	var procs, tmps []string
+	for range 50 {
+		procs = markedProcesses(fr.token)
+		if tmp {
+			tmps = dirEntries(fr.tmp)
+		}
+		if len(procs) == 0 && len(tmps) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(procs) > 0 {
+		t.Errorf("processes of the run still alive: %v", procs)
+	}
+	if len(tmps) > 0 {
+		t.Errorf("temp files left in TMPDIR: %v", tmps)
+	}
+}
+
+// markedProcesses lists the pids and command lines of live processes
+// whose command line contains token.
+func markedProcesses(token string) []string {
+	var out []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(token)) {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
+			continue // a zombie: dead, waiting to be reaped
+		}
+		out = append(out, d.Name()+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return out
+}
+
+func dirEntries(dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	out := make([]string, 0, len(ents))
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// checkCompleteOutDir checks the invariants of a run that ended (not
+// killed): a documented exit code, and an out dir (when the run got as far
+// as creating it) with a valid log ending in run.finished whose exit code
+// is the process's, a patch, result.json and summary.md.
+func checkCompleteOutDir(t *testing.T, out string, code int, allowed ...int) {
+	t.Helper()
+	if !slices.Contains(allowed, code) {
+		t.Errorf("exit %d, want one of %v", code, allowed)
+	}
+	if _, err := os.Stat(filepath.Join(out, "events.jsonl")); errors.Is(err, os.ErrNotExist) {
+		if code != 130 {
+			t.Errorf("no event log, exit %d: only a signal before the out dir exists may leave none", code)
+		}
+		return
+	}
+	recs := readEvents(t, filepath.Join(out, "events.jsonl"))
+	if fin := finished(t, recs); fin.ExitCode != code {
+		t.Errorf("run.finished exit_code %d, process exit %d", fin.ExitCode, code)
+	}
+	requireFiles(t, out, "changes.patch", "result.json", "summary.md")
+}
+
+// checkLogPrefix checks a log cut by SIGKILL: every complete line is a
+// valid event (a torn last line, with no newline, is allowed).
+func checkLogPrefix(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		data = data[:i+1]
+	} else {
+		data = nil
+	}
+	v, err := event.NewSchemaValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 0 {
+		if err := v.ValidateLog(data); err != nil {
+			t.Errorf("the killed run's log is not valid up to its last line: %v", err)
+		}
+	}
+}
+
+// TestFaultSignals sends SIGINT or SIGTERM at a random moment of a run
+// (setup, a model call, the command, the checks, the final stages): the
+// run ends 130 (or 0 when it finished first) with a complete out dir.
+func TestFaultSignals(t *testing.T) {
+	t.Parallel()
+	r := faultRand(t)
+	for i := range faultIters(t, 4) {
+		sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}[r.IntN(2)]
+		after := time.Duration(r.IntN(2500)) * time.Millisecond
+		t.Run(fmt.Sprintf("%d-%s-after-%s", i, sig, moment(i, after)), func(t *testing.T) {
+			spec, repo := faultRepo(t)
+			out := filepath.Join(t.TempDir(), "out")
+			fr := startFault(t, r, repo, spec, out, 1)
+			fr.strike(t, i, after, sig)
+			code := fr.wait(t)
+			t.Logf("exit %d; log ends: %s", code, lastEvents(out))
+			checkCompleteOutDir(t, out, code, 0, 130)
+			checkNoLeftovers(t, fr, true)
+		})
+	}
+}
+
+// TestFaultSIGKILLThenRerun kills the runner with SIGKILL at a random
+// moment (nothing of it runs after): its log stays valid up to its last
+// line, and running the task again with the same out dir succeeds.
+func TestFaultSIGKILLThenRerun(t *testing.T) {
+	t.Parallel()
+	r := faultRand(t)
+	for i := range faultIters(t, 3) {
+		after := time.Duration(r.IntN(2500)) * time.Millisecond
+		t.Run(fmt.Sprintf("%d-after-%s", i, moment(i, after)), func(t *testing.T) {
+			spec, repo := faultRepo(t)
+			out := filepath.Join(t.TempDir(), "out")
+			fr := startFault(t, r, repo, spec, out, 20) // outlives the check below unless killed with the runner
+			fr.strike(t, i, after, syscall.SIGKILL)
+			if code := fr.wait(t); code != -int(syscall.SIGKILL) && !slices.Contains(exitCodes, code) {
+				t.Errorf("exit %d: neither killed nor a documented code", code)
+			}
+			t.Logf("killed; log ends: %s", lastEvents(out))
+			checkLogPrefix(t, filepath.Join(out, "events.jsonl"))
+			// The agent's command dies with the runner. Its sandbox's temp
+			// dir cannot be removed by a killed process: it is left.
+			checkNoLeftovers(t, fr, false)
+			if left := dirEntries(fr.tmp); len(left) > 0 {
+				t.Logf("left in TMPDIR by the killed run: %v", left)
+			}
+			again := startFault(t, r, repo, spec, out, 0)
+			code := again.wait(t)
+			checkCompleteOutDir(t, out, code, 0)
+			if code != 0 {
+				t.Logf("rerun stderr:\n%s", again.stderr.String())
+			}
+			checkNoLeftovers(t, again, true)
+		})
+	}
+}
+
+// TestFaultBatchSIGKILLThenResume kills `batch run` of the shipped
+// example (replayed offline) at a random moment; the same command again
+// resumes and ends with every repository a success.
+func TestFaultBatchSIGKILLThenResume(t *testing.T) {
+	t.Parallel()
+	r := faultRand(t)
+	for i := range faultIters(t, 2) {
+		after := time.Duration(r.IntN(1200)) * time.Millisecond
+		t.Run(fmt.Sprintf("%d-after-%s", i, after), func(t *testing.T) {
+			dir := batchExampleDir(t)
+			copyDirT(t, filepath.Join(repoRoot, "examples", "batch", "cassettes"), filepath.Join(dir, "cassettes"))
+			args := []string{"batch", "run", "batch.yaml", "--out", "out", "--replay", "cassettes"}
+			cmd := exec.CommandContext(t.Context(), runnerBin, args...)
+			cmd.Dir, cmd.Env = dir, baseEnv(t)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(after)
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			if data, err := os.ReadFile(filepath.Join(dir, "out", "results.jsonl")); err == nil {
+				lines := bytes.Split(data, []byte("\n"))
+				for _, l := range lines[:len(lines)-1] { // the last may be torn
+					if !json.Valid(l) {
+						t.Errorf("results.jsonl line is not JSON after SIGKILL: %s", l)
+					}
+				}
+			}
+			res := runRunner(t, dir, baseEnv(t), args...)
+			if res.code != 0 {
+				t.Fatalf("resume: exit %d\n%s", res.code, res.stderr)
+			}
+			latest := map[string]string{}
+			data, err := os.ReadFile(filepath.Join(dir, "out", "results.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+				var line struct{ ID, Status string }
+				if json.Unmarshal(l, &line) == nil {
+					latest[line.ID] = line.Status
+				}
+			}
+			for _, id := range batchExampleIDs {
+				if latest[id] != "success" {
+					t.Errorf("%s: %q after resume, want success (all: %v)", id, latest[id], latest)
+				}
+			}
+		})
+	}
+}
+
+// moment names iteration i's moment for the subtest's name.
+func moment(i int, after time.Duration) string {
+	if i == 0 {
+		return "command"
+	}
+	return after.String()
+}
+
+// faultRepo is smallRepo with faultSpec.
+func faultRepo(t *testing.T) (spec, repo string) {
+	t.Helper()
+	_, repo = smallRepo(t)
+	spec = filepath.Join(t.TempDir(), "task.yaml")
+	if err := os.WriteFile(spec, []byte(faultSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return spec, repo
+}
+
+// diskFullScript mounts a small tmpfs on the out dir in a private mount
+// namespace, runs the runner there and copies what it wrote out before
+// the namespace (and its tmpfs) goes away.
+const diskFullScript = `set -u
+mount -t tmpfs -o size="$FAULT_TMPFS_SIZE" tmpfs "$FAULT_OUT" || exit 97
+"$@"
+rc=$?
+cp -a "$FAULT_OUT/." "$FAULT_SAVE/"
+exit $rc
+`
+
+// TestFaultDiskFull runs with the out dir on a 300 KiB tmpfs while the
+// agent writes a 100 KB file: the log and the history (about 115 KB each)
+// fit, the patch does not. The run ends with a documented exit code (3:
+// infrastructure), the partial patch is emptied (it must not pass for the
+// patch, and run.finished needs its space), the log holds only complete,
+// valid lines and ends in run.finished naming the full disk, and no temp
+// dir is left. It needs unprivileged user and mount namespaces
+// (unshare -rm), else it is skipped saying so.
+func TestFaultDiskFull(t *testing.T) {
+	t.Parallel()
+	if out, err := exec.CommandContext(t.Context(), "unshare", "-rm", "true").CombinedOutput(); err != nil {
+		t.Skipf("no unprivileged mount namespace (unshare -rm: %v %s): the disk-full case needs one for its tmpfs", err, out)
+	}
+	spec, repo := smallRepo(t)
+	big, _ := json.Marshal(map[string]string{"path": "big.txt", "content": strings.Repeat("all work and no play\n", 5_000)})
+	srv := newModel(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", string(big))}}.Reply(),
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"status.txt","content":"fixed\n"}`)}}.Reply(),
+		llmtest.Turn{Text: "Done."}.Reply(),
+	)
+	out, save, tmp := t.TempDir(), t.TempDir(), t.TempDir()
+	cmd := exec.CommandContext(t.Context(), "unshare", "-rm", "sh", "-c", diskFullScript, "sh",
+		runnerBin, "exec", spec, "--out", out, "--base-url", srv.URL(), "--quiet")
+	cmd.Dir = repo
+	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef", "TMPDIR="+tmp,
+		"FAULT_TMPFS_SIZE=300k", "FAULT_OUT="+out, "FAULT_SAVE="+save)
+	output, err := cmd.CombinedOutput()
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("exit %d; output:\n%s", code, output)
+	if code == 97 {
+		t.Skipf("cannot mount a tmpfs in the namespace: %s", output)
+	}
+	if code != 3 {
+		t.Errorf("exit %d, want 3 (the out dir's disk is full)", code)
+	}
+	checkLogPrefix(t, filepath.Join(save, "events.jsonl"))
+	data, err := os.ReadFile(filepath.Join(save, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(data, []byte("\n")) {
+		t.Errorf("events.jsonl ends in a torn line:\n%s", data[max(0, len(data)-300):])
+	}
+	recs := readEvents(t, filepath.Join(save, "events.jsonl"))
+	if fin := finished(t, recs); fin.ExitCode != 3 || fin.Error == nil || !strings.Contains(fin.Error.Message, "no space left") {
+		t.Errorf("run.finished = %+v, want exit 3 naming the full disk", fin)
+	}
+	if patch, err := os.ReadFile(filepath.Join(save, "changes.patch")); err != nil || len(patch) != 0 {
+		t.Errorf("changes.patch after a failed write: %d bytes (%v), want empty", len(patch), err)
+	}
+	if left := dirEntries(tmp); len(left) > 0 {
+		t.Errorf("temp files left in TMPDIR: %v", left)
+	}
+}
