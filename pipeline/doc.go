@@ -7,5 +7,5 @@
 //
 // Imports: pipeline/spec, github, runner, runner/report, runner/snapshot,
 // runner/event, tools, tools/mcp, tools/sandbox, tools/permission, llm and
-// internal/workflowcmd; pipeline/batch and cmd sit above it.
+// internal/workflowcmd, internal/tempdir; pipeline/batch and cmd sit above it.
 package pipeline

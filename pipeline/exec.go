@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/seed43ef5acb/runner/github"
+	"github.com/seed43ef5acb/runner/internal/tempdir"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
@@ -78,7 +78,12 @@ type execRun struct {
 	// tripwire stage and gates stage
 	tripwire   *tripwire
 	violations []event.GateFailed
-	tempDir    string // the --isolate directory, removed at the end
+	// runTemp is the run's own temporary directory (the --isolate copy,
+	// its snapshot store, the sandboxes' scratch), locked while the run
+	// lives and removed on every exit path; a killed run's is collected
+	// when the next one starts (internal/tempdir).
+	runTemp  *tempdir.Dir
+	isolated bool // the work tree is the --isolate copy in runTemp
 
 	// out stage
 	runID      string
@@ -201,8 +206,8 @@ func (r *execRun) setupStages() []Stage {
 		stageFunc{"replay", r.checkReplay},
 		// Before the out dir: a missing repo is a usage error, not a run.
 		stageFunc{"workspace", r.prepareWorkspace},
-		// Once the work tree is known: mode required fails here, unwritten.
-		stageFunc{"sandbox", r.setupSandbox},
+		// Once the spec is known: mode required fails here, unwritten.
+		stageFunc{"sandbox", r.checkSandbox},
 		// Last of the setup: from here on every path ends in run.finished.
 		stageFunc{"out", r.openOutputs},
 	}
@@ -211,8 +216,18 @@ func (r *execRun) setupStages() []Stage {
 // mainStages do the work; the first failure skips the rest.
 func (r *execRun) mainStages() []Stage {
 	return []Stage{
+		// First, once run.finished is sure to follow: the run's temporary
+		// directory, and the leftovers of killed runs collected.
+		stageFunc{"temp", r.makeRunTemp},
+		// After the out dir: a long copy can be cancelled, and a file that
+		// vanishes during it is reported, both recorded in the log.
+		stageFunc{"isolate", r.isolateCopy},
+		// On the final work tree: the sandbox of bash and the checks.
+		stageFunc{"sandbox", r.setupSandbox},
 		// Before the agent: the base tree is what the patch is taken against.
 		stageFunc{"snapshot", r.baseSnapshot},
+		// With this run's store locked (so never taken): old stores collected.
+		stageFunc{"store-gc", r.storeGC},
 		// With the base: what .git and the submodules held before any command.
 		stageFunc{"tripwire", r.armTripwire},
 		// With the snapshot: a continued run's work tree must be the one
@@ -334,11 +349,31 @@ func finalContext(ctx context.Context, grace time.Duration) (context.Context, co
 	}
 }
 
-// removeTemp removes the --isolate copy.
+// removeTemp removes the sandbox's scratch and the run's temporary
+// directory (the --isolate copy with it).
 func (r *execRun) removeTemp() {
 	r.closeSandbox()
-	if r.tempDir != "" {
-		_ = os.RemoveAll(r.tempDir)
-		r.tempDir = ""
+	if err := r.runTemp.Remove(); err != nil {
+		fmt.Fprintf(r.opts.Stderr, "runner: %v\n", err)
 	}
+	r.runTemp = nil
 }
+
+// makeRunTemp makes the run's temporary directory, after removing those
+// of runs that were killed (their owner process is gone).
+func (r *execRun) makeRunTemp(_ context.Context) error {
+	if removed, err := tempdir.Collect("", runTempPattern); err != nil {
+		r.log.Warn("collect temp dirs", "error", err)
+	} else if len(removed) > 0 {
+		r.log.Info("removed temp dirs of killed runs", "dirs", removed)
+	}
+	d, err := tempdir.New("", runTempPattern)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInfra, err)
+	}
+	r.runTemp = d
+	return nil
+}
+
+// runTempPattern names the runs' temporary directories in $TMPDIR.
+const runTempPattern = "runner-run-*"

@@ -45,6 +45,11 @@ type ExecOptions struct {
 	// Backoff shapes the retries of retryable model errors within the run;
 	// zero fields take runner's defaults (DefaultBackoffBase, …).
 	Backoff runner.Backoff
+	// SnapshotDir is where the snapshot store goes ("": the user's cache,
+	// <cache>/runner/snapshots/<hash of the work tree path>; with Isolate,
+	// the run's temporary directory). Batch gives each work tree one beside
+	// it, removed with it.
+	SnapshotDir string
 	// Isolate works on a temporary copy of Repo and leaves it untouched (--isolate).
 	Isolate bool
 	// Record writes the model session to this cassette file (--record).
@@ -77,6 +82,10 @@ type ExecOptions struct {
 	Stdout io.Writer
 	// Stderr carries progress and messages.
 	Stderr io.Writer
+
+	// copyHook, when set, is called in the --isolate copy between listing
+	// each regular file and opening it (tests make files vanish there).
+	copyHook func(rel string)
 }
 
 // Validate checks the options that do not depend on the spec; errors wrap

@@ -237,7 +237,11 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 	fin := r.runFinished(st)
 	emitErr := r.emit(fin)
 	closeErr := r.closeSinks()
-	if err := r.writeReport(ctx); err != nil {
+	// Once run.finished is written, result.json and summary.md follow
+	// whatever the stage's deadline: two small local files, and an fsync
+	// slowed by a busy disk (a big --isolate copy just cancelled) must not
+	// leave a log without them.
+	if err := r.writeReport(context.WithoutCancel(ctx)); err != nil {
 		return errors.Join(emitErr, closeErr, err)
 	}
 	r.finished = &fin

@@ -95,7 +95,7 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 // header names the base tree).
 func (r *execRun) openHistory(_ context.Context) error {
 	header := historyLine{RunID: r.runID, Task: r.spec.Name, SpecSHA256: r.specSHA,
-		BaseTree: string(r.base), Model: r.modelName, Excludes: r.excludes(), Isolated: r.tempDir != "",
+		BaseTree: string(r.base), Model: r.modelName, Excludes: r.excludes(), Isolated: r.isolated,
 		Prompt: cutPrompt(r.userMessage())}
 	if r.gh != nil {
 		header.RunURL = r.gh.Env.RunURL()

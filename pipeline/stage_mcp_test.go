@@ -113,7 +113,7 @@ func TestExecWithMCPServers(t *testing.T) {
 	}
 	// Its environment: the spec's env, PATH, and the sandbox's own HOME,
 	// TMPDIR and git config; nothing else of the runner's.
-	if !strings.Contains(got["mcp__local__env"], "PLAIN="+event.Redacted) || !strings.Contains(got["mcp__local__env"], "HOME=/tmp/runner-sandbox-") ||
+	if !strings.Contains(got["mcp__local__env"], "PLAIN="+event.Redacted) || !strings.Contains(got["mcp__local__env"], "HOME="+filepath.Join(os.TempDir(), "runner-run-")) ||
 		strings.Contains(got["mcp__local__env"], "REMOTE_TOKEN") {
 		t.Errorf("env output: %q", got["mcp__local__env"])
 	}

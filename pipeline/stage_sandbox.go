@@ -15,18 +15,13 @@ import (
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
-// setupSandbox builds the OS sandbox every bash command and check runs in
-// from the spec's sandbox section: the work tree writable, the section's
-// writable paths expanded (one whose variable is unset is skipped, with a
-// note), the .env* files the read rules protect and the credential stores
-// in the runner's $HOME hidden, the git guard as a read-only global config. Mode
-// required without every layer is a usage error (exit 2) before anything
-// is written; mode off is said on stderr.
-func (r *execRun) setupSandbox(_ context.Context) error {
+// checkSandbox checks the spec's sandbox section before anything is
+// written: the section's writable paths expanded (one whose variable is
+// unset is skipped, with a note), and mode required without every layer
+// is a usage error (exit 2); mode off is said on stderr.
+func (r *execRun) checkSandbox(_ context.Context) error {
 	sec := r.spec.Sandbox
-	pol := sandbox.Policy{
-		Mode: sec.ModeOrDefault(), WorkTree: r.workTree, Network: sec.Network, GitConfig: tools.GitGuard(),
-	}
+	r.sandboxPolicy = sandbox.Policy{Mode: sec.ModeOrDefault(), Network: sec.Network, GitConfig: tools.GitGuard()}
 	for _, w := range sec.Writable {
 		p, err := spec.ExpandPath(w, r.getenv)
 		if errors.Is(err, spec.ErrUnset) {
@@ -38,9 +33,30 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
-		pol.Writable = append(pol.Writable, p)
+		r.sandboxPolicy.Writable = append(r.sandboxPolicy.Writable, p)
 		r.writable = append(r.writable, p)
 	}
+	if _, err := r.spec.Ruleset(); err != nil {
+		return err
+	}
+	if _, err := sandbox.LayersFor(r.sandboxPolicy.Mode); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if r.sandboxPolicy.Mode == sandbox.ModeOff {
+		fmt.Fprintln(r.opts.Stderr, "runner: WARNING: sandbox.mode is off: bash and the checks run unsandboxed, with the runner's file system and network access")
+	}
+	return nil
+}
+
+// setupSandbox builds the OS sandbox every bash command and check runs in
+// on the work tree as it now is (the --isolate copy made): the work tree
+// writable, the .env* files the read rules protect and the credential
+// stores in the runner's $HOME hidden, the git guard as a read-only
+// global config, its scratch ($HOME, $TMPDIR) in the run's temporary
+// directory.
+func (r *execRun) setupSandbox(_ context.Context) error {
+	pol := r.sandboxPolicy
+	pol.WorkTree, pol.ScratchDir = r.workTree, r.runTemp.Path()
 	rules, err := r.spec.Ruleset()
 	if err != nil {
 		return err
@@ -54,9 +70,6 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	r.sandbox, r.sandboxPolicy = sb, pol
-	if pol.Mode == sandbox.ModeOff {
-		fmt.Fprintln(r.opts.Stderr, "runner: WARNING: sandbox.mode is off: bash and the checks run unsandboxed, with the runner's file system and network access")
-	}
 	return nil
 }
 

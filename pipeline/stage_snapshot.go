@@ -22,8 +22,11 @@ var snapshotWatch = true
 // patch and the cassette are excluded when they lie in the work tree.
 func (r *execRun) baseSnapshot(ctx context.Context) error {
 	opts := snapshot.Options{WorkTree: r.workTree, Exclude: r.excludes(), Env: r.getenv, Watch: snapshotWatch}
-	if r.tempDir != "" {
-		opts.StoreDir = filepath.Join(r.tempDir, "snapshots")
+	switch {
+	case r.opts.SnapshotDir != "":
+		opts.StoreDir = r.opts.SnapshotDir
+	case r.isolated:
+		opts.StoreDir = filepath.Join(r.runTemp.Path(), "snapshots")
 	}
 	store, err := snapshot.Open(ctx, opts)
 	if err != nil {

@@ -4,18 +4,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
-// prepareWorkspace resolves the work tree: --repo itself, or with
-// --isolate a fresh copy of it (.git included, so the user's index seeds
-// the base snapshot) in a temporary directory that is removed at the end.
-// The original is only read.
-func (r *execRun) prepareWorkspace(ctx context.Context) error {
+// prepareWorkspace resolves the work tree, --repo, and checks it is one;
+// with --isolate the copy is made later (isolateCopy), once the out dir
+// exists. The original is only read.
+func (r *execRun) prepareWorkspace(_ context.Context) error {
 	repo := cmp.Or(r.opts.Repo, ".")
 	abs, err := filepath.Abs(repo)
 	if err != nil {
@@ -33,108 +29,28 @@ func (r *execRun) prepareWorkspace(ctx context.Context) error {
 			"the agent would write into its git dir; give a checkout (git clone %s DIR, or git worktree add DIR)", ErrUsage, repo, repo)
 	}
 	r.repo, r.workTree = abs, abs
-	if !r.opts.Isolate {
-		return nil
-	}
-	tmp, err := os.MkdirTemp("", "runner-isolate-*")
-	if err != nil {
-		return fmt.Errorf("%w: --isolate: %w", ErrInfra, err)
-	}
-	if real, err := filepath.EvalSymlinks(tmp); err == nil {
-		tmp = real
-	}
-	r.tempDir = tmp
-	dst := filepath.Join(tmp, filepath.Base(abs))
-	if err := CopyTree(ctx, abs, dst, ""); err != nil {
-		return fmt.Errorf("%w: --isolate: copy %s: %w", ErrInfra, repo, err)
-	}
-	r.workTree = dst
 	return nil
 }
 
-// CopyTree copies the directory src to dst (which must not exist):
-// directories, regular files with their modes and modification times, and
-// symlinks as links, never followed. Other file types (sockets, devices) are
-// left out. Regular files under the linkDir subdirectory of src (a slash
-// path; "" for none) are hard-linked where the file system allows it, for
-// content never modified in place such as git objects and packs. It stops
-// with ctx's error when ctx ends.
-func CopyTree(ctx context.Context, src, dst, linkDir string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
-		case d.Type()&fs.ModeSymlink != 0:
-			return CopySymlink(path, target)
-		case d.Type().IsRegular():
-			if linkDir != "" && strings.HasPrefix(filepath.ToSlash(rel), linkDir+"/") && os.Link(path, target) == nil {
-				return nil
-			}
-			return copyFile(path, target, info)
-		default:
-			return nil
-		}
-	})
-}
-
-// CopySymlink makes dst a symlink with the same target as the link src.
-func CopySymlink(src, dst string) error {
-	link, err := os.Readlink(src)
-	if err != nil {
-		return err
+// isolateCopy, with --isolate, copies the work tree (.git included, so
+// the user's index seeds the base snapshot) into the run's temporary
+// directory, leaving out the run's own outputs when they lie inside it.
+// It runs after the out dir exists, so a signal or a file vanishing
+// during a long copy still ends in run.finished.
+func (r *execRun) isolateCopy(ctx context.Context) error {
+	if !r.opts.Isolate {
+		return skip("no --isolate")
 	}
-	return os.Symlink(link, dst)
-}
-
-// CopyFile copies the regular file src to dst (which must not exist),
-// keeping its mode and modification time.
-func CopyFile(src, dst string) error {
-	info, err := os.Stat(src)
-	if err != nil {
-		return err
+	skipRel := map[string]bool{}
+	for _, rel := range r.excludes() { // relative to the user's work tree, still r.workTree
+		skipRel[rel] = true
 	}
-	return copyFile(src, dst, info)
-}
-
-// copyFile copies one regular file, keeping its mode and times.
-func copyFile(src, dst string, info fs.FileInfo) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
+	dst := filepath.Join(r.runTemp.Path(), filepath.Base(r.repo))
+	if err := copyTree(ctx, r.repo, dst, copyOptions{skip: skipRel, beforeOpen: r.opts.copyHook}); err != nil {
+		return fmt.Errorf("%w: --isolate: copy %s: %w", ErrInfra, r.repo, err)
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm()|0o200)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	if info.Mode().Perm()&0o200 == 0 {
-		if err := os.Chmod(dst, info.Mode().Perm()); err != nil {
-			return err
-		}
-	}
-	return os.Chtimes(dst, info.ModTime(), info.ModTime())
+	r.workTree, r.isolated = dst, true
+	return nil
 }
 
 // isBareRepo reports a directory laid out as a bare git repository: a HEAD

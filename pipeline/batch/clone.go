@@ -17,6 +17,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/seed43ef5acb/runner/github"
+	"github.com/seed43ef5acb/runner/internal/tempdir"
 	"github.com/seed43ef5acb/runner/pipeline"
 )
 
@@ -85,11 +86,17 @@ func (c *cloner) cached(ctx context.Context, repo Repo, src string) (string, str
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return "", "", fmt.Errorf("create cache dir: %w", err)
 	}
-	tmp, err := os.MkdirTemp(c.dir, ".clone-"+repo.ID+"-")
+	// Cloned inside a locked directory (a killed batch's is collected when
+	// the next starts), then renamed into place.
+	dir, err := tempdir.New(c.dir, ".clone-"+repo.ID+"-")
 	if err != nil {
 		return "", "", fmt.Errorf("create clone dir: %w", err)
 	}
-	defer os.RemoveAll(tmp) // no-op after the rename
+	defer dir.Remove()
+	tmp := filepath.Join(dir.Path(), "git")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return "", "", fmt.Errorf("create clone dir: %w", err)
+	}
 	commit, err := c.clone(ctx, tmp, src, repo.Ref)
 	if err != nil {
 		return "", "", fmt.Errorf("clone %s: %w", src, err)

@@ -34,16 +34,19 @@ type Preflighter interface {
 
 // Job is one repository's execution.
 type Job struct {
-	RepoID     string            // the manifest id, also the name of OutDir
-	Repo       Repo              // the manifest entry
-	WorkDir    string            // a fresh, isolated work tree (a git repository) to run in
-	SpecPath   string            // the task spec file; "" when SpecInline is set
-	SpecInline []byte            // an inline task spec (YAML); nil when SpecPath is set
-	Inputs     map[string]string // task inputs for this repository
-	OutDir     string            // out/<repo-id>/: events.jsonl, changes.patch, result.json go here (emptied before each attempt)
-	Timeout    time.Duration     // per-repository wall clock; 0 = none
-	MaxCostUSD float64           // per-repository budget (already capped by what is left of the total); 0 = none
-	Attempt    int               // 1-based; >1 after infrastructure failures
+	RepoID  string // the manifest id, also the name of OutDir
+	Repo    Repo   // the manifest entry
+	WorkDir string // a fresh, isolated work tree (a git repository) to run in
+	// SnapshotDir is the run's snapshot store, outside WorkDir and removed
+	// with it ("" = the user's cache, one store per work tree path).
+	SnapshotDir string
+	SpecPath    string            // the task spec file; "" when SpecInline is set
+	SpecInline  []byte            // an inline task spec (YAML); nil when SpecPath is set
+	Inputs      map[string]string // task inputs for this repository
+	OutDir      string            // out/<repo-id>/: events.jsonl, changes.patch, result.json go here (emptied before each attempt)
+	Timeout     time.Duration     // per-repository wall clock; 0 = none
+	MaxCostUSD  float64           // per-repository budget (already capped by what is left of the total); 0 = none
+	Attempt     int               // 1-based; >1 after infrastructure failures
 }
 
 // Outcome is what Exec reports: the run.finished fields a batch records.

@@ -89,7 +89,7 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		return Outcome{Status: event.StatusError, Error: err.Error(), ErrorClass: event.ClassSpec}, nil
 	}
 	res, runErr := pipeline.Exec(ctx, pipeline.ExecOptions{
-		Task: task, Repo: job.WorkDir, Out: job.OutDir, Inputs: job.Inputs,
+		Task: task, Repo: job.WorkDir, SnapshotDir: job.SnapshotDir, Out: job.OutDir, Inputs: job.Inputs,
 		Model: e.Model, BaseURL: e.BaseURL, APIKey: e.APIKey, Environ: e.Environ,
 		Replay: replay, Record: record, MaxSteps: e.MaxSteps, Timeout: job.Timeout, MaxCostUSD: job.MaxCostUSD,
 		Backoff: e.Backoff, Quiet: true, Stdout: io.Discard, Stderr: stderr,

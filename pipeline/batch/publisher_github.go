@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/seed43ef5acb/runner/github"
+	"github.com/seed43ef5acb/runner/internal/tempdir"
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -64,11 +65,13 @@ func (p *GitHubPublisher) Publish(ctx context.Context, r RepoResult, _ string) (
 	if err != nil {
 		return "", rateLimited(err)
 	}
-	clone, err := os.MkdirTemp("", "runner-publish-")
+	_, _ = tempdir.Collect("", publishTempPattern) // killed publishers' clones
+	dir, err := tempdir.New("", publishTempPattern)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", pipeline.ErrInfra, err)
 	}
-	defer os.RemoveAll(clone)
+	defer dir.Remove()
+	clone := filepath.Join(dir.Path(), "repo")
 	remote := p.remote(owner, repo)
 	if err := github.FetchCommit(ctx, clone, p.baseSources(r.ID, remote), r.Commit, p.Token); err != nil {
 		return "", fmt.Errorf("%w: %s: %w", pipeline.ErrInfra, r.ID, err)
@@ -78,6 +81,9 @@ func (p *GitHubPublisher) Publish(ctx context.Context, r RepoResult, _ string) (
 	url, _, _, err := github.PublishPullRequest(ctx, p.Client, push, plan.PR(owner, repo, base))
 	return url, rateLimited(err)
 }
+
+// publishTempPattern names the publisher's temporary clones in $TMPDIR.
+const publishTempPattern = "runner-publish-*"
 
 // plan is the pull request of r: the task spec's github.pull_request
 // (rendered with the repository's inputs) when it has one, else the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cenkalti/backoff/v5"
 
+	"github.com/seed43ef5acb/runner/internal/tempdir"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
@@ -68,6 +69,7 @@ func newBatchRun(opts RunOptions, spec *Spec, shard Shard, total int) (*batchRun
 	if opts.TimeoutGrace <= 0 {
 		opts.TimeoutGrace = DefaultTimeoutGrace
 	}
+	collectStale(opts.CacheDir)
 	log, err := openResultsLog(opts.Out)
 	if err != nil {
 		return nil, err
@@ -84,6 +86,15 @@ func newBatchRun(opts RunOptions, spec *Spec, shard Shard, total int) (*batchRun
 		prog:     newProgress(opts.Progress, opts.TTY, total),
 		budget:   &budget{cap: capUSD},
 	}, nil
+}
+
+// collectStale removes the work trees and half-made clones of batches
+// that were killed (their owner process is gone; internal/tempdir): a
+// live shard sharing the cache keeps its own. A failure only leaves
+// litter, so it is not an error.
+func collectStale(cacheDir string) {
+	_, _ = tempdir.Collect(filepath.Join(cacheDir, "work"), "*")
+	_, _ = tempdir.Collect(cacheDir, ".clone-*")
 }
 
 func (b *batchRun) close() error {
@@ -261,12 +272,21 @@ func (a *attempts) once(ctx context.Context) (Outcome, error) {
 	if err := os.MkdirAll(b.workRoot, 0o755); err != nil {
 		return Outcome{}, fmt.Errorf("create work dir: %w", err)
 	}
-	work, err := os.MkdirTemp(b.workRoot, r.ID+"-")
+	// The attempt's directory, locked while this process lives (a killed
+	// batch's are collected when the next starts): the work tree and its
+	// snapshot store side by side, both gone when the attempt ends.
+	dir, err := tempdir.New(b.workRoot, r.ID+"-")
 	if err != nil {
 		return Outcome{}, fmt.Errorf("create work tree dir: %w", err)
 	}
-	if !b.opts.KeepWorkTrees {
-		defer os.RemoveAll(work)
+	if b.opts.KeepWorkTrees {
+		defer dir.Keep()
+	} else {
+		defer dir.Remove()
+	}
+	work := filepath.Join(dir.Path(), "repo")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		return Outcome{}, fmt.Errorf("create work tree dir: %w", err)
 	}
 	src := r.URL
 	if src == "" {
@@ -276,7 +296,7 @@ func (a *attempts) once(ctx context.Context) (Outcome, error) {
 		return Outcome{}, err
 	}
 	return a.exec(ctx, Job{
-		RepoID: r.ID, Repo: r, WorkDir: work, SpecPath: b.spec.Task.Path, SpecInline: b.spec.Task.Inline,
+		RepoID: r.ID, Repo: r, WorkDir: work, SnapshotDir: filepath.Join(dir.Path(), "snapshots"), SpecPath: b.spec.Task.Path, SpecInline: b.spec.Task.Inline,
 		Inputs: r.Inputs, OutDir: outDir, Timeout: b.spec.Limits.Timeout,
 		MaxCostUSD: b.jobBudget(), Attempt: a.n,
 	})

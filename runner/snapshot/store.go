@@ -206,6 +206,11 @@ func initStoreDir(dir, userCommon string) error {
 	return nil
 }
 
+// Dir is the store's directory (absolute); its file "lock" is held
+// (flock) from Open to Close, which is how a collector of old stores
+// tells one in use.
+func (s *Store) Dir() string { return s.storeDir }
+
 // Close saves the stat cache and releases the lock. It is safe to call
 // more than once.
 func (s *Store) Close() error {

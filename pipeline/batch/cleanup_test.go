@@ -1,0 +1,73 @@
+package batch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/internal/tempdir"
+)
+
+// TestRunCollectsKilledBatchesLeftovers: a work tree and a half clone
+// left by a killed batch (lock files nobody holds) are removed when the
+// next batch starts, one a live process holds stays, and the batch's own
+// work trees (each with its snapshot store beside it) are gone once it
+// ends.
+func TestRunCollectsKilledBatchesLeftovers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := makeBatch(t, dir, 2, "")
+	cache := filepath.Join(dir, "cache")
+	deadWork := filepath.Join(cache, "work", "repos-r00-killed")
+	deadClone := filepath.Join(cache, ".clone-repos-r01-killed")
+	for _, d := range []string{deadWork, deadClone} {
+		if err := os.MkdirAll(filepath.Join(d, "repo"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, tempdir.LockFile), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "work"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	live, err := tempdir.New(filepath.Join(cache, "work"), "repos-r00-live-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Remove()
+
+	fe := newFakeExec(func(string) behaviour { return edit })
+	var seen []Job
+	spy := jobSpy{fe, &seen}
+	if _, err := Run(t.Context(), RunOptions{SpecPath: spec, Out: filepath.Join(dir, "out"), Executor: spy, CacheDir: cache, Concurrency: 1}); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(cache, "work", "*"))
+	if len(left) != 1 || left[0] != live.Path() {
+		t.Errorf("work dirs left: %v, want only the live one %s", left, live.Path())
+	}
+	if clones, _ := filepath.Glob(filepath.Join(cache, ".clone-*")); len(clones) != 0 {
+		t.Errorf("clones left: %v", clones)
+	}
+	if len(seen) != 2 {
+		t.Fatalf("jobs %v", seen)
+	}
+	for _, j := range seen {
+		if filepath.Dir(j.WorkDir) != filepath.Dir(j.SnapshotDir) || filepath.Base(j.SnapshotDir) != "snapshots" {
+			t.Errorf("job %s: work tree %s, snapshot store %s: want them side by side", j.RepoID, j.WorkDir, j.SnapshotDir)
+		}
+	}
+}
+
+// jobSpy records the jobs an Executor is given.
+type jobSpy struct {
+	*fakeExec
+	jobs *[]Job
+}
+
+func (s jobSpy) Exec(ctx context.Context, job Job) (Outcome, error) {
+	*s.jobs = append(*s.jobs, job)
+	return s.fakeExec.Exec(ctx, job)
+}
