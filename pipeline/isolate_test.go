@@ -135,7 +135,7 @@ func TestRunTempRemovedOnEveryPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer live.Remove()
+	t.Cleanup(func() { _ = live.Remove() })
 	dead := filepath.Join(tmp, "runner-run-killed")
 	mustWrite(t, filepath.Join(dead, tempdir.LockFile), "")
 	mustWrite(t, filepath.Join(dead, "repo", "big.bin"), "copy of a killed run")

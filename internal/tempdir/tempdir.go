@@ -6,6 +6,8 @@
 // gone and never one in use. The runner's temporary directories (the
 // --isolate copy, sandbox scratch, batch work trees, temporary clones) are
 // made with New.
+//
+// Imports: the standard library only.
 package tempdir
 
 import (

@@ -36,7 +36,7 @@ func TestRunCollectsKilledBatchesLeftovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer live.Remove()
+	t.Cleanup(func() { _ = live.Remove() })
 
 	fe := newFakeExec(func(string) behaviour { return edit })
 	var seen []Job

@@ -92,7 +92,7 @@ func (c *cloner) cached(ctx context.Context, repo Repo, src string) (string, str
 	if err != nil {
 		return "", "", fmt.Errorf("create clone dir: %w", err)
 	}
-	defer dir.Remove()
+	defer func() { _ = dir.Remove() }() // a leftover is collected by a later start
 	tmp := filepath.Join(dir.Path(), "git")
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return "", "", fmt.Errorf("create clone dir: %w", err)

@@ -70,7 +70,7 @@ func (p *GitHubPublisher) Publish(ctx context.Context, r RepoResult, _ string) (
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", pipeline.ErrInfra, err)
 	}
-	defer dir.Remove()
+	defer func() { _ = dir.Remove() }() // a leftover is collected by a later start
 	clone := filepath.Join(dir.Path(), "repo")
 	remote := p.remote(owner, repo)
 	if err := github.FetchCommit(ctx, clone, p.baseSources(r.ID, remote), r.Commit, p.Token); err != nil {

@@ -280,9 +280,9 @@ func (a *attempts) once(ctx context.Context) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("create work tree dir: %w", err)
 	}
 	if b.opts.KeepWorkTrees {
-		defer dir.Keep()
+		defer func() { _ = dir.Keep() }()
 	} else {
-		defer dir.Remove()
+		defer func() { _ = dir.Remove() }() // a leftover is collected by a later batch
 	}
 	work := filepath.Join(dir.Path(), "repo")
 	if err := os.Mkdir(work, 0o755); err != nil {
