@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,35 +123,60 @@ func ghComment(body string) map[string]any {
 		"html_url": "https://github.com/" + actOwner + "/" + actRepo + "/pull/2#issuecomment-9"}
 }
 
-// stubSticky registers the sticky comment's calls: the token's identity
-// (403, as for GITHUB_TOKEN), once per runner process (procs), the search
-// for an earlier comment (none), its creation (body into started), then
-// the searches for it and its edits (bodies into edits, last one last).
-func stubSticky(t *testing.T, api *githubtest.Registry, started *string, edits *[]string, procs, searches, patches int) {
-	t.Helper()
+// sticky is what the fake GitHub received for the sticky comment, written
+// by its handlers and read by the test (hence the lock: the runner's
+// requests come from another process, which orders nothing for the race
+// detector).
+type sticky struct {
+	mu      sync.Mutex
+	started string   // body of the comment as created
+	edits   []string // bodies of its later edits, last one last
+}
+
+// bodies returns the created body and the edits.
+func (c *sticky) bodies() (string, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started, slices.Clone(c.edits)
+}
+
+// register registers the sticky comment's calls: the token's identity
+// (403, as for GITHUB_TOKEN) once per runner process (procs), the search
+// for an earlier comment (none), its creation, then the searches for it
+// (answered with its latest body) and its edits.
+func (c *sticky) register(api *githubtest.Registry, procs, searches, patches int) {
 	repo := "/repos/" + actOwner + "/" + actRepo
 	comments := repo + "/issues/2/comments"
 	api.Register(http.MethodGet, "/user", githubtest.Error(http.StatusForbidden, "Resource not accessible by integration")).Times(procs)
 	api.Register(http.MethodGet, comments, githubtest.Page([]any{}, 1, 1))
 	api.Register(http.MethodPost, comments, func(w http.ResponseWriter, r *http.Request) {
-		var body struct{ Body string }
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		*started = body.Body
-		githubtest.JSON(http.StatusCreated, ghComment(body.Body))(w, r)
+		body := decodeBody(r)
+		c.mu.Lock()
+		c.started = body
+		c.mu.Unlock()
+		githubtest.JSON(http.StatusCreated, ghComment(body))(w, r)
 	})
 	api.Register(http.MethodGet, comments, func(w http.ResponseWriter, r *http.Request) {
-		last := *started
-		if len(*edits) > 0 {
-			last = (*edits)[len(*edits)-1]
+		started, edits := c.bodies()
+		if len(edits) > 0 {
+			started = edits[len(edits)-1]
 		}
-		githubtest.Page([]any{ghComment(last)}, 1, 1)(w, r)
+		githubtest.Page([]any{ghComment(started)}, 1, 1)(w, r)
 	}).Times(searches)
 	api.Register(http.MethodPatch, repo+"/issues/comments/9", func(w http.ResponseWriter, r *http.Request) {
-		var body struct{ Body string }
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		*edits = append(*edits, body.Body)
-		githubtest.JSON(http.StatusOK, ghComment(body.Body))(w, r)
+		body := decodeBody(r)
+		c.mu.Lock()
+		c.edits = append(c.edits, body)
+		c.mu.Unlock()
+		githubtest.JSON(http.StatusOK, ghComment(body))(w, r)
 	}).Times(patches)
+}
+
+// decodeBody is the "body" of a comment request ("" if there is none).
+func decodeBody(r *http.Request) string {
+	var body struct{ Body string }
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	return body.Body
 }
 
 // actLine is one line of act's --json log.

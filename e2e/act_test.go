@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
@@ -20,9 +21,9 @@ type actSetup struct {
 	model        *llmtest.Server
 	api          *githubtest.Registry
 	server, bare string
-	started      string   // body of the sticky comment as created
-	edits        []string // bodies of its later edits
-	pull         map[string]any
+	comment      sticky
+	pullMu       sync.Mutex
+	pull         map[string]any // the pull request as created (its JSON body)
 }
 
 func newActSetup(t *testing.T) *actSetup {
@@ -50,7 +51,23 @@ func (s *actSetup) stubPulls(t *testing.T, n int, create githubtest.Responder) {
 	pulls := "/repos/" + actOwner + "/" + actRepo + "/pulls"
 	s.api.Register(http.MethodGet, pulls, githubtest.JSON(http.StatusOK, []any{})).
 		WithQuery("head", actOwner+":"+actBranch).Times(n)
-	s.api.Register(http.MethodPost, pulls, githubtest.Capture(t, &s.pull, create)).Times(n)
+	s.api.Register(http.MethodPost, pulls, func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("pull request body: %v", err)
+		}
+		s.pullMu.Lock()
+		s.pull = body
+		s.pullMu.Unlock()
+		create(w, r)
+	}).Times(n)
+}
+
+// pullRequest is the body of the last pull request creation.
+func (s *actSetup) pullRequest() map[string]any {
+	s.pullMu.Lock()
+	defer s.pullMu.Unlock()
+	return s.pull
 }
 
 // TestActionUnderAct runs action.yml end to end under nektos/act on the
@@ -64,7 +81,7 @@ func TestActionUnderAct(t *testing.T) {
 	actBinary(t)
 	t.Parallel() // each run builds the runner and waits on act
 	s := newActSetup(t)
-	stubSticky(t, s.api, &s.started, &s.edits, 1, 1, 1)
+	s.comment.register(s.api, 1, 1, 1)
 	s.stubPulls(t, 1, githubtest.JSON(http.StatusCreated, map[string]any{"number": 3,
 		"html_url": "https://github.com/" + actOwner + "/" + actRepo + "/pull/3", "head": map[string]any{"ref": actBranch}}))
 	res := s.run(t, ".github/runner/act.yaml")
@@ -102,12 +119,13 @@ func TestActionUnderAct(t *testing.T) {
 	}
 	checkSummary(t, res, "### ✅ runner: act — success", "| `hello.txt` | added | 1 | 0 |",
 		"✅ pull request: https://github.com/sample-author/Hello-World/pull/3")
-	if !strings.Contains(s.started, "<!--") || len(s.edits) != 1 || !strings.Contains(s.edits[0], "success") ||
-		!strings.Contains(s.edits[0], "pull/3") {
-		t.Errorf("sticky comment: started %q, edits %q", s.started, s.edits)
+	started, edits := s.comment.bodies()
+	if !strings.Contains(started, "<!--") || len(edits) != 1 || !strings.Contains(edits[0], "success") ||
+		!strings.Contains(edits[0], "pull/3") {
+		t.Errorf("sticky comment: started %q, edits %q", started, edits)
 	}
-	if s.pull["head"] != actBranch || s.pull["base"] != "master" {
-		t.Errorf("pull request %v, want head %s against master", s.pull, actBranch)
+	if pr := s.pullRequest(); pr["head"] != actBranch || pr["base"] != "master" {
+		t.Errorf("pull request %v, want head %s against master", pr, actBranch)
 	}
 	if got := strings.TrimSpace(git(t, s.bare, "show", actBranch+":hello.txt")); got != "hello" {
 		t.Errorf("pushed hello.txt = %q", got)
@@ -129,7 +147,7 @@ func TestActionUnderActDeliveryFails(t *testing.T) {
 	t.Parallel() // each run builds the runner and waits on act
 	s := newActSetup(t)
 	git(t, s.ws, "tag", "v0.9.7")
-	stubSticky(t, s.api, &s.started, &s.edits, 2, 2, 2)
+	s.comment.register(s.api, 2, 2, 2)
 	s.stubPulls(t, 3, githubtest.Error(http.StatusInternalServerError, "boom"))
 	res := s.run(t, ".github/runner/act.yaml")
 	if res.code == 0 {
@@ -150,8 +168,9 @@ func TestActionUnderActDeliveryFails(t *testing.T) {
 	if !hasAnnotation(warns, "runner: delivery", "pull request failed") {
 		t.Errorf("::warning annotations %+v, want the pull request's failure", warns)
 	}
-	if n := len(s.edits); n == 0 || !strings.Contains(s.edits[n-1], "changes ready, pull request could not be opened") {
-		t.Errorf("sticky comment edits %q", s.edits)
+	if _, edits := s.comment.bodies(); len(edits) == 0 ||
+		!strings.Contains(edits[len(edits)-1], "changes ready, pull request could not be opened") {
+		t.Errorf("sticky comment edits %q", edits)
 	}
 	checkToolchainUnchanged(t, res)
 	checkVersion(t, res, "v0.9.7")
