@@ -155,6 +155,12 @@ func bashResult(oc runOutcome, out *boundedOutput, fullPath string, timeout time
 	if fullPath != "" {
 		res.Metadata["output_path"] = fullPath
 	}
+	if oc.launch != "" {
+		res.Metadata["sandbox_launch"] = string(oc.launch) // zygote, helper or direct (mode off)
+	}
+	if oc.launchNote != "" {
+		res.Metadata["sandbox_launch_note"] = oc.launchNote // why not through the zygote
+	}
 	switch {
 	case oc.timedOut:
 		text += fmt.Sprintf("\n\n(the command timed out after %s and was killed, with everything it started)", timeout)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -35,13 +33,17 @@ type runOutcome struct {
 	timedOut  bool
 	cancelled bool
 	duration  time.Duration
+	// launch is how the sandbox started the command; launchNote why not
+	// through its zygote when it could have.
+	launch     sandbox.Launch
+	launchNote string
 }
 
 // runShell runs spec.command with `shell -c` in spec.sandbox (its own
 // process group, and with the sandbox's layers its own namespaces or
 // Landlock domain) with stdin closed (/dev/null). On timeout or when ctx is
 // cancelled everything it started is killed; after the shell exits,
-// whatever it left running in the group is killed too. Output (stdout and
+// whatever it left running is killed too (sandbox.Process.Wait). Output (stdout and
 // stderr interleaved) goes to spec.out through one pipe that is drained for
 // at most pipeDrainDelay after the kill. A non-nil error means the command
 // could not be started; errors.Is(err, sandbox.ErrUnavailable) when no
@@ -61,50 +63,33 @@ func runShell(ctx context.Context, spec runSpec) (runOutcome, error) {
 			return runOutcome{}, fmt.Errorf("bash: %w", err)
 		}
 	}
-	cmd, err := sb.Command(runCtx, []string{spec.shell, "-c", spec.command}, spec.dir, spec.env)
+	start := time.Now()
+	proc, err := sb.Start(runCtx, []string{spec.shell, "-c", spec.command}, spec.dir, spec.env, sandbox.Stdio{Stdout: pw, Stderr: pw})
+	pw.Close() // the command holds the write end now
 	if err != nil {
-		pw.Close()
 		return runOutcome{}, fmt.Errorf("bash: %w", err)
 	}
-	cmd.Stdout, cmd.Stderr = pw, pw
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		pw.Close()
-		return runOutcome{}, fmt.Errorf("bash: start %s: %w", spec.shell, err)
-	}
-	pw.Close() // the children hold the write end now
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
 		_, _ = io.Copy(spec.out, pr)
 	}()
-	waitErr := cmd.Wait()
-	_ = killGroup(cmd.Process.Pid) // leftovers: background jobs, daemons in the group
+	code, waitErr := proc.Wait() // everything the command started is gone by now
 	select {
 	case <-copied:
 	case <-time.After(pipeDrainDelay):
 		pr.Close() // unblocks the copy
 		<-copied
 	}
-	out := runOutcome{exitCode: cmd.ProcessState.ExitCode(), duration: time.Since(start)}
+	out := runOutcome{exitCode: code, duration: time.Since(start), launch: proc.Launch(), launchNote: proc.Note()}
 	switch {
 	case ctx.Err() != nil:
 		out.cancelled = true
 	case errors.Is(context.Cause(runCtx), errTimedOut):
 		out.timedOut = true
 	}
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) && !out.cancelled && !out.timedOut {
-		return out, fmt.Errorf("bash: wait: %w", waitErr)
+	if waitErr != nil && !out.cancelled && !out.timedOut {
+		return out, fmt.Errorf("bash: %w", waitErr)
 	}
 	return out, nil
-}
-
-// killGroup sends SIGKILL to the process group led by pid.
-func killGroup(pid int) error {
-	err := syscall.Kill(-pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
 }

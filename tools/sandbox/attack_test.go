@@ -208,7 +208,11 @@ func (v *victim) run(t *testing.T, pol sandbox.Policy, l *listeners, argv ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf, err := json.Marshal(fakeRunner{Policy: pol, Argv: argv, Dir: v.tree, Env: []string{
+	launch := sandbox.LaunchZygote // every attack goes through the zygote, the default path
+	if pol.Mode == sandbox.ModeOff {
+		launch = sandbox.LaunchDirect
+	}
+	conf, err := json.Marshal(fakeRunner{Policy: pol, Argv: argv, Dir: v.tree, Launch: launch, Env: []string{
 		"PATH=" + os.Getenv("PATH"), "GOCACHE=" + goCache(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off",
 		"ATTACK_OUTSIDE=" + strings.Join(v.outside, " "), "ATTACK_MARK=" + v.mark,
 		"ATTACK_TCP=" + l.tcp.Addr().String(), "ATTACK_UDP=" + l.udp.LocalAddr().String(), "ATTACK_DNS=" + l.dns.LocalAddr().String(),

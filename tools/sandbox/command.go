@@ -47,6 +47,10 @@ type Sandbox struct {
 	tmp     string
 	gitConf string
 	cfg     helperConfig
+	// perCommand starts a helper per command instead of a zygote
+	// (Policy.PerCommandHelper).
+	perCommand bool
+	zygotes    zygotePool
 }
 
 // New checks the policy against what the machine offers and prepares the
@@ -61,7 +65,7 @@ func New(p Policy) (*Sandbox, error) {
 	if !slices.Contains(Modes(), p.Mode) {
 		return nil, fmt.Errorf("sandbox: unknown mode %q (want auto, required or off)", p.Mode)
 	}
-	s := &Sandbox{mode: p.Mode}
+	s := &Sandbox{mode: p.Mode, perCommand: p.PerCommandHelper}
 	if p.Mode == ModeOff {
 		return s, nil
 	}
@@ -156,9 +160,14 @@ func (s *Sandbox) Layers() []Layer { return slices.Clone(s.layers) }
 // Describe is Describe(s.Mode(), s.Layers()).
 func (s *Sandbox) Describe() string { return Describe(s.mode, s.layers) }
 
-// Close removes the scratch directory.
+// Close stops the zygotes (killing whatever they still run) and removes
+// the scratch directory.
 func (s *Sandbox) Close() error {
-	if s == nil || s.scratch == "" {
+	if s == nil {
+		return nil
+	}
+	s.zygotes.close()
+	if s.scratch == "" {
 		return nil
 	}
 	err := os.RemoveAll(s.scratch)
@@ -194,13 +203,19 @@ func (s *Sandbox) Command(ctx context.Context, argv []string, dir string, env []
 	cmd := exec.CommandContext(ctx, s.exe, append([]string{helperArg, string(conf)}, argv...)...)
 	cmd.Args[0] = "runner-sandbox"
 	cmd.Dir = dir
-	set := append(toolCaches(env, s.cfg.Writable), "HOME="+s.home, "TMPDIR="+s.tmp, "GIT_CONFIG_GLOBAL="+s.gitConf)
-	cmd.Env = withEnv(env, set...)
+	cmd.Env = s.commandEnv(env)
 	attr, sig := sysProcAttr(s.layers, s.cfg.Network)
 	cmd.SysProcAttr = attr
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, sig) }
 	cmd.WaitDelay = killWait
 	return cmd, nil
+}
+
+// commandEnv is env with the sandbox's HOME, TMPDIR and GIT_CONFIG_GLOBAL
+// and the tool caches' variables (toolCaches).
+func (s *Sandbox) commandEnv(env []string) []string {
+	set := append(toolCaches(env, s.cfg.Writable), "HOME="+s.home, "TMPDIR="+s.tmp, "GIT_CONFIG_GLOBAL="+s.gitConf)
+	return withEnv(env, set...)
 }
 
 // withEnv returns env with each "NAME=value" of set replacing any entry of

@@ -22,13 +22,18 @@ const helperFailed = 125
 // Sandbox, and in TestMain of test binaries that do (before m.Run). In
 // the helper re-exec (os.Args[1] is the helper marker) it sets up the
 // sandbox, runs the command and exits with its status; it never returns.
-// Otherwise it turns off PR_SET_DUMPABLE for this process (its
+// As the zygote (os.Args[1] is the zygote marker) it serves commands
+// until the runner closes it. Otherwise it turns off PR_SET_DUMPABLE for this process (its
 // /proc/<pid>/environ and memory become unreadable to other processes of
 // the same user that are not root) and returns.
 func Main() {
 	if len(os.Args) >= 3 && os.Args[1] == helperArg {
 		runtime.LockOSThread() // credentials and the bounding set are per thread; the command forks from this one
 		os.Exit(helperMain(os.Args[2], os.Args[3:]))
+	}
+	if len(os.Args) == 3 && os.Args[1] == zygoteArg {
+		runtime.LockOSThread() // as the helper: every command forks from this thread
+		os.Exit(zygoteMain(os.Args[2]))
 	}
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	mainCalled.Store(true)

@@ -23,7 +23,23 @@ func TestChildrenDieWithRunner(t *testing.T) {
 	sets := layerSets()
 	sets["off"] = nil
 	for name, layers := range sets {
-		t.Run(name, func(t *testing.T) {
+		for launch, perCommand := range launchSets() {
+			if layers == nil && perCommand {
+				continue
+			}
+			sub := name + "/" + launch
+			if layers == nil {
+				sub = name
+			}
+			t.Run(sub, func(t *testing.T) { childrenDieWithRunner(t, layers, perCommand) })
+		}
+	}
+}
+
+func childrenDieWithRunner(t *testing.T, layers []sandbox.Layer, perCommand bool) {
+	t.Helper()
+	{
+		{
 			mode := sandbox.ModeAuto
 			if layers == nil {
 				mode = sandbox.ModeOff
@@ -34,7 +50,7 @@ func TestChildrenDieWithRunner(t *testing.T) {
 			// sleep takes fractional seconds: the digits mark our processes
 			script := "sleep 300." + id + " & setsid sleep 301." + id + " & (sleep 302." + id + " &) ; echo started; wait"
 			conf, err := json.Marshal(fakeRunner{
-				Policy: sandbox.Policy{WorkTree: tree, Layers: layers, Mode: mode},
+				Policy: sandbox.Policy{WorkTree: tree, Layers: layers, Mode: mode, PerCommandHelper: perCommand},
 				Argv:   []string{"bash", "-c", script}, Dir: tree, Env: []string{"PATH=" + os.Getenv("PATH")},
 			})
 			if err != nil {
@@ -82,17 +98,26 @@ func TestChildrenDieWithRunner(t *testing.T) {
 			if len(left) > 0 {
 				t.Errorf("%d sandboxed processes survived the runner's SIGKILL", len(left))
 			}
-		})
+			for deadline := time.Now().Add(5 * time.Second); len(marked(tree)) > 0 && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if helpers := marked(tree); len(helpers) > 0 {
+				t.Errorf("the sandbox's zygote or helper (pids %v) survived the runner's SIGKILL", helpers)
+			}
+		}
 	}
 }
 
-// marked lists the pids of processes whose command line holds id.
+// marked lists the pids of processes whose command line holds id (and is
+// one of the test's sleeps, unless id is a path: the helpers' policy
+// names the work tree).
 func marked(id string) []int {
 	var out []int
 	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
-		if err != nil || !strings.Contains(string(b), "sleep\x0030") || !strings.Contains(string(b), id) {
+		sleep := strings.Contains(string(b), "sleep\x0030") || strings.HasPrefix(id, "/")
+		if err != nil || !sleep || !strings.Contains(string(b), id) {
 			continue
 		}
 		var pid int

@@ -38,6 +38,8 @@ type fakeRunner struct {
 	Argv   []string
 	Dir    string
 	Env    []string
+	// Launch is how the command must have started ("": any).
+	Launch sandbox.Launch
 }
 
 func TestMain(m *testing.M) {
@@ -52,7 +54,8 @@ func TestMain(m *testing.M) {
 }
 
 // runFake runs the command like the runner does: Main first, then a
-// Sandbox, the command with an explicit environment (plus ATTACK_PIDS: its
+// Sandbox, the command started with Start (through the zygote unless the
+// policy pins helpers) with an explicit environment (plus ATTACK_PIDS: its
 // own pid and its parent's), output to stdout and stderr.
 func runFake(conf string) int {
 	var fr fakeRunner
@@ -67,15 +70,18 @@ func runFake(conf string) int {
 	}
 	defer sb.Close()
 	env := append(fr.Env, "ATTACK_PIDS="+strconv.Itoa(os.Getpid())+" "+strconv.Itoa(os.Getppid()))
-	cmd, err := sb.Command(context.Background(), fr.Argv, fr.Dir, env)
+	p, err := sb.Start(context.Background(), fr.Argv, fr.Dir, env, sandbox.Stdio{Stdout: os.Stdout, Stderr: os.Stderr})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake runner:", err)
 		return 102
 	}
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "fake runner:", err)
+	if code, err := p.Wait(); err != nil || code != 0 {
+		fmt.Fprintf(os.Stderr, "fake runner: exit %d %v\n", code, err)
 		return 103
+	}
+	if want := fr.Launch; want != "" && p.Launch() != want {
+		fmt.Fprintf(os.Stderr, "fake runner: the command started via %s, not %s (%s)\n", p.Launch(), want, p.Note())
+		return 104
 	}
 	return 0
 }

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"sync/atomic"
 	"syscall"
@@ -24,4 +25,13 @@ func Probe() Support {
 
 func sysProcAttr([]Layer, bool) (*syscall.SysProcAttr, syscall.Signal) {
 	return &syscall.SysProcAttr{Setpgid: true}, syscall.SIGKILL
+}
+
+// zygotePool is empty off Linux: there is no zygote.
+type zygotePool struct{}
+
+func (zygotePool) close() {}
+
+func (s *Sandbox) startInZygote(context.Context, []string, string, []string, Stdio) (*Process, error) {
+	return nil, errors.New("the zygote exists on Linux only")
 }

@@ -81,11 +81,7 @@ func TestCapabilitiesDropped(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer sb.Close()
-			cmd, err := sb.Command(t.Context(), []string{"bash", "-c", "grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status; umount .git && echo unmounted"}, tree, []string{"PATH=" + os.Getenv("PATH")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, _ := cmd.CombinedOutput()
+			out, _, _ := runIn(t, t.Context(), sb, []string{"bash", "-c", "grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status; umount .git && echo unmounted"}, tree, []string{"PATH=" + os.Getenv("PATH")})
 			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 				if strings.HasPrefix(line, "Cap") && !strings.HasSuffix(line, "0000000000000000") {
 					t.Errorf("capability left: %s", line)
@@ -121,11 +117,7 @@ func TestHiddenHomeKeepsWritableCache(t *testing.T) {
 			}
 			defer sb.Close()
 			script := `cat "$H/secret/token" "$H/cache/other" 2>/dev/null; cat "$H/cache/keep/x" && echo y > "$H/cache/keep/y" && echo wrote`
-			cmd, err := sb.Command(t.Context(), []string{"bash", "-c", script}, tree, []string{"PATH=" + os.Getenv("PATH"), "H=" + home})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, _ := cmd.CombinedOutput()
+			out, _, _ := runIn(t, t.Context(), sb, []string{"bash", "-c", script}, tree, []string{"PATH=" + os.Getenv("PATH"), "H=" + home})
 			if strings.Contains(string(out), "data-secret") || strings.Contains(string(out), "data-cache/other") {
 				t.Errorf("a hidden file was read:\n%s", out)
 			}
@@ -149,11 +141,7 @@ func TestGitConfigGlobal(t *testing.T) {
 	if err != nil {
 		t.Skip("git is not installed")
 	}
-	cmd, err := sb.Command(t.Context(), []string{"bash", "-c", git + ` config --global safe.bareRepository; echo x >> "$GIT_CONFIG_GLOBAL" && echo changed`}, tree, []string{"PATH=" + os.Getenv("PATH")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := cmd.CombinedOutput()
+	out, _, _ := runIn(t, t.Context(), sb, []string{"bash", "-c", git + ` config --global safe.bareRepository; echo x >> "$GIT_CONFIG_GLOBAL" && echo changed`}, tree, []string{"PATH=" + os.Getenv("PATH")})
 	if !strings.HasPrefix(string(out), "explicit\n") || strings.Contains(string(out), "changed") {
 		t.Errorf("git guard: %s", out)
 	}
@@ -211,11 +199,7 @@ func dialFromSandbox(t *testing.T, layers []sandbox.Layer, hide bool) bool {
 	}
 	defer sb.Close()
 	exe, _ := os.Executable()
-	cmd, err := sb.Command(t.Context(), []string{exe}, tree, []string{dialUnixEnv + "=" + sock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = cmd.CombinedOutput()
+	_, _, _ = runIn(t, t.Context(), sb, []string{exe}, tree, []string{dialUnixEnv + "=" + sock})
 	select {
 	case <-got:
 		return true

@@ -103,6 +103,11 @@ type Policy struct {
 	GitConfig string
 	// Layers pins the layers to use (tests); nil means every available one.
 	Layers []Layer
+	// PerCommandHelper starts a helper of its own for each command (the
+	// sandbox set up anew every time) instead of the zygote, the one
+	// helper per Sandbox that sets it up once and forks each command
+	// (benchmarks and tests of the fallback).
+	PerCommandHelper bool
 	// ScratchDir is where the per-sandbox private $HOME and $TMPDIR are
 	// made ("" : os.TempDir()).
 	ScratchDir string
