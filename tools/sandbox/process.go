@@ -35,7 +35,6 @@ type Process struct {
 	launch Launch
 	note   string // why a helper of its own was used (the zygote failed)
 	cmd    *exec.Cmd
-	done   chan struct{}
 	code   int
 	err    error
 	once   sync.Once
