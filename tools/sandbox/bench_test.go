@@ -31,21 +31,9 @@ func childCPU() time.Duration {
 // zygoteCPU sums the CPU of this process's children that are zygotes.
 func zygoteCPU() time.Duration {
 	var ticks int64
-	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:])) // f[0] is field 3 (state)
-		if len(f) < 15 || f[1] != strconv.Itoa(os.Getpid()) {
-			continue
-		}
-		if argv, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline")); !bytes.HasPrefix(argv, []byte("runner-sandbox-zygote\x00")) {
+	for _, pid := range zygotePIDs() {
+		f := procStat(pid)
+		if len(f) < 15 {
 			continue
 		}
 		for _, n := range f[11:15] { // utime stime cutime cstime
@@ -63,7 +51,8 @@ func zygoteCPU() time.Duration {
 // bubblewrap with the equivalent policy, in the same run. It reports wall
 // time per op (ns/op) and the CPU of this process and all it started,
 // zygotes included (cpu-ms/op). Goal: ≤ 5 ms.
-// The helper is this test binary; BenchmarkRunnerBinary has the runner's.
+// The helper is this test binary (pipeline.BenchmarkBashStepCPU runs a
+// bigger one, close to the runner's own).
 func BenchmarkCommand(b *testing.B) {
 	tree := b.TempDir() // below /tmp: no private /tmp for bwrap either (it would hide the tree)
 	if err := os.Mkdir(filepath.Join(tree, ".git"), 0o755); err != nil {
@@ -142,4 +131,34 @@ func BenchmarkCommand(b *testing.B) {
 		}
 		run(b, func() error { return exec.CommandContext(b.Context(), bwrap, args...).Run() })
 	})
+}
+
+// procStat is /proc/<pid>/stat's fields from the third (state) on.
+func procStat(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
+}
+
+// zygotePIDs lists this process's children that are zygotes.
+func zygotePIDs() []int {
+	var out []int
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range paths {
+		argv, err := os.ReadFile(p)
+		if err != nil || !bytes.HasPrefix(argv, []byte("runner-sandbox-zygote\x00")) {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if f := procStat(pid); err == nil && len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }

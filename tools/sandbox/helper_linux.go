@@ -28,15 +28,24 @@ const helperFailed = 125
 // the same user that are not root) and returns.
 func Main() {
 	if len(os.Args) >= 3 && os.Args[1] == helperArg {
+		closeInherited(3)
 		runtime.LockOSThread() // credentials and the bounding set are per thread; the command forks from this one
 		os.Exit(helperMain(os.Args[2], os.Args[3:]))
 	}
 	if len(os.Args) == 3 && os.Args[1] == zygoteArg {
+		closeInherited(zygoteFD + 1)
 		runtime.LockOSThread() // as the helper: every command forks from this thread
 		os.Exit(zygoteMain(os.Args[2]))
 	}
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	mainCalled.Store(true)
+}
+
+// closeInherited marks every descriptor from first on close-on-exec: the
+// runner may itself have inherited open descriptors from whatever started
+// it (a CI agent, a shell), and they must not reach the commands.
+func closeInherited(first int) {
+	_ = unix.CloseRange(uint(first), ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 }
 
 // helperMain sets up the layers of conf and runs argv; it returns the exit

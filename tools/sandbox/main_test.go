@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -32,6 +34,26 @@ func dialUnix(path string) int {
 	return 0
 }
 
+// ptraceEnv names a pid the test binary tries to attach to with ptrace
+// (exit 0 and "attached" when it could, 1 when not): an attack on the
+// zygote.
+const ptraceEnv = "SANDBOX_TEST_PTRACE"
+
+func ptrace(pid string) int {
+	n, err := strconv.Atoi(pid)
+	if err == nil {
+		runtime.LockOSThread() // ptrace is per thread
+		err = syscall.PtraceAttach(n)
+	}
+	if err != nil {
+		fmt.Println("ptrace:", err)
+		return 1
+	}
+	fmt.Println("attached")
+	_ = syscall.PtraceDetach(n)
+	return 0
+}
+
 // fakeRunner is one sandboxed command run by the fake runner.
 type fakeRunner struct {
 	Policy sandbox.Policy
@@ -49,6 +71,9 @@ func TestMain(m *testing.M) {
 	}
 	if path := os.Getenv(dialUnixEnv); path != "" {
 		os.Exit(dialUnix(path))
+	}
+	if pid := os.Getenv(ptraceEnv); pid != "" {
+		os.Exit(ptrace(pid))
 	}
 	os.Exit(m.Run())
 }

@@ -226,18 +226,27 @@ func (s *Sandbox) startInZygote(ctx context.Context, argv []string, dir string, 
 		s.zygotes.discard(z)
 		return nil, fmt.Errorf("the zygote did not take the command: %w", err)
 	}
-	finished := false
+	finished, exited := false, make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		z.mu.Lock()
 		defer z.mu.Unlock()
-		if !finished {
-			kill, _ := json.Marshal(zygoteMsg{Op: "kill"})
-			_, _, _ = z.conn.WriteMsgUnix(kill, nil, nil)
+		if finished {
+			return
 		}
+		kill, _ := json.Marshal(zygoteMsg{Op: "kill"})
+		_, _, _ = z.conn.WriteMsgUnix(kill, nil, nil)
+		go func() {
+			select {
+			case <-exited:
+			case <-time.After(killWait): // a zygote that does not answer (stopped by its command, Landlock only) is killed
+				_ = z.cmd.Process.Kill()
+			}
+		}()
 	})
 	p := &Process{launch: LaunchZygote}
 	p.wait = func() (int, error) {
 		m, ok := <-z.exits
+		close(exited)
 		stop()
 		z.mu.Lock()
 		finished = true // a kill sent by now reaches the zygote before any next command

@@ -43,11 +43,17 @@ type zygoteMsg struct {
 }
 
 // zygoteServer is the zygote's side: it runs one command at a time.
+// Every signal it sends (kills) goes from the main thread, the one the
+// commands fork from: where Landlock restricted each thread on its own
+// (ABI < 8), the threads are sibling domains, and a signal from another
+// thread to a command would be outside its scope.
 type zygoteServer struct {
 	ns      bool       // PID namespace init (else a child subreaper)
 	mu      sync.Mutex // one writer on the socket
 	pid     atomic.Int64
 	running atomic.Bool
+	wake    [2]int             // pipe: the reaper and the signal handler wake the main loop
+	status  syscall.WaitStatus // the command's, set by reap before it wakes the loop
 }
 
 // zygoteMain sets the layers of conf up once, says ready on fd 3 and then
@@ -66,15 +72,17 @@ func zygoteMain(confJSON string) int {
 		return helperFailed
 	}
 	z := &zygoteServer{ns: slices.Contains(conf.Layers, LayerNamespaces)}
+	if err := unix.Pipe2(z.wake[:], unix.O_CLOEXEC); err != nil {
+		return helperFailed
+	}
 	if !z.ns {
-		// Landlock only: the death signal is SIGTERM (sysProcAttr); kill
-		// what runs, then go.
+		// Landlock only: the death signal is SIGTERM (sysProcAttr); the
+		// main loop kills what runs, then goes.
 		term := make(chan os.Signal, 1)
 		signal.Notify(term, syscall.SIGTERM)
 		go func() {
 			<-term
-			killAll()
-			os.Exit(0)
+			_, _ = unix.Write(z.wake[1], []byte{'t'})
 		}()
 	}
 	if err := setup(conf); err != nil {
@@ -97,13 +105,35 @@ func (z *zygoteServer) send(m zygoteMsg, fds []int) {
 	_ = unix.Sendmsg(zygoteFD, b, oob, nil, 0)
 }
 
-// serve reads requests until the runner's end is closed.
+// serve reads requests and ends of commands until the runner's end is
+// closed or it dies.
 func (z *zygoteServer) serve() int {
 	buf := make([]byte, maxZygoteMsg)
 	oob := make([]byte, unix.CmsgSpace(3*4))
+	poll := []unix.PollFd{{Fd: zygoteFD, Events: unix.POLLIN}, {Fd: int32(z.wake[0]), Events: unix.POLLIN}}
 	for {
+		if _, err := unix.Poll(poll, -1); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			killAll()
+			return helperFailed
+		}
+		if poll[1].Revents != 0 {
+			var b [1]byte
+			_, _ = unix.Read(z.wake[0], b[:])
+			if b[0] == 't' {
+				killAll() // the runner is gone (Landlock only: its death signal)
+				return 0
+			}
+			z.finish()
+			continue // the request, if any, on the next round
+		}
+		if poll[0].Revents == 0 {
+			continue
+		}
 		n, oobn, _, _, err := unix.Recvmsg(zygoteFD, buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if err == unix.EINTR {
+		if err == unix.EINTR || err == unix.EAGAIN {
 			continue
 		}
 		if err != nil || n == 0 {
@@ -179,9 +209,9 @@ func (z *zygoteServer) run(m zygoteMsg, fds []int) {
 	go z.reap(pid)
 }
 
-// reap waits for the command, kills and reaps everything it left (the
-// zygote is the PID namespace's init or a subreaper: every orphan is its
-// child) and reports the exit.
+// reap waits for the command (reaping the orphans that end meanwhile:
+// the zygote is the PID namespace's init or a subreaper, every orphan is
+// its child) and wakes the main loop, which finishes.
 func (z *zygoteServer) reap(pid int) {
 	var ws syscall.WaitStatus
 	for {
@@ -197,7 +227,15 @@ func (z *zygoteServer) reap(pid int) {
 			break
 		}
 	}
+	z.status = ws
+	_, _ = unix.Write(z.wake[1], []byte{'x'})
+}
+
+// finish kills and reaps everything the command left and reports its
+// exit.
+func (z *zygoteServer) finish() {
 	killAll()
+	ws := z.status
 	m := zygoteMsg{Op: "exit", Code: ws.ExitStatus()}
 	if ws.Signaled() {
 		m.Code, m.Signal = -1, int(ws.Signal())

@@ -126,3 +126,35 @@ func TestZygoteCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestZygoteStoppedByCommand: a command that stops its zygote (SIGSTOP:
+// delivered with Landlock alone, dropped with namespaces) still ends at
+// its timeout, and the next command runs.
+func TestZygoteStoppedByCommand(t *testing.T) {
+	for name, layers := range layerSets() {
+		t.Run(name, func(t *testing.T) {
+			requireLayers(t, layers)
+			tree := t.TempDir()
+			sb, err := sandbox.New(sandbox.Policy{WorkTree: tree, Layers: layers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sb.Close()
+			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			p, err := sb.Start(ctx, []string{"bash", "-c", "kill -STOP $PPID; sleep 60"}, tree, []string{"PATH=" + os.Getenv("PATH")}, sandbox.Stdio{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, _ := p.Wait()
+			if code != -1 || time.Since(start) > 20*time.Second {
+				t.Errorf("the command that stopped its zygote: exit %d after %s", code, time.Since(start))
+			}
+			out, code, _ := runIn(t, t.Context(), sb, []string{"bash", "-c", "echo next"}, tree, []string{"PATH=" + os.Getenv("PATH")})
+			if out != "next\n" || code != 0 {
+				t.Errorf("the command after: %q exit %d", out, code)
+			}
+		})
+	}
+}
