@@ -110,6 +110,15 @@ func (a *Actions) PublishPullRequest(ctx context.Context, push PushOptions, pr P
 	return PublishPullRequest(ctx, a.Client, push, pr)
 }
 
+// PushBranch pushes the commit of push (see PushBranch) to the
+// repository's HTTPS remote with the token unless push.RemoteURL/Token are
+// set, and returns the new commit's hash.
+func (a *Actions) PushBranch(ctx context.Context, push PushOptions) (string, error) {
+	push.RemoteURL = cmp.Or(push.RemoteURL, a.Env.RemoteURL())
+	push.Token = cmp.Or(push.Token, a.Env.Token)
+	return PushBranch(ctx, push)
+}
+
 // SplitList splits an input list on commas, spaces and newlines, dropping
 // empty items ("a, b\nc" → [a b c]).
 func SplitList(s string) []string {

@@ -22,6 +22,18 @@ type Event struct {
 	// GitHub is what the runner resolved from the payload, the environment
 	// and, for a comment on a pull request, the Pulls API.
 	GitHub Context
+	// PullRequest is the pull request a comment is on, as the Pulls API
+	// gave it (nil unless ResolvePullRequest fetched it): who opened it and
+	// its body, where a pull request the runner opened has its markers.
+	PullRequest *PullRequestInfo
+}
+
+// PullRequestInfo is what the runner reads of a pull request beyond the
+// Context: its author's login, its body and its web URL.
+type PullRequestInfo struct {
+	Author  string
+	Body    string
+	HTMLURL string
 }
 
 // Context is the resolved, typed part of an event. Number is the pull
@@ -230,6 +242,7 @@ func ResolvePullRequest(ctx context.Context, client *gh.Client, ev *Event) error
 	c.HeadRef, c.HeadSHA = pr.GetHead().GetRef(), pr.GetHead().GetSHA()
 	c.HeadRepo = pr.GetHead().GetRepo().GetFullName()
 	c.BaseRef = pr.GetBase().GetRef()
+	ev.PullRequest = &PullRequestInfo{Author: pr.GetUser().GetLogin(), Body: pr.GetBody(), HTMLURL: pr.GetHTMLURL()}
 	return nil
 }
 

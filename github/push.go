@@ -33,6 +33,10 @@ type PushOptions struct {
 	Paths    []string
 	// Branch is the branch name on the remote, without refs/heads/.
 	Branch string
+	// Expect, when set, is the commit the remote branch must hold for the
+	// push to go through (the pull request head a run checked out);
+	// otherwise the branch's value when PushBranch reads it is the lease.
+	Expect string
 	// RemoteURL is where to push (https://host/owner/repo.git; a local path
 	// in tests). Token authenticates HTTPS as x-access-token.
 	RemoteURL string
@@ -74,9 +78,11 @@ func PushBranch(ctx context.Context, o PushOptions) (string, error) {
 	}
 	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{Name: pushRemoteName, URLs: []string{o.RemoteURL}})
 	auth := pushAuth(o.RemoteURL, o.Token)
-	old, err := remoteBranch(ctx, remote, auth, o.Branch)
-	if err != nil {
-		return "", err
+	old := plumbing.NewHash(o.Expect)
+	if o.Expect == "" {
+		if old, err = remoteBranch(ctx, remote, auth, o.Branch); err != nil {
+			return "", err
+		}
 	}
 	if err := pushCommit(ctx, remote, auth, commit, o.Branch, old); err != nil {
 		return "", fmt.Errorf("%s to %s: %w", o.Branch, redactURL(o.RemoteURL), err)

@@ -352,3 +352,36 @@ func fileToDir(t *testing.T, work string) {
 	}
 	writeFiles(t, work, map[string]string{"a.txt/y": "y\n"})
 }
+
+// TestPushExpect: with Expect (a pull request's head as checked out), the
+// new commit goes on top of it, and a branch someone moved since is not
+// overwritten (ErrLease), though PushBranch read it just before.
+func TestPushExpect(t *testing.T) {
+	t.Parallel()
+	work, remote, base := seed(t)
+	writeFiles(t, work, map[string]string{"a.txt": "first\n"})
+	opts := PushOptions{RepoDir: work, BaseCommit: base, WorkTree: work, Paths: []string{"a.txt"}, Branch: "pr", RemoteURL: remote, Message: "m1"}
+	head, err := PushBranch(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, work, map[string]string{"a.txt": "second\n"})
+	follow := PushOptions{RepoDir: work, BaseCommit: head, WorkTree: work, Paths: []string{"a.txt"}, Branch: "pr", RemoteURL: remote,
+		Message: "m2", Expect: head}
+	next, err := PushBranch(t.Context(), follow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, c := branchTree(t, remote, "pr"); c.Hash.String() != next || c.ParentHashes[0].String() != head {
+		t.Errorf("branch at %s (parent %v), want %s on top of %s", c.Hash, c.ParentHashes, next, head)
+	}
+	// The branch is at next now; a push that expects head must not drop it.
+	writeFiles(t, work, map[string]string{"a.txt": "third\n"})
+	follow.Message = "m3"
+	if _, err := PushBranch(t.Context(), follow); !errors.Is(err, ErrLease) {
+		t.Errorf("push expecting a stale head: %v, want ErrLease", err)
+	}
+	if _, c := branchTree(t, remote, "pr"); c.Hash.String() != next {
+		t.Errorf("branch moved to %s despite Expect", c.Hash)
+	}
+}

@@ -29,6 +29,10 @@ type Sticky struct {
 	// BackOff paces the retries of transient API failures (nil:
 	// exponential from 1s, 3 tries in all).
 	BackOff backoff.BackOff
+	// Header is put right after the task's marker in every body, where
+	// FitComment never cuts: hidden markers such as HistoryRef.Marker.
+	// When it is empty, Update keeps the history marker the comment had.
+	Header string
 }
 
 // NewSticky returns the sticky comment of task on the event's issue or pull
@@ -93,14 +97,21 @@ func (s *Sticky) Update(ctx context.Context, content string) (url string, found 
 	if err != nil || existing == nil {
 		return "", false, err
 	}
+	if ref, ok := FindHistoryRef(existing.GetBody()); ok && s.Header == "" {
+		s.Header = ref.Marker() // a cancelled run's report keeps the way to the last history
+	}
 	url, err = s.edit(ctx, existing, s.Body(content))
 	return url, true, err
 }
 
-// Body is the full comment body for content: marker first, then content,
-// fit to CommentLimit.
+// Body is the full comment body for content: marker first, then the
+// Header, then content, fit to CommentLimit.
 func (s *Sticky) Body(content string) string {
-	return FitComment(Marker(s.Task)+"\n"+content, CommentLimit)
+	head := Marker(s.Task) + "\n"
+	if s.Header != "" {
+		head += s.Header + "\n"
+	}
+	return FitComment(head+content, CommentLimit)
 }
 
 // upsert edits the comment or posts it; it is retried as a whole on

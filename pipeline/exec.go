@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/seed43ef5acb/runner/github"
@@ -115,6 +116,11 @@ type execRun struct {
 	// and this run's history.jsonl
 	continued *continued
 	history   *historyFile
+	// pr is the pull request of a run on a comment on one (github.continue):
+	// where its commits go and how its conversation was found; nil otherwise.
+	pr *prSession
+	// prNumber is the pull request this run opened or updated (0: none).
+	prNumber int
 
 	// agent and checks stages
 	session    *runner.Session
@@ -123,8 +129,9 @@ type execRun struct {
 	checksErr  error         // non-nil when checks still fail at the end
 	lastChecks []checkResult // the last attempt's results
 
-	// patch stage
-	files []snapshot.FileChange
+	// patch stage: the whole change, and a continued run's own (run.patch)
+	files    []snapshot.FileChange
+	runFiles []snapshot.FileChange
 
 	// outputs stage: the run.finished record, once result.json is written
 	finished *event.RunFinished
@@ -192,15 +199,18 @@ func (r *execRun) setupStages() []Stage {
 	return []Stage{
 		// First: nothing else makes sense with an invalid spec or inputs.
 		stageFunc{"spec", r.loadSpec},
-		// With the spec: a --continue whose history is gone, corrupt or of
-		// another spec is refused before anything is written.
-		stageFunc{"continue", r.loadContinued},
 		// With the spec: a missing ${NAME} or server program is an invalid task.
 		stageFunc{"mcp-config", r.resolveMCP},
 		// Before touching the disk: fail fast on a missing key or cassette.
 		stageFunc{"model", r.setupModel},
 		// Before any model call: the trigger gate may end the run here.
 		stageFunc{"github", r.setupGitHub},
+		// After the gate: a comment on a pull request (github.continue)
+		// fetches the history the runner left there, or starts fresh.
+		stageFunc{"pr-session", r.setupPRSession},
+		// With the history at hand: a --continue whose history is gone,
+		// corrupt or of another spec is refused before anything is written.
+		stageFunc{"continue", r.loadContinued},
 		// Once the prompt is final (the GitHub event renders it): a
 		// cassette recorded for another task is refused, unwritten.
 		stageFunc{"replay", r.checkReplay},
@@ -357,6 +367,10 @@ func (r *execRun) removeTemp() {
 		fmt.Fprintf(r.opts.Stderr, "runner: %v\n", err)
 	}
 	r.runTemp = nil
+	if r.pr != nil && r.pr.dir != "" {
+		_ = os.RemoveAll(r.pr.dir)
+		r.pr.dir = ""
+	}
 }
 
 // makeRunTemp makes the run's temporary directory, after removing those

@@ -108,9 +108,10 @@ func (r *execRun) emitStarted(_ context.Context) error {
 			StreamIdleTimeout: llm.DefaultIdleTimeout.String(),
 			Total:             r.totalEvent(),
 		},
-		Sandbox:   r.sandboxInfo(),
-		Continues: r.continuedEvent(),
-		MCP:       r.mcpInfo(),
+		Sandbox:     r.sandboxInfo(),
+		Continues:   r.continuedEvent(),
+		MCP:         r.mcpInfo(),
+		PullRequest: r.prSessionEvent(),
 	})
 }
 

@@ -133,9 +133,11 @@ func (r *execRun) writeRunPatch(ctx context.Context, tree snapshot.Tree) error {
 		return fmt.Errorf("%w: run patch: %w", ErrInfra, err)
 	}
 	defer f.Close()
-	if _, err := r.store.Patch(ctx, c.runBase, tree, f); err != nil {
+	files, err := r.store.Patch(ctx, c.runBase, tree, f)
+	if err != nil {
 		return fmt.Errorf("%w: run patch: %w", ErrInfra, err)
 	}
+	r.runFiles = files
 	return f.Sync()
 }
 

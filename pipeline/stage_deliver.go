@@ -39,6 +39,9 @@ func (r *execRun) deliver(ctx context.Context, st *runStatus) error {
 	case !r.gh.HasToken():
 		return skip("no token") // said once, at the start
 	}
+	if r.pr != nil {
+		return r.deliverToPR(ctx, st)
+	}
 	url, err := r.openPullRequest(ctx, st)
 	if url != "" {
 		r.prURL = url
@@ -87,9 +90,13 @@ func (r *execRun) finishComment(ctx context.Context, st *runStatus) error {
 		return skip("no sticky comment")
 	}
 	md, err := r.renderReport(ctx, st, report.GitHubCommentMax)
+	if r.pr != nil { // the conversation's comment on the pull request
+		md, r.sticky.Header, err = r.conversationComment(ctx, st)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: report: %w", ErrInfra, err)
 	}
+	defer r.finishPRComment(ctx, st)
 	url, err := r.sticky.Finish(ctx, md)
 	if url != "" {
 		r.commentURL = url

@@ -109,6 +109,9 @@ func (r *execRun) startComment(ctx context.Context) error {
 	}
 	// Kept when Start fails: the final report is tried again at the end.
 	r.sticky = s
+	if r.pr != nil && r.pr.ref.Valid() { // a run cut short leaves the way to the last history
+		s.Header = r.pr.ref.Marker()
+	}
 	if _, err := s.Start(ctx, r.gh.Env.RunURL()); err != nil {
 		r.deliveryProblem("the sticky comment could not be started", err)
 		return skip("comment: %v", err)

@@ -52,7 +52,8 @@ func (r *execRun) openPullRequest(ctx context.Context, st *runStatus) (string, e
 	prBase := cmp.Or(r.gh.Event.GitHub.BaseRef, strings.TrimPrefix(r.gh.Env.Ref, "refs/heads/"))
 	// The URL is kept with an error: a pull request opened whose labels
 	// failed is still there.
-	url, _, _, err := r.gh.PublishPullRequest(ctx, plan.Push(r.workTree, base, r.workTree), plan.PR("", "", prBase))
+	url, number, _, err := r.gh.PublishPullRequest(ctx, plan.Push(r.workTree, base, r.workTree), plan.PR("", "", prBase))
+	r.prNumber = number
 	if err != nil {
 		return url, fmt.Errorf("pull request: %w", err)
 	}
@@ -74,7 +75,7 @@ func (r *execRun) prRequest(base string) (github.PRRequest, error) {
 		AuthorName: github.ActionsAuthorName, AuthorEmail: github.ActionsAuthorEmail,
 		Files: eventFiles(r.files),
 		Provenance: github.Provenance{Task: r.spec.Name, RunURL: r.gh.Env.RunURL(), Model: r.modelName,
-			CostUSD: r.result.CostUSD, Checks: r.checkProvenance()},
+			CostUSD: r.result.CostUSD, Checks: r.checkProvenance(), History: r.historyRef()},
 	}, nil
 }
 

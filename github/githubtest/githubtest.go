@@ -30,10 +30,16 @@ type Stub struct {
 	Method string
 	Path   string     // API path without the prefix, e.g. "/repos/o/r/pulls/1"
 	Query  url.Values // these query parameters must be present with these values
+	prefix bool       // Path is a prefix (RegisterPrefix)
 	times  int        // how many requests it answers
+	min    int        // with AnyTimes: how many it must have answered
 	used   int
 	reply  Responder
 }
+
+// AnyTimes lets the stub answer any number of requests, and requires at
+// least min of them when the test ends.
+func (s *Stub) AnyTimes(min int) *Stub { s.times, s.min = int(^uint(0)>>1), min; return s }
 
 // Times lets the stub answer n requests (default 1).
 func (s *Stub) Times(n int) *Stub { s.times = n; return s }
@@ -48,7 +54,7 @@ func (s *Stub) WithQuery(key, value string) *Stub {
 }
 
 func (s *Stub) matches(r *http.Request, path string) bool {
-	if s.used >= s.times || r.Method != s.Method || path != s.Path {
+	if s.used >= s.times || r.Method != s.Method || (path != s.Path && !(s.prefix && strings.HasPrefix(path, s.Path))) {
 		return false
 	}
 	q := r.URL.Query()
@@ -109,12 +115,20 @@ func (reg *Registry) Register(method, path string, reply Responder) *Stub {
 	return s
 }
 
+// RegisterPrefix adds a stub answering method on every path under prefix
+// (a stateful fake that reads the path itself), any number of times.
+func (reg *Registry) RegisterPrefix(method, prefix string, reply Responder) *Stub {
+	s := reg.Register(method, prefix, reply).AnyTimes(0)
+	s.prefix = true
+	return s
+}
+
 // Verify fails the test for every stub not used as often as expected.
 func (reg *Registry) Verify() {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	for _, s := range reg.stubs {
-		if s.used < s.times {
+		if s.min > 0 && s.used < s.min || s.min == 0 && s.times != int(^uint(0)>>1) && s.used < s.times {
 			reg.t.Errorf("githubtest: stub %s %s %v used %d of %d times", s.Method, s.Path, s.Query, s.used, s.times)
 		}
 	}

@@ -127,8 +127,9 @@ func (d *Decoder) checks(path string, n *yaml.Node) []Check {
 func (d *Decoder) github(path string, n *yaml.Node, tmpl func(string, *yaml.Node) string) GitHub {
 	var g GitHub
 	d.Mapping(path, n, FieldFuncs{
-		"comment": func(p string, n *yaml.Node) { g.Comment = d.Boolean(p, n) },
-		"review":  func(p string, n *yaml.Node) { g.Review = d.review(p, n) },
+		"comment":  func(p string, n *yaml.Node) { g.Comment = d.Boolean(p, n) },
+		"continue": func(p string, n *yaml.Node) { g.Continue = d.Boolean(p, n) },
+		"review":   func(p string, n *yaml.Node) { g.Review = d.review(p, n) },
 		"pull_request": func(p string, n *yaml.Node) {
 			pr := &PullRequest{}
 			seen := d.Mapping(p, n, FieldFuncs{

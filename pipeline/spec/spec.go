@@ -107,6 +107,12 @@ type Output struct {
 type GitHub struct {
 	// Comment posts and updates a sticky PR or issue comment ("comment").
 	Comment bool
+	// Continue makes a triggering comment on a pull request the runner
+	// opened for the task continue that run's conversation, its commits
+	// pushed on the pull request's branch ("continue"); on another pull
+	// request the run starts fresh from its head. See
+	// pipeline/stage_prsession.go.
+	Continue bool
 	// PullRequest opens or updates a pull request with the patch
 	// ("pull_request"); nil when not asked.
 	PullRequest *PullRequest

@@ -116,6 +116,22 @@ type RunStarted struct {
 	// MCP lists the task's MCP servers as started, by name (absent without
 	// servers).
 	MCP []MCPServer `json:"mcp,omitempty"`
+	// PullRequest says, for a run on a comment on a pull request of a task
+	// with github.continue, which pull request and whether its earlier
+	// conversation was found (absent otherwise).
+	PullRequest *PRSession `json:"pull_request,omitempty"`
+}
+
+// PRSession is a run's pull request (github.continue): its number and
+// head branch, whether the run continues the conversation the runner
+// left there and, when it starts fresh, why.
+type PRSession struct {
+	Number    int    `json:"number"`
+	Branch    string `json:"branch"`
+	Continued bool   `json:"continued"`
+	Fresh     string `json:"fresh,omitempty"`
+	// History names the artifact the history came from.
+	History string `json:"history,omitempty"`
 }
 
 // MCPServer records one MCP server of a run: how it was reached, the holes
