@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -172,30 +173,78 @@ func (r *execRun) editGate() (event.GateFailed, bool) {
 // secretGate searches the patch for secrets (the redactor's: values of
 // secret-looking environment variables, the provider key, token shapes).
 // A patch with one fails the run and is written redacted: it would not
-// apply, but it must not carry the secret anywhere.
+// apply, but it must not carry the secret anywhere. The patch is read a
+// line at a time (scanPatchSecrets), so its size does not matter.
 func (r *execRun) secretGate() (event.GateFailed, bool) {
-	data, err := os.ReadFile(r.patchPath)
-	if err != nil || r.redactor == nil {
+	if r.redactor == nil {
 		return event.GateFailed{}, false
 	}
-	red := r.redactor.RedactBytes(data)
-	if bytes.Equal(red, data) {
+	files, found, err := scanPatchSecrets(r.patchPath, r.redactor, "")
+	if err != nil || !found {
 		return event.GateFailed{}, false
 	}
-	var files []string
-	for _, chunk := range strings.Split("\n"+string(data), "\ndiff --git ") {
-		if r.redactor.Redact(chunk) == chunk {
-			continue
-		}
-		if name, _, ok := strings.Cut(chunk, "\n"); ok {
-			if _, b, ok := strings.Cut(name, " b/"); ok {
-				files = append(files, b)
-			}
-		}
+	tmp := r.patchPath + ".redacted"
+	if _, _, err := scanPatchSecrets(r.patchPath, r.redactor, tmp); err == nil {
+		_ = os.Rename(tmp, r.patchPath)
 	}
-	_ = os.WriteFile(r.patchPath, red, 0o644)
+	_ = os.Remove(tmp)
 	return event.GateFailed{Gate: event.GateSecret, Paths: files,
 		Message: "the patch holds a secret (an environment value or a token shape); the patch file is written redacted and nothing is published"}, true
+}
+
+// scanPatchSecrets reads the patch at path line by line, reports whether
+// it holds a secret and returns the files (the "b/" path of their
+// "diff --git" line) whose sections hold one, each once. With to set it
+// also writes the patch redacted there. Memory is bounded by the longest
+// line.
+func scanPatchSecrets(path string, red *event.Redactor, to string) (files []string, found bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	var w *bufio.Writer
+	if to != "" {
+		out, err := os.Create(to)
+		if err != nil {
+			return nil, false, err
+		}
+		defer out.Close()
+		w = bufio.NewWriterSize(out, 64<<10)
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	file := ""
+	for {
+		line, rerr := br.ReadBytes('\n')
+		if rest, ok := bytes.CutPrefix(line, []byte("diff --git ")); ok {
+			file = ""
+			if _, b, ok := bytes.Cut(bytes.TrimRight(rest, "\n"), []byte(" b/")); ok {
+				file = string(b)
+			}
+		}
+		redacted := red.RedactBytes(line)
+		if !bytes.Equal(redacted, line) {
+			found = true
+			if file != "" && !slices.Contains(files, file) {
+				files = append(files, file)
+			}
+		}
+		if w != nil {
+			if _, err := w.Write(redacted); err != nil {
+				return files, found, err
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return files, found, rerr
+		}
+	}
+	if w != nil {
+		return files, found, w.Flush()
+	}
+	return files, found, nil
 }
 
 // submoduleGate reports a submodule whose files changed: the patch holds

@@ -1,7 +1,12 @@
 package batchreport
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
 	"strconv"
 )
 
@@ -18,8 +23,7 @@ type DiffStat struct {
 // +c,d @@"), so content lines that look like headers ("--- x" removed,
 // "+++ y" added) are counted right, and text outside hunks is never counted.
 func CountDiff(patch []byte) DiffStat {
-	var st DiffStat
-	var oldLeft, newLeft int
+	var c diffCounter
 	for len(patch) > 0 {
 		line := patch
 		if i := bytes.IndexByte(patch, '\n'); i >= 0 {
@@ -27,31 +31,72 @@ func CountDiff(patch []byte) DiffStat {
 		} else {
 			patch = nil
 		}
-		if oldLeft > 0 || newLeft > 0 {
-			switch {
-			case len(line) == 0 || line[0] == ' ':
-				oldLeft--
-				newLeft--
-			case line[0] == '-':
-				oldLeft--
-				st.Deletions++
-			case line[0] == '+':
-				newLeft--
-				st.Additions++
-			case line[0] == '\\': // "\ No newline at end of file"
-			default:
-				oldLeft, newLeft = 0, 0 // a malformed hunk: stop counting it
+		c.line(line)
+	}
+	return c.st
+}
+
+// CountDiffFile counts the patch file at path as CountDiff does, a line
+// at a time, so a patch of any size takes memory for its longest line only.
+func CountDiffFile(path string) (DiffStat, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return DiffStat{}, err
+	}
+	defer f.Close()
+	var c diffCounter
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: only its first byte matters.
+			c.line(line[:1])
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
 			}
-			continue
+		} else {
+			c.line(bytes.TrimSuffix(line, []byte("\n")))
 		}
-		switch {
-		case bytes.HasPrefix(line, []byte("diff --git ")):
-			st.Files++
-		case bytes.HasPrefix(line, []byte("@@ ")):
-			oldLeft, newLeft = hunkCounts(line)
+		if err == io.EOF {
+			return c.st, nil
+		}
+		if err != nil {
+			return c.st, fmt.Errorf("read %s: %w", path, err)
 		}
 	}
-	return st
+}
+
+// diffCounter is CountDiff's state between lines.
+type diffCounter struct {
+	st               DiffStat
+	oldLeft, newLeft int
+}
+
+// line counts one line (without its newline).
+func (c *diffCounter) line(line []byte) {
+	if c.oldLeft > 0 || c.newLeft > 0 {
+		switch {
+		case len(line) == 0 || line[0] == ' ':
+			c.oldLeft--
+			c.newLeft--
+		case line[0] == '-':
+			c.oldLeft--
+			c.st.Deletions++
+		case line[0] == '+':
+			c.newLeft--
+			c.st.Additions++
+		case line[0] == '\\': // "\ No newline at end of file"
+		default:
+			c.oldLeft, c.newLeft = 0, 0 // a malformed hunk: stop counting it
+		}
+		return
+	}
+	switch {
+	case bytes.HasPrefix(line, []byte("diff --git ")):
+		c.st.Files++
+	case bytes.HasPrefix(line, []byte("@@ ")):
+		c.oldLeft, c.newLeft = hunkCounts(line)
+	}
 }
 
 // hunkCounts parses the line counts of "@@ -a[,b] +c[,d] @@" (a missing

@@ -181,10 +181,9 @@ func (l *loader) repo(p picked) (Repo, []string) {
 		problems = append(problems, fmt.Sprintf("%s: patch_path %q is not inside the out dir; it is left out", r.ID, r.PatchPath))
 	} else if r.PatchPath != "" {
 		patch := filepath.Join(p.dir.path, filepath.FromSlash(r.PatchPath))
-		data, err := os.ReadFile(patch)
+		st, err := CountDiffFile(patch)
 		switch {
 		case err == nil:
-			st := CountDiff(data)
 			out.Additions, out.Deletions = st.Additions, st.Deletions
 			out.Links.Patch = l.link(patch)
 		case !errors.Is(err, fs.ErrNotExist):

@@ -131,6 +131,16 @@ func TestCountDiff(t *testing.T) {
 	if got != want {
 		t.Errorf("CountDiff = %+v, want %+v", got, want)
 	}
+	// The file reader agrees, also past a line longer than its buffer.
+	long := patch + "diff --git a/w b/w\n--- a/w\n+++ b/w\n@@ -1 +1,2 @@\n-" + strings.Repeat("x", 200<<10) + "\n+a\n+b\n"
+	p := filepath.Join(t.TempDir(), "changes.patch")
+	if err := os.WriteFile(p, []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := CountDiffFile(p)
+	if want := (DiffStat{Files: 4, Additions: 4, Deletions: 2}); err != nil || fromFile != want || CountDiff([]byte(long)) != want {
+		t.Errorf("CountDiffFile = %+v (%v), CountDiff = %+v, want %+v", fromFile, err, CountDiff([]byte(long)), want)
+	}
 }
 
 // unescapedLink is a Markdown link to javascript: whose "]" is not escaped.
