@@ -10,9 +10,11 @@
 #   not onto PATH), whatever GOTOOLCHAIN the caller set.
 # - Without a go, the go.mod's release is downloaded from go.dev into
 #   $RUNNER_TEMP/runner-go and called by its absolute path.
-# - The version is stamped: the git revision when the action is a checkout
-#   (go's VCS stamping), else the ref the action was used at (the last
-#   element of $GITHUB_ACTION_PATH, .../_actions/OWNER/REPO/REF).
+# - The version is stamped: the checkout's tag or a pseudo-version naming
+#   its commit when the action is a checkout (go's VCS stamping, with git
+#   trusting the checkout whoever owns it), else the ref the action was
+#   used at (the last element of $GITHUB_ACTION_PATH,
+#   .../_actions/OWNER/REPO/REF).
 set -euo pipefail
 src="${GITHUB_ACTION_PATH:?}"
 bin="${RUNNER_TEMP:?}/runner-bin"
@@ -29,6 +31,15 @@ fi
 ldflags=""
 if [ ! -e "$src/.git" ]; then
   ldflags="-X github.com/seed43ef5acb/runner/pipeline.stampedVersion=$(basename "$src")"
+else
+  # go's VCS stamping runs git in the checkout, which refuses a repository
+  # owned by another user ("dubious ownership": a container job, or a
+  # runner user other than the checkout's) and fails the build. The build
+  # compiles and runs this checkout's code anyway, so git may trust it:
+  # safe.directory for this process only, after any GIT_CONFIG_* pairs the
+  # caller set.
+  n="${GIT_CONFIG_COUNT:-0}"
+  export GIT_CONFIG_COUNT="$((n + 1))" "GIT_CONFIG_KEY_$n=safe.directory" "GIT_CONFIG_VALUE_$n=$src"
 fi
 cd "$src"
 GOTOOLCHAIN=auto GOFLAGS=-mod=readonly CGO_ENABLED=0 \
