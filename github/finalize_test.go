@@ -209,3 +209,20 @@ func TestFinalizeCountsDenialsOfAKilledRun(t *testing.T) {
 		}
 	}
 }
+
+// TestFinalizeReviewURL: finalize's review-url is the review the log's
+// publish events name, also for a log cut before run.finished.
+func TestFinalizeReviewURL(t *testing.T) {
+	url := "https://github.com/octo/hello/pull/5#pullrequestreview-70"
+	events := writeEvents(t, startedLine,
+		`{"v":1,"seq":2,"time":"2026-01-01T00:00:01Z","run_id":"r","type":"publish","target":"review","ok":true,"url":"`+url+
+			`","review":{"url":"`+url+`","event":"COMMENT","inline":2,"in_body":1}}`)
+	dir := t.TempDir()
+	out, err := Finalize(t.Context(), FinalizeOptions{EventsFile: events, OutputPath: filepath.Join(dir, "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := parseOutputs(t, filepath.Join(dir, "out")); out.ReviewURL != url || got["review-url"] != url || got["status"] != "cancelled" {
+		t.Errorf("outputs %v", got)
+	}
+}

@@ -112,6 +112,14 @@ func cut(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// Files lists the pull request's files with their hunks
+// (PullRequestFiles), retried on transient failures like Post.
+func (rv *Reviewer) Files(ctx context.Context) (map[string]FileDiff, error) {
+	return retryAPI(ctx, rv.BackOff, func() (map[string]FileDiff, error) {
+		return PullRequestFiles(ctx, rv.Client, rv.Owner, rv.Repo, rv.Number)
+	})
+}
+
 // maxPRFiles is how many files the pull request files API lists at most.
 const maxPRFiles = 3000
 

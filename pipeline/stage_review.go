@@ -30,29 +30,36 @@ func (r *execRun) postReview(ctx context.Context, st *runStatus) error {
 	case !r.gh.HasToken():
 		return skip("no token") // said once, at the start
 	case !r.gh.Event.GitHub.IsPR || r.gh.Event.GitHub.Number <= 0:
-		fmt.Fprintf(r.opts.Stderr, "runner: no review: the %s event names no pull request (give --pr N)\n", r.gh.Event.GitHub.EventName)
+		// A green job that posted nothing must say why.
+		r.annotate(workflowcmd.Annotation{Level: workflowcmd.Warning, Title: "runner: review", Message: fmt.Sprintf(
+			"no review: the %s event names no pull request (give --pr N, or run on pull_request)", r.gh.Event.GitHub.EventName)})
 		return skip("no pull request")
 	case st.Status != event.StatusSuccess:
 		fmt.Fprintf(r.opts.Stderr, "runner: no review: the run ended with status %s\n", st.Status)
 		return skip("run not successful")
 	}
-	plan, err := r.reviewPlan(ctx)
+	findings, err := github.ParseFindings(r.structuredOutput())
 	if err != nil {
 		r.reviewFailed(st, nil, "the review could not be prepared", err)
 		return nil
 	}
-	r.warnCheckout()
 	rv, err := r.gh.Reviewer(ctx)
 	if err != nil {
-		r.reviewFailed(st, &plan, "the review could not be posted", err)
+		r.reviewFailed(st, nil, "the review could not be prepared", err)
 		return nil
 	}
+	plan, err := r.reviewPlan(ctx, rv, findings)
+	if err != nil { // the findings still reach the step summary
+		r.reviewFailed(st, &plan, "the pull request's diff could not be read", err)
+		return nil
+	}
+	r.warnCheckout()
 	out, err := rv.Post(ctx, plan)
 	switch {
 	case errors.Is(err, github.ErrReadOnly):
-		r.reviewSummary = plan.SummaryMarkdown(r.redactor.Redact(
-			"The token may not write reviews (a pull request from a fork gets a read-only one): " + err.Error()))
-		err = fmt.Errorf("the token is read-only (a pull request from a fork gets one), the findings are in the step summary: %w", err)
+		why := r.readOnlyReason()
+		r.reviewSummary = plan.SummaryMarkdown(r.redactor.Redact("The token may not write reviews (" + why + "): " + err.Error()))
+		err = fmt.Errorf("the token may not write reviews (%s), the findings are in the step summary: %w", why, err)
 		r.deliveryFailed(st, event.PublishReview, "the review could not be posted", err, "")
 		return nil
 	case err != nil && !errors.Is(err, github.ErrReviewRetire):
@@ -70,25 +77,30 @@ func (r *execRun) postReview(ctx context.Context, st *runStatus) error {
 	return nil
 }
 
-// reviewPlan reads the findings and the pull request's diff and sorts
-// the findings into line comments and the body.
-func (r *execRun) reviewPlan(ctx context.Context) (github.ReviewPlan, error) {
-	findings, err := github.ParseFindings(r.structuredOutput())
-	if err != nil {
-		return github.ReviewPlan{}, err
-	}
+// reviewPlan reads the pull request's diff and sorts the findings into
+// line comments and the body. When the diff cannot be read the plan has
+// every finding in the body (for the step summary) and the error.
+func (r *execRun) reviewPlan(ctx context.Context, rv *github.Reviewer, findings github.Findings) (github.ReviewPlan, error) {
 	c := r.gh.Event.GitHub
-	files, err := github.PullRequestFiles(ctx, r.gh.Client, c.Owner, c.Repo, c.Number)
-	if err != nil {
-		return github.ReviewPlan{}, err
-	}
+	files, err := rv.Files(ctx)
 	plan := github.PlanReview(r.spec.Name, c.HeadSHA, findings, files)
 	if plan.Event == github.ReviewApprove && !r.spec.GitHub.Review.Approve {
 		plan.Event = github.ReviewComment
 		plan.Note = "The verdict is approve; this task posts approvals as comments (github.review.approve: false)."
 	}
 	plan.Footer = r.reviewFooter()
-	return plan, nil
+	return plan, err
+}
+
+// readOnlyReason says why the token may not write: a pull request from a
+// fork (its pull_request runs get a read-only token), else the workflow's
+// permissions.
+func (r *execRun) readOnlyReason() string {
+	c := r.gh.Event.GitHub
+	if c.HeadRepo != "" && !strings.EqualFold(c.HeadRepo, c.Repository) {
+		return fmt.Sprintf("the pull request comes from the fork %s, and a pull_request run for a fork gets a read-only token", c.HeadRepo)
+	}
+	return "give the workflow permissions: pull-requests: write"
 }
 
 // publishedReview is the review as the publish event and run.finished

@@ -64,6 +64,7 @@ const mainPatch = "@@ -1,2 +1,5 @@\n package main\n+\tx, err := f()\n+\t_ = x\n+
 // Actions, against a fake API.
 type reviewRun struct {
 	spec, repo, out, head string
+	headRepo              string // "" for octo/hello
 	api                   *githubtest.Registry
 	env                   []string
 	outputs, summary      string
@@ -88,8 +89,12 @@ func newReviewRun(t *testing.T) *reviewRun {
 // tree's HEAD.
 func (d *reviewRun) setEvent(t *testing.T) {
 	t.Helper()
+	headRepo := d.headRepo
+	if headRepo == "" {
+		headRepo = "octo/hello"
+	}
 	payload := fmt.Sprintf(`{"action":"synchronize","number":5,"pull_request":{"number":5,"title":"t","head":{"ref":"f","sha":%q,`+
-		`"repo":{"full_name":"octo/hello"}},"base":{"ref":"main"}},"sender":{"login":"alice","type":"User"}}`, d.head)
+		`"repo":{"full_name":%q}},"base":{"ref":"main"}},"sender":{"login":"alice","type":"User"}}`, d.head, headRepo)
 	d.env, d.outputs, d.summary = actionsEnv(t, "pull_request", payload, "RUNNER_COMMENT=false")
 	for i, kv := range d.env {
 		if strings.HasPrefix(kv, "GITHUB_API_URL=") {
@@ -361,6 +366,8 @@ func TestExecReviewRerun(t *testing.T) {
 // (delivery_failed, exit 3, nothing posted).
 func TestExecReviewFork(t *testing.T) {
 	d := newReviewRun(t)
+	d.headRepo = "mallory/hello"
+	d.setEvent(t)
 	d.stubFiles(1)
 	d.api.Register(http.MethodGet, "/repos/octo/hello/pulls/5/reviews", githubtest.Page([]any{}, 1, 1))
 	d.api.Register(http.MethodPost, "/repos/octo/hello/pulls/5/reviews", githubtest.Error(403, "Resource not accessible by integration"))
@@ -372,13 +379,14 @@ func TestExecReviewFork(t *testing.T) {
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
-	for _, s := range []string{"## runner review (not posted)", "> The token may not write reviews (a pull request from a fork gets a read-only one): ",
+	for _, s := range []string{"## runner review (not posted)",
+		"> The token may not write reviews (the pull request comes from the fork mallory/hello, and a pull_request run for a fork gets a read-only token): ",
 		"**`main.go:2`**", "```suggestion\n\tcheck(err)\n```", "`main.go:40` (not in the diff): old code: rename x"} {
 		if !strings.Contains(string(summary), s) {
 			t.Errorf("step summary lacks %q:\n%s", s, summary)
 		}
 	}
-	if !strings.Contains(d.stderr.String(), "::warning title=runner%3A delivery::review failed: the token is read-only") {
+	if !strings.Contains(d.stderr.String(), "::warning title=runner%3A delivery::review failed: the token may not write reviews (the pull request comes from the fork mallory/hello") {
 		t.Errorf("no ::warning:\n%s", d.stderr.String())
 	}
 	pubs := d.reviewPublish(t, event.StatusDeliveryFailed)
@@ -443,14 +451,14 @@ func TestExecReviewApproveOff(t *testing.T) {
 }
 
 // TestExecReviewNoPullRequest: a push event names no pull request: no
-// review call, a line that says why and how (--pr N), status success.
+// review call, a ::warning that says why and how (--pr N), status success.
 func TestExecReviewNoPullRequest(t *testing.T) {
 	d := newReviewRun(t)
 	d.env, d.outputs, d.summary = actionsEnv(t, "push", `{"ref":"refs/heads/main"}`)
 	if err := d.exec(t, reviewFindings); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(d.stderr.String(), "runner: no review: the push event names no pull request (give --pr N)") {
+	if !strings.Contains(d.stderr.String(), "::warning title=runner%3A review::no review: the push event names no pull request (give --pr N") {
 		t.Errorf("stderr:\n%s", d.stderr.String())
 	}
 }
@@ -490,5 +498,24 @@ func TestExecPROutsideActions(t *testing.T) {
 		APIKey: "sk-unit-0123456789abcdef"})
 	if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "--pr 5: only under GitHub Actions") {
 		t.Errorf("err %v (exit %d), want a usage error", err, ExitCode(err))
+	}
+}
+
+// TestExecReviewFilesFail: the pull request's files cannot be read (404):
+// no review is posted, the run ends delivery_failed and the findings are
+// still in the step summary.
+func TestExecReviewFilesFail(t *testing.T) {
+	d := newReviewRun(t)
+	d.api.Register(http.MethodGet, "/repos/octo/hello/pulls/5/files", githubtest.Error(404, "Not Found"))
+	err := d.exec(t, reviewFindings)
+	if ExitCode(err) != ExitInfra {
+		t.Fatalf("exit %d (%v), want 3", ExitCode(err), err)
+	}
+	summary, _ := os.ReadFile(d.summary)
+	if !strings.Contains(string(summary), "> the pull request's diff could not be read: ") || !strings.Contains(string(summary), "err is ignored") {
+		t.Errorf("step summary:\n%s", summary)
+	}
+	if pubs := d.reviewPublish(t, event.StatusDeliveryFailed); len(pubs) != 1 || pubs[0].OK || !strings.Contains(pubs[0].Error, "404") {
+		t.Errorf("publish events %+v", pubs)
 	}
 }
