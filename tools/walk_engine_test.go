@@ -196,3 +196,54 @@ func rgPairs(out []byte) []string {
 	}
 	return pairs
 }
+
+// TestWalkMatchesRipgrepFiles compares the regular files the search
+// tools' walk yields (the walk of glob, grep and list), in order, with
+// `rg --files --sort path` on random git repositories with nested
+// .gitignore files, symlinks and FIFOs, from the root and from a
+// subdirectory.
+func TestWalkMatchesRipgrepFiles(t *testing.T) {
+	t.Parallel()
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("ripgrep (rg) is not installed (apt-get install ripgrep; .ci/run installs it)")
+	}
+	for seed := range uint64(3) {
+		dir := t.TempDir()
+		genTree(t, dir, rand.New(rand.NewPCG(seed, 21)), 500)
+		if out, err := exec.CommandContext(t.Context(), "git", "init", "-q", dir).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+		for _, start := range []string{".", firstDir(t, dir)} {
+			var got []string
+			err := walkTree(t.Context(), dir, start, func(e *walkEntry) error {
+				if e.Type == 0 {
+					got = append(got, e.Rel)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.CommandContext(t.Context(), rg, "--files", "--sort", "path", "--hidden", "-g", "!.git", "--no-messages", start)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "GIT_CONFIG_NOSYSTEM=1")
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("rg --files: %v", err)
+			}
+			var want []string
+			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				if l != "" {
+					want = append(want, strings.TrimPrefix(filepath.ToSlash(l), "./"))
+				}
+			}
+			if len(want) < 50 && start == "." {
+				t.Fatalf("seed %d: rg lists only %d files (walk %d): the tree is too small to compare", seed, len(want), len(got))
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("seed %d, start %s: (-rg +walk)\n%s", seed, start, d)
+			}
+		}
+	}
+}
