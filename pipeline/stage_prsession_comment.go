@@ -19,6 +19,9 @@ func (r *execRun) conversationMarkdown(st *runStatus) string {
 	if s := r.pr; s != nil && s.fresh != "" {
 		fmt.Fprintf(&b, "> [!NOTE]\n> Started fresh from the pull request's head: %s.\n\n", r.redactor.Redact(s.fresh))
 	}
+	if c := r.continued; c != nil && len(c.why) > 0 {
+		fmt.Fprintf(&b, "> [!NOTE]\n> Continued run %s although %s.\n\n", c.history.header.RunID, strings.Join(c.why, " and "))
+	}
 	chain := r.chain()
 	fmt.Fprintf(&b, "**Conversation** (%d run%s)\n\n| run | prompt | status | change |\n|---|---|---|---|\n", len(chain)+1, plural(len(chain)+1))
 	for i, c := range chain {

@@ -397,3 +397,41 @@ func TestPRCommentGateRefuses(t *testing.T) {
 		t.Errorf("outputs %q, want status refused", outputs)
 	}
 }
+
+// TestPRCommentAfterHumanPush: someone pushed to the pull request's branch
+// after the first run. The conversation still goes on (the checkout is
+// the truth), the comment says the tree changed since, and the commit
+// goes on top of their commit.
+func TestPRCommentAfterHumanPush(t *testing.T) {
+	f := newPRFlow(t)
+	out1, _, _ := f.firstRun()
+	human := f.checkout(prBranch)
+	mustWrite(t, filepath.Join(human, "NOTES"), "by hand\n")
+	gitT(t, human, "add", "NOTES")
+	gitT(t, human, "commit", "-q", "-m", "notes")
+	gitT(t, human, "push", "-q", "origin", "HEAD:"+prBranch)
+	head := gitT(t, human, "rev-parse", "HEAD")
+
+	f.allow("sample-commenter", "write")
+	f.pullRequest(head, prSelf, f.prBody)
+	f.artifact(out1, 7, "runner-history-7", false)
+	repo := f.checkout(prBranch)
+	out2 := filepath.Join(t.TempDir(), "run2")
+	srv := newModel(t, writeFileTurn("empty.txt", "handled\n"), llmtest.Turn{Text: "Handled."}.Reply())
+	res, stderr, err := f.exec(repo, out2, f.env("issue_comment", payload(t, "issue_comment.created.pull_request.json", 6, "@runner go on", "sample-commenter"), "8"), srv)
+	if err != nil || res.Status != event.StatusSuccess {
+		t.Fatalf("run 2: %v %+v\n%s", err, res, stderr)
+	}
+	if rs := startedOf(t, out2); rs.Continues == nil || !rs.Continues.Forced || !rs.PullRequest.Continued {
+		t.Errorf("run.started continues %+v pull_request %+v, want a forced continue", rs.Continues, rs.PullRequest)
+	}
+	if parent := gitT(t, f.remote, "rev-parse", prBranch+"^"); parent != head {
+		t.Errorf("branch parent %s, want the human commit %s", parent, head)
+	}
+	if got := gitT(t, f.remote, "show", prBranch+":NOTES"); got != "by hand" {
+		t.Errorf("NOTES = %q: the human commit was dropped", got)
+	}
+	if c := f.prComment(); !strings.Contains(c.Body, "although the work tree changed since the run ended") {
+		t.Errorf("comment does not say the tree changed:\n%s", c.Body)
+	}
+}
