@@ -97,6 +97,9 @@ type execRun struct {
 	redactor   *event.Redactor
 	eventsCopy *bytes.Buffer // a copy of the log when it goes to stdout
 	denials    *denialLog    // the permission.denied events, for run.finished
+	logGuard   *logGuard     // notes a failed log write and stops the main stages
+	// stopMain cancels the main stages' context (nil before Exec sets it)
+	stopMain func(error)
 
 	// snapshot stage
 	store   *snapshot.Store
@@ -163,6 +166,10 @@ func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
 		r.opts.Stderr = io.Discard
 	}
 	r.maskSecrets()
+	// The main stages' context: a failed log write stops them (logGuard).
+	mctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	r.stopMain = stop
 	if err := runStages(ctx, r.log, r.setupStages()); err != nil {
 		r.closeRecord()
 		r.removeTemp()
@@ -171,7 +178,7 @@ func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
 		}
 		return Result{}, r.setupFailed(err)
 	}
-	mainErr := runStages(ctx, r.log, r.mainStages())
+	mainErr := runStages(mctx, r.log, r.mainStages())
 	err := r.finish(ctx, mainErr)
 	return r.outcome(), err
 }

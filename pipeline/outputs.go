@@ -61,7 +61,8 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		r.writer = w
 	}
 	r.denials = &denialLog{}
-	sinks := []event.Sink{r.writer, r.denials}
+	r.logGuard = &logGuard{next: r.writer, stop: r.stopMain}
+	sinks := []event.Sink{r.logGuard, r.denials}
 	if !r.opts.Quiet {
 		tty := isTerminal(r.opts.Stderr)
 		r.console = event.NewConsole(r.opts.Stderr, event.ConsoleOptions{
@@ -147,6 +148,11 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 	case ctx.Err() != nil:
 		return runStatus{event.StatusCancelled, ExitCancelled, event.ClassCancelled,
 			cancelMessage(context.Cause(ctx))}
+	case r.logGuard.failed() != nil:
+		// The run was stopped: going on unrecorded would lose its record.
+		return runStatus{event.StatusError, ExitInfra, event.ClassInfra, fmt.Sprintf(
+			"the event log could not be written, so the run was stopped: %v; make room where the log goes (--out, --events) and run again",
+			r.logGuard.failed())}
 	case len(r.violations) > 0:
 		return runStatus{event.StatusViolation, ExitTaskFailed, event.ClassViolation, r.violations[0].Message}
 	case mainErr != nil:

@@ -24,6 +24,11 @@ type Writer struct {
 	seq    int64
 	closed bool
 	owned  io.Closer // closed by Close when the Writer opened the file
+	// off is the length of the log's complete lines, where a failed write
+	// is cut back to (when w can be: a rewinder)
+	off  int64
+	rw   rewinder // w, when it is a file that can be cut back; nil otherwise
+	torn bool     // a failed write left part of a line that could not be cut back
 	now    func() time.Time
 	redact *Redactor
 }
@@ -46,6 +51,11 @@ func WithRedactor(r *Redactor) Option {
 // keeps ownership of w; Close syncs it when it is an *os.File.
 func NewWriter(w io.Writer, runID string, opts ...Option) *Writer {
 	wr := &Writer{w: w, runID: runID, now: time.Now}
+	if rw, ok := w.(rewinder); ok {
+		if off, err := rw.Seek(0, io.SeekCurrent); err == nil { // not a pipe or a terminal
+			wr.rw, wr.off = rw, off
+		}
+	}
 	for _, o := range opts {
 		o(wr)
 	}
@@ -65,8 +75,11 @@ func Create(path, runID string, opts ...Option) (*Writer, error) {
 }
 
 // Emit writes p as the next line. It returns ErrClosed after Close and a
-// wrapped error when p cannot be encoded or the line cannot be written; seq
-// is only consumed by lines that were encoded.
+// wrapped error when p cannot be encoded or the line cannot be written
+// (a full disk: the file is cut back to its last complete line, and later
+// lines may still be written when there is room again; ErrTorn once a
+// writer that cannot be cut back took part of a line); seq is only
+// consumed by lines that were written.
 func (w *Writer) Emit(p Payload) error {
 	if p == nil {
 		return ErrNilPayload
@@ -91,16 +104,55 @@ func (w *Writer) Emit(p Payload) error {
 	if w.redact != nil {
 		line = w.redact.RedactJSON(line)
 	}
-	w.seq++
-	if _, err := w.w.Write(line); err != nil {
+	if w.torn {
+		return fmt.Errorf("write %s event: %w", p.EventType(), ErrTorn)
+	}
+	if err := w.write(line); err != nil {
 		return fmt.Errorf("write %s event: %w", p.EventType(), err)
 	}
+	w.seq++
 	if f, ok := w.w.(interface{ Flush() error }); ok {
 		if err := f.Flush(); err != nil {
 			return fmt.Errorf("flush %s event: %w", p.EventType(), err)
 		}
 	}
 	return nil
+}
+
+// rewinder is a log that a failed write can be cut back on (an
+// *os.File).
+type rewinder interface {
+	Truncate(size int64) error
+	Seek(offset int64, whence int) (int64, error)
+}
+
+// write writes one whole line or, failing (a full disk), none: a file is
+// cut back to its last complete line, so the log never ends in half a
+// line and seq stays gapless; a writer that cannot be cut back is marked
+// torn and takes no more lines. Called with w.mu held.
+func (w *Writer) write(line []byte) error {
+	n, err := w.w.Write(line)
+	if err == nil {
+		w.off += int64(n)
+		return nil
+	}
+	if n == 0 {
+		return err
+	}
+	rw := w.rw
+	if rw == nil {
+		w.torn = true
+		return err
+	}
+	if terr := rw.Truncate(w.off); terr != nil {
+		w.torn = true
+		return fmt.Errorf("%w (and cutting the partial line back failed: %w)", err, terr)
+	}
+	if _, serr := rw.Seek(w.off, io.SeekStart); serr != nil {
+		w.torn = true
+		return fmt.Errorf("%w (and cutting the partial line back failed: %w)", err, serr)
+	}
+	return fmt.Errorf("%w (the log ends at its last complete line)", err)
 }
 
 // Seq returns the seq of the last line written (0 before the first).
