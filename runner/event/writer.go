@@ -26,9 +26,9 @@ type Writer struct {
 	owned  io.Closer // closed by Close when the Writer opened the file
 	// off is the length of the log's complete lines, where a failed write
 	// is cut back to (when w can be: a rewinder)
-	off  int64
-	rw   rewinder // w, when it is a file that can be cut back; nil otherwise
-	torn bool     // a failed write left part of a line that could not be cut back
+	off    int64
+	rw     rewinder // w, when it is a file that can be cut back; nil otherwise
+	torn   bool     // a failed write left part of a line that could not be cut back
 	now    func() time.Time
 	redact *Redactor
 }
