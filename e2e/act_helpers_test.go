@@ -29,6 +29,8 @@ const (
 	actPR    = 2
 	// actBranch is the runner's default branch for the task "act" on #2.
 	actBranch = "runner/act/pr-2"
+	// actToken is the job's GITHUB_TOKEN (act's secret, github.token).
+	actToken = "ghs_acttest0123456789abcdefghijklmnopq"
 )
 
 // actBinary is nektos/act: .ci/bin/act of this checkout (bash .ci/run
@@ -98,23 +100,48 @@ func copyFileMode(t *testing.T, src, dst string, mode os.FileMode) {
 	}
 }
 
-// gitHTTP serves a bare clone of ws as OWNER/REPO.git over git's smart
-// HTTP (git http-backend, pushes allowed): the GITHUB_SERVER_URL the
-// runner pushes to. It returns the server URL and the bare repository.
-func gitHTTP(t *testing.T, ws string) (serverURL, bare string) {
+// gitRemote is a bare clone of the workspace as OWNER/REPO.git served
+// over git's smart HTTP (git http-backend, pushes allowed): the
+// GITHUB_SERVER_URL the runner pushes to. It records the credentials of
+// each push.
+type gitRemote struct {
+	url, bare string
+
+	mu    sync.Mutex
+	auths []string // "user:password" of each receive-pack request
+}
+
+func newGitRemote(t *testing.T, ws string) *gitRemote {
 	t.Helper()
 	root := t.TempDir()
-	bare = filepath.Join(root, actOwner, actRepo+".git")
-	git(t, root, "clone", "-q", "--bare", ws, bare)
-	git(t, bare, "config", "http.receivepack", "true")
+	g := &gitRemote{bare: filepath.Join(root, actOwner, actRepo+".git")}
+	git(t, root, "clone", "-q", "--bare", ws, g.bare)
+	git(t, g.bare, "config", "http.receivepack", "true")
 	backend, err := exec.LookPath("git")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(&cgi.Handler{Path: backend, Args: []string{"http-backend"},
-		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}, Stderr: io.Discard})
+	h := &cgi.Handler{Path: backend, Args: []string{"http-backend"},
+		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}, Stderr: io.Discard}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/git-receive-pack") {
+			user, pass, _ := r.BasicAuth()
+			g.mu.Lock()
+			g.auths = append(g.auths, user+":"+pass)
+			g.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
-	return srv.URL, bare
+	g.url = srv.URL
+	return g
+}
+
+// pushAuths are the credentials the pushes came with.
+func (g *gitRemote) pushAuths() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.auths)
 }
 
 // ghComment is a comment of the job's token identity on #2.
@@ -130,6 +157,7 @@ func ghComment(body string) map[string]any {
 type sticky struct {
 	mu      sync.Mutex
 	started string   // body of the comment as created
+	auth    string   // its request's Authorization header
 	edits   []string // bodies of its later edits, last one last
 }
 
@@ -138,6 +166,13 @@ func (c *sticky) bodies() (string, []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.started, slices.Clone(c.edits)
+}
+
+// authorization is the Authorization header the comment was created with.
+func (c *sticky) authorization() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.auth
 }
 
 // register registers the sticky comment's calls: the token's identity
@@ -152,7 +187,7 @@ func (c *sticky) register(api *githubtest.Registry, procs, searches, patches int
 	api.Register(http.MethodPost, comments, func(w http.ResponseWriter, r *http.Request) {
 		body := decodeBody(r)
 		c.mu.Lock()
-		c.started = body
+		c.started, c.auth = body, r.Header.Get("Authorization")
 		c.mu.Unlock()
 		githubtest.JSON(http.StatusCreated, ghComment(body))(w, r)
 	})
@@ -211,7 +246,7 @@ func runAct(t *testing.T, ws, task, modelURL, apiURL, serverURL string) actResul
 	args := []string{"pull_request", "--json", "-W", ".github/workflows/act.yml", "-e", event,
 		"-P", "ubuntu-latest=-self-hosted", "--action-offline-mode", "--no-cache-server",
 		"--action-cache-path", filepath.Join(t.TempDir(), "act-cache"), "--actor", actOwner,
-		"-s", "GITHUB_TOKEN=ghs_acttest0123456789abcdefghijklmnopq", "-s", "OPENAI_API_KEY=sk-acttest-0123456789abcdef",
+		"-s", "GITHUB_TOKEN=" + actToken, "-s", "OPENAI_API_KEY=sk-acttest-0123456789abcdef",
 		"--var", "MODEL_URL=" + modelURL, "--var", "TASK=" + task,
 		"--env", "GITHUB_API_URL=" + apiURL, "--env", "GITHUB_SERVER_URL=" + serverURL, "--env", "RESULT_DIR=" + res.result}
 	cmd := exec.CommandContext(t.Context(), actBinary(t), args...)

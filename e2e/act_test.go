@@ -17,20 +17,20 @@ import (
 // checkout), the fake model, the fake GitHub API and the git remote it
 // pushes to.
 type actSetup struct {
-	ws, head     string
-	model        *llmtest.Server
-	api          *githubtest.Registry
-	server, bare string
-	comment      sticky
-	pullMu       sync.Mutex
-	pull         map[string]any // the pull request as created (its JSON body)
+	ws, head string
+	model    *llmtest.Server
+	api      *githubtest.Registry
+	remote   *gitRemote
+	comment  sticky
+	pullMu   sync.Mutex
+	pull     map[string]any // the pull request as created (its JSON body)
 }
 
 func newActSetup(t *testing.T) *actSetup {
 	t.Helper()
 	s := &actSetup{}
 	s.ws, s.head = actWorkspace(t)
-	s.server, s.bare = gitHTTP(t, s.ws)
+	s.remote = newGitRemote(t, s.ws)
 	s.api = githubtest.New(t, "/api/v3")
 	s.model = newModel(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"hello.txt","content":"hello\n"}`)}}.Reply(),
@@ -41,7 +41,7 @@ func newActSetup(t *testing.T) *actSetup {
 // run runs the self-test workflow with the task at path task of ws.
 func (s *actSetup) run(t *testing.T, task string) actResult {
 	t.Helper()
-	return runAct(t, s.ws, task, s.model.URL(), s.api.Server.URL+"/api/v3", s.server)
+	return runAct(t, s.ws, task, s.model.URL(), s.api.Server.URL+"/api/v3", s.remote.url)
 }
 
 // stubPulls registers the search for an open pull request of the branch
@@ -127,8 +127,15 @@ func TestActionUnderAct(t *testing.T) {
 	if pr := s.pullRequest(); pr["head"] != actBranch || pr["base"] != "master" {
 		t.Errorf("pull request %v, want head %s against master", pr, actBranch)
 	}
-	if got := strings.TrimSpace(git(t, s.bare, "show", actBranch+":hello.txt")); got != "hello" {
+	if got := strings.TrimSpace(git(t, s.remote.bare, "show", actBranch+":hello.txt")); got != "hello" {
 		t.Errorf("pushed hello.txt = %q", got)
+	}
+	// The action's github-token input defaults to github.token.
+	if got := s.comment.authorization(); got != "Bearer "+actToken {
+		t.Errorf("comment created with Authorization %q, want the job's token", got)
+	}
+	if got := s.remote.pushAuths(); len(got) != 1 || got[0] != "x-access-token:"+actToken {
+		t.Errorf("push credentials %q, want x-access-token and the job's token", got)
 	}
 	if msgs := s.model.Requests()[0].Messages(); !strings.Contains(msgs[len(msgs)-1]["content"].(string), "pull request 2") {
 		t.Errorf("prompt %v, want the event's number rendered", msgs[len(msgs)-1])
