@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,11 +15,11 @@ import (
 // does not compress, so a literal costs its size.
 func randomBytes(seed uint64, n int) []byte {
 	r := rand.New(rand.NewPCG(seed, 7))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.UintN(256))
+	b := make([]byte, n+8)
+	for i := 0; i < n; i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
 	}
-	return b
+	return b[:n]
 }
 
 // binaryRepo commits binary and text files, returns the work tree and
@@ -71,7 +72,7 @@ func sameFile(t *testing.T, a, b string) {
 func TestBinaryPatchDeltaAndLiteral(t *testing.T) {
 	isolateGit(t)
 	ctx := context.Background()
-	big := randomBytes(1, 1<<20)
+	big := randomBytes(1, 256<<10)
 	small := append([]byte{0}, randomBytes(2, 4095)...)
 	wt, clone := binaryRepo(t, map[string][]byte{
 		"big.bin": big, "small.bin": small, "rewrite.bin": randomBytes(3, 3000), "gone.bin": randomBytes(4, 500),
@@ -83,7 +84,7 @@ func TestBinaryPatchDeltaAndLiteral(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited := bytes.Clone(big)
-	copy(edited[500_000:], "a few bytes in the middle")
+	copy(edited[100_000:], "a few bytes in the middle")
 	writeFile(t, wt, "big.bin", string(edited), 0o644)
 	writeFile(t, wt, "small.bin", string(small)+"tail", 0o644)
 	writeFile(t, wt, "rewrite.bin", string(randomBytes(5, 2000)), 0o644)
@@ -115,7 +116,7 @@ func TestBinaryPatchDeltaAndLiteral(t *testing.T) {
 			t.Errorf("patch has no %q hunk", want)
 		}
 	}
-	// The 1 MiB file's delta is small; its literals would be 2.5 MB.
+	// The 256 KiB file's delta is small; its literals would be 640 KB.
 	if patch.Len() > 64<<10 {
 		t.Errorf("patch is %d bytes: the large file's edit was not a delta", patch.Len())
 	}
