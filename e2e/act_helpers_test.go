@@ -237,9 +237,10 @@ type actResult struct {
 
 // runAct runs the workflow of ws under act on the self-hosted platform
 // (no containers, no action download) with the bundled pull_request
-// event, the task task (a path in ws), the fake model at modelURL and the
-// fake GitHub at apiURL (REST) and serverURL (git).
-func runAct(t *testing.T, ws, task, modelURL, apiURL, serverURL string) actResult {
+// event, the workflow's variables vars (TASK: a task spec's path in ws;
+// PROMPT), the fake model at modelURL and the fake GitHub at apiURL (REST)
+// and serverURL (git).
+func runAct(t *testing.T, ws string, vars map[string]string, modelURL, apiURL, serverURL string) actResult {
 	t.Helper()
 	res := actResult{result: t.TempDir()}
 	event := filepath.Join(repoRoot, "github", "testdata", "events", "pull_request.opened.json")
@@ -247,8 +248,11 @@ func runAct(t *testing.T, ws, task, modelURL, apiURL, serverURL string) actResul
 		"-P", "ubuntu-latest=-self-hosted", "--action-offline-mode", "--no-cache-server",
 		"--action-cache-path", filepath.Join(t.TempDir(), "act-cache"), "--actor", actOwner,
 		"-s", "GITHUB_TOKEN=" + actToken, "-s", "OPENAI_API_KEY=sk-acttest-0123456789abcdef",
-		"--var", "MODEL_URL=" + modelURL, "--var", "TASK=" + task,
+		"--var", "MODEL_URL=" + modelURL,
 		"--env", "GITHUB_API_URL=" + apiURL, "--env", "GITHUB_SERVER_URL=" + serverURL, "--env", "RESULT_DIR=" + res.result}
+	for k, v := range vars {
+		args = append(args, "--var", k+"="+v)
+	}
 	cmd := exec.CommandContext(t.Context(), actBinary(t), args...)
 	cmd.Dir, cmd.Env = ws, actEnv(t)
 	var out bytes.Buffer

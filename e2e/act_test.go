@@ -41,7 +41,13 @@ func newActSetup(t *testing.T) *actSetup {
 // run runs the self-test workflow with the task at path task of ws.
 func (s *actSetup) run(t *testing.T, task string) actResult {
 	t.Helper()
-	return runAct(t, s.ws, task, s.model.URL(), s.api.Server.URL+"/api/v3", s.remote.url)
+	return s.runVars(t, map[string]string{"TASK": task})
+}
+
+// runVars runs the self-test workflow with the variables vars.
+func (s *actSetup) runVars(t *testing.T, vars map[string]string) actResult {
+	t.Helper()
+	return runAct(t, s.ws, vars, s.model.URL(), s.api.Server.URL+"/api/v3", s.remote.url)
 }
 
 // stubPulls registers the search for an open pull request of the branch
@@ -228,6 +234,30 @@ func TestActionUnderActSpecError(t *testing.T) {
 		t.Errorf("%d model requests, want none", n)
 	}
 	checkToolchainUnchanged(t, res)
+}
+
+// TestActionUnderActUsageError: both the task and the prompt input is a
+// usage error of the action's prepare step: its ::error, exit code 2, and
+// the outputs status=error and exit-code=2 from that step (the action's
+// outputs fall back to it), with no model or API call.
+func TestActionUnderActUsageError(t *testing.T) {
+	actBinary(t)
+	t.Parallel()
+	s := newActSetup(t)
+	res := s.runVars(t, map[string]string{"TASK": ".github/runner/act.yaml", "PROMPT": "Say hello."})
+	if res.code == 0 {
+		t.Fatalf("act exited 0, want the job to fail:\n%s", res.raw)
+	}
+	if out := res.outputs(t); out["status"] != "error" || out["exit-code"] != "2" || out["events-path"] != "" {
+		t.Errorf("outputs %v, want status error and exit-code 2 only", out)
+	}
+	if errs := res.commands("error"); len(errs) != 1 || errs[0].KV["title"] != "runner" ||
+		!strings.Contains(errs[0].Arg, "give either the task or the prompt input, not both") {
+		t.Errorf("::error annotations %+v", errs)
+	}
+	if n := len(s.model.Requests()); n != 0 {
+		t.Errorf("%d model requests, want none", n)
+	}
 }
 
 func hasAnnotation(lines []actLine, title, message string) bool {
