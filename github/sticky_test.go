@@ -120,3 +120,22 @@ func TestNewStickyNeedsNumber(t *testing.T) {
 		t.Error("schedule event has no number")
 	}
 }
+
+// TestStickyUpdateKeepsHistoryMarker: the report of a cancelled run
+// (Update, from runner github finalize) keeps the history marker the
+// comment had, right after the task's marker, so the next comment still
+// finds the conversation.
+func TestStickyUpdateKeepsHistoryMarker(t *testing.T) {
+	reg := githubtest.New(t, "")
+	c := reg.Comments("octo", "hello", ActionsBotLogin)
+	ref := HistoryRef{WorkflowRun: 8, Artifact: "runner-history-8-1", RunID: "r2"}
+	own := c.Add(5, ActionsBotLogin, Marker("review")+"\n"+ref.Marker()+"\n⏳ working")
+	s := &Sticky{Client: reg.Client(), Owner: "octo", Repo: "hello", Number: 5, Task: "review", Self: ActionsBotLogin}
+	if _, found, err := s.Update(t.Context(), "🛑 cancelled"); err != nil || !found {
+		t.Fatalf("Update: %v found %v", err, found)
+	}
+	got := c.On(5)[0]
+	if got.ID != own.ID || got.Body != Marker("review")+"\n"+ref.Marker()+"\n🛑 cancelled" {
+		t.Errorf("comment %d body %q", got.ID, got.Body)
+	}
+}
