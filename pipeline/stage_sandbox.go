@@ -50,8 +50,8 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 
 // setupSandbox builds the OS sandbox every bash command and check runs in
 // on the work tree as it now is (the --isolate copy made): the work tree
-// writable, the .env* files the read rules protect and the credential
-// stores in the runner's $HOME hidden, the git guard as a read-only
+// writable, the .env* files the read rules protect, the credential
+// stores in the runner's $HOME and $XDG_RUNTIME_DIR hidden, the git guard as a read-only
 // global config, its scratch ($HOME, $TMPDIR) in the run's temporary
 // directory.
 func (r *execRun) setupSandbox(_ context.Context) error {
@@ -64,6 +64,9 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 	pol.Hidden = append(protectedEnvFiles(r.workTree, rules), sandbox.HostSockets()...)
 	if home := r.getenv("HOME"); filepath.IsAbs(home) {
 		pol.Hidden = append(pol.Hidden, sandbox.HomeSecrets(home)...)
+	}
+	if run := r.getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(run) { // the user's session bus, systemd, agents
+		pol.Hidden = append(pol.Hidden, run)
 	}
 	sb, err := sandbox.New(pol)
 	if err != nil {

@@ -132,7 +132,11 @@ func (s *Sandbox) prepare(p Policy) error {
 			readOnly = append(readOnly, filepath.Clean(r))
 		}
 	}
-	covers := computeCovers(p.Hidden, append(slices.Clone(writable), readOnly...))
+	hidden := p.Hidden
+	if slices.Contains(s.layers, LayerNamespaces) {
+		hidden = append(slices.Clone(hidden), listeningSockets()...) // Landlock only: the seccomp filter refuses connect(2)
+	}
+	covers := computeCovers(hidden, append(slices.Clone(writable), readOnly...))
 	s.cfg = helperConfig{
 		Layers: s.layers, Writable: writable, ReadOnly: readOnly, Covers: covers,
 		Empty: filepath.Join(ro, "empty"), EmptyDir: filepath.Join(ro, "emptydir"), Network: p.Network,

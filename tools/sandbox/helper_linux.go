@@ -115,10 +115,10 @@ func setup(conf helperConfig) error {
 		if err := restrictLandlock(conf, ns); err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}
-		if !ns && !conf.Network {
-			if err := denyInetSockets(); err != nil {
-				return fmt.Errorf("seccomp: %w", err)
-			}
+	}
+	if seccompArch != 0 {
+		if err := installFilter(rulesFor(ns, conf.Network)); err != nil {
+			return fmt.Errorf("seccomp: %w", err)
 		}
 	}
 	if os.Getppid() == 1 && !ns {

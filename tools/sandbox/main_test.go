@@ -62,6 +62,8 @@ type fakeRunner struct {
 	Env    []string
 	// Launch is how the command must have started ("": any).
 	Launch sandbox.Launch
+	// Stdin: the command's stdin is the fake runner's.
+	Stdin bool
 }
 
 func TestMain(m *testing.M) {
@@ -74,6 +76,9 @@ func TestMain(m *testing.M) {
 	}
 	if pid := os.Getenv(ptraceEnv); pid != "" {
 		os.Exit(ptrace(pid))
+	}
+	if name := os.Getenv(syscallAttackEnv); name != "" {
+		os.Exit(syscallAttack(name))
 	}
 	os.Exit(m.Run())
 }
@@ -95,7 +100,11 @@ func runFake(conf string) int {
 	}
 	defer sb.Close()
 	env := append(fr.Env, "ATTACK_PIDS="+strconv.Itoa(os.Getpid())+" "+strconv.Itoa(os.Getppid()))
-	p, err := sb.Start(context.Background(), fr.Argv, fr.Dir, env, sandbox.Stdio{Stdout: os.Stdout, Stderr: os.Stderr})
+	stdio := sandbox.Stdio{Stdout: os.Stdout, Stderr: os.Stderr}
+	if fr.Stdin {
+		stdio.Stdin = os.Stdin
+	}
+	p, err := sb.Start(context.Background(), fr.Argv, fr.Dir, env, stdio)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake runner:", err)
 		return 102

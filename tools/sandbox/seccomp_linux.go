@@ -6,40 +6,114 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// denyInetSockets installs a seccomp filter on every thread of this
-// process (inherited by all it starts) that fails socket(2) for AF_INET
-// and AF_INET6 with EACCES, io_uring_setup(2) with ENOSYS (io_uring could
-// open sockets past the filter), and any syscall of a foreign ABI (x32,
-// i386 socketcall) with ENOSYS. It is the network layer where there is
-// no network namespace: Landlock before ABI 10 does not cover UDP, and no
-// ABI covers MPTCP. Unix sockets stay usable.
-func denyInetSockets() error {
-	const (
-		ld    = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		jge   = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-		ret   = unix.BPF_RET | unix.BPF_K
-		allow = unix.SECCOMP_RET_ALLOW
-		enosy = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
-		eacce = unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)
-	)
-	// offsets in struct seccomp_data: nr 0, arch 4, args[0] 16 (low word on little endian)
-	prog := []unix.SockFilter{
-		{Code: ld, K: 4},                       // 0: A = arch
-		{Code: jeq, K: seccompArch, Jt: 1},     // 1: native?
-		{Code: ret, K: enosy},                  // 2: foreign ABI
-		{Code: ld, K: 0},                       // 3: A = nr
-		{Code: jge, K: 0x40000000, Jt: 7},      // 4: x32 syscall bit → 12
-		{Code: jeq, K: sysIoUringSetup, Jt: 6}, // 5: → 12
-		{Code: jeq, K: sysSocket, Jt: 1},       // 6: → 8
-		{Code: ret, K: allow},                  // 7
-		{Code: ld, K: 16},                      // 8: A = domain
-		{Code: jeq, K: unix.AF_INET, Jt: 3},    // 9: → 13
-		{Code: jeq, K: unix.AF_INET6, Jt: 2},   // 10: → 13
-		{Code: ret, K: allow},                  // 11
-		{Code: ret, K: enosy},                  // 12
-		{Code: ret, K: eacce},                  // 13
+// filterRules is what the seccomp filter refuses besides sysRefused,
+// foreign ABIs and TIOCSTI/TIOCLINUX.
+type filterRules struct {
+	// families, when not nil, are the only socket(2) domains allowed;
+	// others fail with EACCES.
+	families []uint32
+	// noConnect fails connect(2) and sendto(2) with an address with
+	// EACCES: with Landlock only below ABI 9 nothing else stops a command
+	// from reaching a daemon's unix socket (Docker's, the session bus).
+	noConnect bool
+}
+
+// rulesFor is the filter for a sandbox: without network, only unix and
+// netlink sockets (plus inet ones inside the empty network namespace:
+// loopback only); with Landlock alone and no network, no connect either.
+// AF_VSOCK, AF_PACKET and the rest are refused in both layers: vsock is
+// not bound by a network namespace.
+func rulesFor(ns, network bool) filterRules {
+	switch {
+	case network:
+		return filterRules{}
+	case ns:
+		return filterRules{families: []uint32{unix.AF_UNIX, unix.AF_NETLINK, unix.AF_INET, unix.AF_INET6}}
 	}
+	return filterRules{families: []uint32{unix.AF_UNIX, unix.AF_NETLINK}, noConnect: true}
+}
+
+// BPF instruction classes the filter uses.
+const (
+	bpfLd  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+	bpfJeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	bpfJge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	bpfRet = unix.BPF_RET | unix.BPF_K
+)
+
+// Verdicts.
+const (
+	retAllow  = unix.SECCOMP_RET_ALLOW
+	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	retEACCES = unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)
+	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+)
+
+// Offsets in struct seccomp_data: nr 0, arch 4, args[i] 16+8i (the low
+// word on little endian, the only ABIs with a filter).
+const (
+	offNr   = 0
+	offArch = 4
+)
+
+func offArg(i, high uint32) uint32 { return 16 + 8*i + 4*high }
+
+// buildFilter compiles rules into a BPF program: each judged syscall is a
+// block "A = nr; if A != nr skip the body; body (ends in a return)".
+func buildFilter(r filterRules) []unix.SockFilter {
+	prog := []unix.SockFilter{
+		{Code: bpfLd, K: offArch},
+		{Code: bpfJeq, K: seccompArch, Jt: 1},
+		{Code: bpfRet, K: retENOSYS}, // a foreign ABI (i386 socketcall on amd64)
+		{Code: bpfLd, K: offNr},
+		{Code: bpfJge, K: 0x40000000, Jf: 1},
+		{Code: bpfRet, K: retENOSYS}, // x32
+	}
+	block := func(nr uint32, body ...unix.SockFilter) {
+		prog = append(prog, unix.SockFilter{Code: bpfLd, K: offNr}, unix.SockFilter{Code: bpfJeq, K: nr, Jf: uint8(len(body))})
+		prog = append(prog, body...)
+	}
+	for _, nr := range sysRefused {
+		block(nr, unix.SockFilter{Code: bpfRet, K: retENOSYS})
+	}
+	// TIOCSTI and TIOCLINUX push input into a terminal: into the shell the
+	// runner was started from, to run after it exits.
+	block(sysIoctl,
+		unix.SockFilter{Code: bpfLd, K: offArg(1, 0)},
+		unix.SockFilter{Code: bpfJeq, K: unix.TIOCSTI, Jt: 2},
+		unix.SockFilter{Code: bpfJeq, K: unix.TIOCLINUX, Jt: 1},
+		unix.SockFilter{Code: bpfRet, K: retAllow},
+		unix.SockFilter{Code: bpfRet, K: retEPERM})
+	if r.families != nil {
+		k := len(r.families)
+		body := []unix.SockFilter{{Code: bpfLd, K: offArg(0, 0)}}
+		for i, f := range r.families {
+			body = append(body, unix.SockFilter{Code: bpfJeq, K: f, Jt: uint8(k - i)})
+		}
+		body = append(body, unix.SockFilter{Code: bpfRet, K: retEACCES}, unix.SockFilter{Code: bpfRet, K: retAllow})
+		block(sysSocket, body...)
+	}
+	if r.noConnect {
+		block(sysConnect, unix.SockFilter{Code: bpfRet, K: retEACCES})
+		block(sysSendto, // an address (args[4] not NULL) is a connect
+			unix.SockFilter{Code: bpfLd, K: offArg(4, 0)},
+			unix.SockFilter{Code: bpfJeq, K: 0, Jf: 3},
+			unix.SockFilter{Code: bpfLd, K: offArg(4, 1)},
+			unix.SockFilter{Code: bpfJeq, K: 0, Jf: 1},
+			unix.SockFilter{Code: bpfRet, K: retAllow},
+			unix.SockFilter{Code: bpfRet, K: retEACCES})
+	}
+	return append(prog, unix.SockFilter{Code: bpfRet, K: retAllow})
+}
+
+// installFilter installs the filter for rules on every thread of this
+// process (inherited by all it starts), after PR_SET_NO_NEW_PRIVS (a
+// setuid program then gains nothing). It is the network layer where there
+// is no network namespace (Landlock before ABI 10 does not cover UDP, and
+// no ABI covers MPTCP) and closes what namespaces do not: vsock, io_uring,
+// keyrings, terminal injection.
+func installFilter(r filterRules) error {
+	prog := buildFilter(r)
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return err

@@ -4,7 +4,11 @@ package sandbox
 
 // No seccomp filter on this architecture: Probe reports Landlock missing.
 const (
-	seccompArch     = 0
-	sysSocket       = 0
-	sysIoUringSetup = 0
+	seccompArch = 0
+	sysSocket   = 0
+	sysConnect  = 0
+	sysSendto   = 0
+	sysIoctl    = 0
 )
+
+var sysRefused []uint32
