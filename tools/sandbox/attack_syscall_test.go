@@ -320,3 +320,36 @@ func TestTerminalInjection(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedHidden: a hidden directory that holds a listening socket and
+// another hidden file ($XDG_RUNTIME_DIR and its bus) hides both; the
+// sandbox still starts under every layer.
+func TestNestedHidden(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "unix", filepath.Join(dir, "bus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("hidden-data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, layers := range layerSets() {
+		if !slices.Equal(layers, availableOf(layers)) {
+			continue
+		}
+		sb, err := sandbox.New(sandbox.Policy{WorkTree: t.TempDir(), Layers: layers, Hidden: []string{dir, filepath.Join(dir, "f")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd, err := sb.Command(t.Context(), []string{"bash", "-c", `cat "$0"/f; echo ran`, dir}, "/", []string{"PATH=" + os.Getenv("PATH")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), "ran") || strings.Contains(string(out), "hidden-data") {
+			t.Errorf("%s: %s", name, out)
+		}
+		sb.Close()
+	}
+}

@@ -63,7 +63,11 @@ func computeCovers(hidden, keep []string) []cover {
 		add(filepath.Clean(h))
 	}
 	slices.SortFunc(out, func(a, b cover) int { return strings.Compare(a.Path, b.Path) })
-	return out
+	// A cover below a covered directory is gone with it (the empty
+	// directory has no such entry to bind over).
+	return slices.DeleteFunc(out, func(c cover) bool {
+		return slices.ContainsFunc(out, func(d cover) bool { return d.Dir && d.Path != c.Path && within(c.Path, d.Path) })
+	})
 }
 
 // readGrants are the Landlock read rules that reach everything but the
