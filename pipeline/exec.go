@@ -110,6 +110,9 @@ type execRun struct {
 	// their ${NAME} references (secrets), and the running servers
 	mcpServers []mcp.Server
 	mcpSecrets []string
+	// envSecrets are the secret values of the protected .env* files
+	// (envFileSecrets): redacted everywhere, and a patch holding one fails.
+	envSecrets []string
 	mcp        *mcp.Set
 	// mcpSandboxes hold the stdio servers, by server name
 	mcpSandboxes map[string]*sandbox.Sandbox

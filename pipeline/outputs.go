@@ -45,7 +45,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		return fmt.Errorf("%w: out dir: %w", ErrInfra, err)
 	}
 	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
-	r.redactor = event.NewRedactor(r.opts.Environ, append([]string{r.opts.APIKey}, r.mcpSecrets...)...)
+	r.redactor = event.NewRedactor(r.opts.Environ, append(append([]string{r.opts.APIKey}, r.mcpSecrets...), r.envSecrets...)...)
 	if r.opts.Events == "-" {
 		r.eventsCopy = &bytes.Buffer{}
 		r.writer = event.NewWriter(io.MultiWriter(r.opts.Stdout, r.eventsCopy), r.runID)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/seed43ef5acb/runner/pipeline/spec"
@@ -18,7 +19,10 @@ import (
 // checkSandbox checks the spec's sandbox section before anything is
 // written: the section's writable paths expanded (one whose variable is
 // unset is skipped, with a note), and mode required without every layer
-// is a usage error (exit 2); mode off is said on stderr.
+// is a usage error (exit 2), and so is an unknown or missing layer pinned
+// by the runner's RUNNER_SANDBOX_LAYERS (sandbox.ParseLayers); mode off is
+// said on stderr. The secret values of the protected .env* files are
+// read here, for the redactor the out stage builds.
 func (r *execRun) checkSandbox(_ context.Context) error {
 	sec := r.spec.Sandbox
 	r.sandboxPolicy = sandbox.Policy{Mode: sec.ModeOrDefault(), Network: sec.Network, GitConfig: tools.GitGuard()}
@@ -36,10 +40,15 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 		r.sandboxPolicy.Writable = append(r.sandboxPolicy.Writable, p)
 		r.writable = append(r.writable, p)
 	}
-	if _, err := r.spec.Ruleset(); err != nil {
+	rules, err := r.spec.Ruleset()
+	if err != nil {
 		return err
 	}
-	if _, err := sandbox.LayersFor(r.sandboxPolicy.Mode); err != nil {
+	r.envSecrets = envFileSecrets(protectedEnvFiles(r.workTree, rules))
+	if r.sandboxPolicy.Layers, err = sandbox.ParseLayers(r.getenv(sandbox.LayersEnv)); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if _, err := sandbox.ChooseLayers(r.sandboxPolicy.Mode, r.sandboxPolicy.Layers); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if r.sandboxPolicy.Mode == sandbox.ModeOff {
@@ -86,6 +95,10 @@ func (r *execRun) sandboxInfo() *event.Sandbox {
 		rec.Layers = append(rec.Layers, string(l))
 	}
 	rec.Writable = r.writable
+	if slices.Contains(r.sandbox.Layers(), sandbox.LayerLandlock) {
+		rec.LandlockABI = sandbox.Probe().LandlockABI
+	}
+	rec.Limits = sandbox.Limits(r.sandbox.Layers(), r.spec.Sandbox.Network, sandbox.Probe().LandlockABI, r.writable)
 	return rec
 }
 

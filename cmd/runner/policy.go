@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/seed43ef5acb/runner/pipeline"
@@ -51,7 +52,7 @@ func (c *PolicyCheckCmd) query() permission.Query {
 
 // Run prints the explanation on stdout; a denial exits 1 without further
 // messages.
-func (c *PolicyCheckCmd) Run(streams Streams) error {
+func (c *PolicyCheckCmd) Run(streams Streams, env Environ) error {
 	spec, err := taskspec.Load(c.Task)
 	if err != nil {
 		return err
@@ -67,7 +68,7 @@ func (c *PolicyCheckCmd) Run(streams Streams) error {
 		}
 	}
 	x := bashcheck.Explain(rules, c.Repo, q)
-	sb := sandboxLine(spec.Sandbox)
+	sb := sandboxLine(spec.Sandbox, env.Get(sandbox.LayersEnv))
 	if c.JSON {
 		data, err := json.MarshalIndent(struct {
 			permission.Explanation
@@ -90,9 +91,15 @@ func (c *PolicyCheckCmd) Run(streams Streams) error {
 }
 
 // sandboxLine says how the spec's commands would be contained on this
-// machine: mode and layers, the holes, or why it cannot start.
-func sandboxLine(s taskspec.Sandbox) string {
-	layers, err := sandbox.LayersFor(s.ModeOrDefault())
+// machine: mode and layers (pinned by RUNNER_SANDBOX_LAYERS when pin is
+// set), the Landlock ABI, the holes, what the layers do not stop here, or
+// why it cannot start.
+func sandboxLine(s taskspec.Sandbox, pin string) string {
+	pinned, err := sandbox.ParseLayers(pin)
+	if err != nil {
+		return fmt.Sprintf("%s: cannot start here: %v", s.ModeOrDefault(), err)
+	}
+	layers, err := sandbox.ChooseLayers(s.ModeOrDefault(), pinned)
 	if err != nil {
 		return fmt.Sprintf("%s: cannot start here: %v", s.ModeOrDefault(), err)
 	}
@@ -100,11 +107,20 @@ func sandboxLine(s taskspec.Sandbox) string {
 	if s.ModeOrDefault() == sandbox.ModeOff {
 		return line
 	}
+	abi := sandbox.Probe().LandlockABI
+	if slices.Contains(layers, sandbox.LayerLandlock) {
+		line += fmt.Sprintf(" (Landlock ABI %d)", abi)
+	}
 	if len(s.Writable) > 0 {
 		line += "; writable: " + strings.Join(s.Writable, ", ")
 	}
 	if s.Network {
-		return line + "; network: allow"
+		line += "; network: allow"
+	} else {
+		line += "; network: deny"
 	}
-	return line + "; network: deny"
+	if limits := sandbox.Limits(layers, s.Network, abi, s.Writable); len(limits) > 0 {
+		line += "\n  not stopped here: " + strings.Join(limits, "\n  not stopped here: ")
+	}
+	return line
 }

@@ -156,6 +156,11 @@ type Sandbox struct {
 	Layers   []string `json:"layers"`
 	Writable []string `json:"writable,omitempty"`
 	Network  bool     `json:"network,omitempty"`
+	// LandlockABI is the kernel's Landlock ABI when the landlock layer is
+	// used (0 otherwise).
+	LandlockABI int `json:"landlock_abi,omitempty"`
+	// Limits are what the sandbox does not stop here (sandbox.Limits).
+	Limits []string `json:"limits,omitempty"`
 }
 
 // Continued names an earlier run whose conversation a run continues: its
