@@ -7,5 +7,6 @@
 //
 // Imports: pipeline/spec, github, runner, runner/report, runner/snapshot,
 // runner/event, tools, tools/mcp, tools/sandbox, tools/permission, llm and
-// internal/workflowcmd, internal/tempdir; pipeline/batch and cmd sit above it.
+// internal/workflowcmd, internal/tempdir, secret; pipeline/batch and cmd sit
+// above it.
 package pipeline

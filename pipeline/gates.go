@@ -26,9 +26,17 @@ type tripwire struct {
 	submodules map[string]string // work-tree-relative path → digest of its files
 }
 
-// tripwireFiles are the watched files of a .git directory (hooks/ is
-// watched whole).
-func tripwireFiles() []string { return []string{"config", "info/attributes"} }
+// tripwireFiles are the watched files of a .git directory: what makes git
+// run programs (config, hooks), change how it reads files (attributes,
+// exclude), where it finds objects (alternates) and what the branches are
+// (HEAD, refs, packed-refs: a moved branch is pushed by the user's next
+// git push). tripwireDirs are watched whole.
+func tripwireFiles() []string {
+	return []string{"config", "config.worktree", "info/attributes", "info/exclude", "objects/info/alternates",
+		"HEAD", "packed-refs", "commondir"}
+}
+
+func tripwireDirs() []string { return []string{"hooks", "refs"} }
 
 // armTripwire records .git's watched files and the submodules' digests
 // (main stage "tripwire", right after the base snapshot).
@@ -57,17 +65,18 @@ func (t *tripwire) read() map[string][]byte {
 			out[rel] = data
 		}
 	}
-	hooks := filepath.Join(t.gitDir, "hooks")
-	_ = filepath.WalkDir(hooks, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil //nolint:nilerr // a missing hooks dir has no hooks
-		}
-		if data, err := os.ReadFile(p); err == nil {
-			rel, _ := filepath.Rel(t.gitDir, p)
-			out[filepath.ToSlash(rel)] = data
-		}
-		return nil
-	})
+	for _, dir := range tripwireDirs() {
+		_ = filepath.WalkDir(filepath.Join(t.gitDir, dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil //nolint:nilerr // a missing hooks dir has no hooks
+			}
+			if data, err := os.ReadFile(p); err == nil {
+				rel, _ := filepath.Rel(t.gitDir, p)
+				out[filepath.ToSlash(rel)] = data
+			}
+			return nil
+		})
+	}
 	return out
 }
 

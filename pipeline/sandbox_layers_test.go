@@ -67,7 +67,8 @@ func (s *tcpSink) received() []string {
 
 // TestExecAttackPerLayer runs a malicious `make` (allowed by the spec)
 // through the whole pipeline with each layer pinned on its own and both:
-// it writes outside the tree, changes .git/config and adds a hook, writes
+// it writes outside the tree, changes .git/config, adds a hook, a branch
+// and an object alternate, writes
 // an edit-denied workflow, reads the protected .env and the runner's and
 // its parent's /proc/<pid>/environ, and connects to a 127.0.0.1 listener.
 // Whatever the layer, nothing outside changes, nothing is read or sent,
@@ -103,8 +104,10 @@ func TestExecAttackPerLayer(t *testing.T) {
 			if b, _ := os.ReadFile(filepath.Join(a.repo, ".git", "config")); !bytes.Equal(b, a.gitConfig) {
 				t.Errorf(".git/config is not as it was after the run:\n%s", b)
 			}
-			if _, err := os.Stat(filepath.Join(a.repo, ".git", "hooks", "pre-commit")); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf(".git/hooks/pre-commit is left after the run: %v", err)
+			for _, f := range []string{"hooks/pre-commit", "refs/heads/planted", "objects/info/alternates"} {
+				if _, err := os.Stat(filepath.Join(a.repo, ".git", f)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf(".git/%s is left after the run: %v", f, err)
+				}
 			}
 			for _, f := range []string{a.outside, a.outside + ".fsmonitor", a.outside + ".hook"} {
 				if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
@@ -164,6 +167,8 @@ func runAttack(t *testing.T, pin, section string) attack {
 	-echo pwned > %[1]s
 	-printf '[core]\n\tfsmonitor = touch %[1]s.fsmonitor\n' >> .git/config
 	-printf '#!/bin/sh\ntouch %[1]s.hook\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit
+	-echo 0123456789012345678901234567890123456789 > .git/refs/heads/planted
+	-mkdir -p .git/objects/info && echo %[1]s.objects > .git/objects/info/alternates
 	-mkdir -p .github/workflows && echo 'on: push' > .github/workflows/evil.yml
 	-mkdir -p loot && cat .env > loot/dotenv
 	-for p in %[2]d %[3]d; do tr '\0' '\n' < /proc/$$p/environ >> loot/environ; done
