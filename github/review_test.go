@@ -141,3 +141,35 @@ func TestGoldenReviewBodies(t *testing.T) {
 		t.Error("the summary's @mention pings")
 	}
 }
+
+// FuzzPlanReview: any structured output either fails to parse with an
+// error or plans a review whose every finding is a line comment inside a
+// hunk or a body finding, none lost, and whose body keeps its marker.
+func FuzzPlanReview(f *testing.F) {
+	f.Add(reviewOutput)
+	f.Add(`{"verdict":"approve","findings":[{"file":"main.go","line":11,"end_line":9,"message":"m","suggestion":"` + "```" + `"}]}`)
+	f.Add(`{"findings":[{"file":"../x","line":1,"message":"@team look"}]}`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		fs, err := ParseFindings([]byte(raw))
+		if err != nil {
+			return
+		}
+		files := reviewFiles()
+		p := PlanReview("t", "abc", fs, files)
+		if len(p.Comments)+len(p.Outside) != len(fs.Findings) {
+			t.Fatalf("%d comments + %d outside for %d findings", len(p.Comments), len(p.Outside), len(fs.Findings))
+		}
+		for _, c := range p.Comments {
+			from := c.Line
+			if c.StartLine > 0 {
+				from = c.StartLine
+			}
+			if _, ok := files[c.Path].Hunk(from, c.Line); !ok {
+				t.Fatalf("comment %+v outside the diff", c)
+			}
+		}
+		if body := p.Body(p.Event, ""); !strings.HasPrefix(body, ReviewMarker("t", "abc", p.Event)) {
+			t.Fatalf("body lost its marker:\n%s", body)
+		}
+	})
+}
