@@ -214,3 +214,47 @@ func TestBinaryPatchOmitted(t *testing.T) {
 		t.Errorf("Diff = %+v", d)
 	}
 }
+
+// TestBinaryPatchFromUserPack: a binary base blob over the in-memory
+// limit that lives in the user's pack file (git gc) is read lazily through
+// the alternate and diffed into a delta that git applies.
+func TestBinaryPatchFromUserPack(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("a 9 MiB delta: seconds normally, a minute under the race detector")
+	}
+	isolateGit(t)
+	ctx := context.Background()
+	v1 := randomBytes(11, 9<<20)
+	wt, _ := binaryRepo(t, map[string][]byte{"data.bin": v1})
+	v2 := bytes.Clone(v1)
+	copy(v2[1<<20:], "second version")
+	writeFile(t, wt, "data.bin", string(v2), 0o644)
+	git(t, wt, nil, "commit", "-qam", "v2")
+	git(t, wt, nil, "gc", "-q")
+	if packs, _ := filepath.Glob(filepath.Join(wt, ".git", "objects", "pack", "*.pack")); len(packs) == 0 {
+		t.Fatal("git gc wrote no pack")
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, filepath.Dir(clone), nil, "clone", "-q", wt, clone)
+	s := openStore(t, wt)
+	base, err := s.Track(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3 := bytes.Clone(v2)
+	copy(v3[5<<20:], "third version")
+	writeFile(t, wt, "data.bin", string(v3), 0o644)
+	tree, err := s.Track(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patch bytes.Buffer
+	if _, err := s.Patch(ctx, base, tree, &patch); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(patch.String(), "GIT binary patch\ndelta ") || patch.Len() > 64<<10 {
+		t.Fatalf("patch (%d bytes) is not a small delta", patch.Len())
+	}
+	applyInClone(t, clone, patch.Bytes())
+	sameFile(t, filepath.Join(clone, "data.bin"), filepath.Join(wt, "data.bin"))
+}
