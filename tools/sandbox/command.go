@@ -32,6 +32,10 @@ type helperConfig struct {
 	EmptyDir string     `json:"empty_dir"`
 	Network  bool       `json:"network,omitempty"`
 	Probe    bool       `json:"probe,omitempty"`
+	// Reaper (mode off): no layer at all, the helper only supervises the
+	// command as a child subreaper, so what it leaves running dies with it
+	// and with the runner.
+	Reaper bool `json:"reaper,omitempty"`
 }
 
 // Sandbox starts commands under one Policy. It owns a scratch directory
@@ -194,11 +198,7 @@ func (s *Sandbox) Command(ctx context.Context, argv []string, dir string, env []
 		return nil, s.unavail
 	}
 	if s.mode == ModeOff {
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Dir, cmd.Env = dir, env
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
-		return cmd, nil
+		return s.offCommand(ctx, argv, dir, env), nil
 	}
 	conf, err := json.Marshal(s.cfg)
 	if err != nil {
@@ -213,6 +213,32 @@ func (s *Sandbox) Command(ctx context.Context, argv []string, dir string, env []
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, sig) }
 	cmd.WaitDelay = killWait
 	return cmd, nil
+}
+
+// offCommand is a mode-off command: unsandboxed, with the runner's
+// environment, but (on Linux, once Main was called) started under the
+// helper as a reaper: a child subreaper that gets SIGTERM when the runner
+// dies (PR_SET_PDEATHSIG) and then kills everything the command left,
+// background jobs that left its process group (setsid) included. Without
+// the helper it is a plain process group.
+func (s *Sandbox) offCommand(ctx context.Context, argv []string, dir string, env []string) *exec.Cmd {
+	exe, err := os.Executable()
+	if !reaperAvailable() || !mainCalled.Load() || err != nil {
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = dir, env
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
+		return cmd
+	}
+	conf, _ := json.Marshal(helperConfig{Reaper: true}) // plain fields: cannot fail
+	cmd := exec.CommandContext(ctx, exe, append([]string{helperArg, string(conf)}, argv...)...)
+	cmd.Args[0] = "runner-reaper"
+	cmd.Dir, cmd.Env = dir, env
+	attr, sig := sysProcAttr(nil, true)
+	cmd.SysProcAttr = attr
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, sig) }
+	cmd.WaitDelay = killWait
+	return cmd
 }
 
 // commandEnv is env with the sandbox's HOME, TMPDIR and GIT_CONFIG_GLOBAL

@@ -41,6 +41,10 @@ func Main() {
 	mainCalled.Store(true)
 }
 
+// reaperAvailable reports that mode-off commands run under the helper
+// as a reaper (offCommand).
+func reaperAvailable() bool { return true }
+
 // closeInherited marks every descriptor from first on close-on-exec: the
 // runner may itself have inherited open descriptors from whatever started
 // it (a CI agent, a shell), and they must not reach the commands.
@@ -83,6 +87,15 @@ func helperMain(confJSON string, argv []string) int {
 // /proc, loopback, capabilities), then Landlock and seccomp.
 func setup(conf helperConfig) error {
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	if conf.Reaper { // mode off: nothing but the subreaper
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			return fmt.Errorf("subreaper: %w", err)
+		}
+		if os.Getppid() == 1 {
+			return fmt.Errorf("the runner is gone")
+		}
+		return nil
+	}
 	ns := slices.Contains(conf.Layers, LayerNamespaces)
 	if ns {
 		wd, err := os.Getwd()

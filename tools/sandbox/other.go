@@ -23,6 +23,10 @@ func Probe() Support {
 	return Support{Namespaces: err, Landlock: err}
 }
 
+// reaperAvailable is false off Linux: no helper, mode-off commands are
+// plain process groups.
+func reaperAvailable() bool { return false }
+
 func sysProcAttr([]Layer, bool) (*syscall.SysProcAttr, syscall.Signal) {
 	return &syscall.SysProcAttr{Setpgid: true}, syscall.SIGKILL
 }
