@@ -70,3 +70,47 @@ func mkdirAll(t *testing.T, p string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLimits: what each layer set does not stop is said, and what the
+// kernel's Landlock ABI lacks is said only where it lacks it.
+func TestLimits(t *testing.T) {
+	has := func(ls []string, prefix string) bool {
+		return slices.ContainsFunc(ls, func(s string) bool { return strings.HasPrefix(s, prefix) })
+	}
+	ll := []Layer{LayerLandlock}
+	if got := Limits(nil, false, 7, []string{"/c"}); got != nil {
+		t.Errorf("no layer: %q, want nil (Describe says it)", got)
+	}
+	got := Limits(ll, false, 3, []string{"/cache"})
+	for _, want := range []string{"/cache is writable and shared", ".git is writable", "the machine's processes", "Landlock ABI 3 < 4", "Landlock ABI 3 < 6"} {
+		if !has(got, want) {
+			t.Errorf("landlock ABI 3: %q lacks %q", got, want)
+		}
+	}
+	if has(got, "Landlock ABI 3 < 3") {
+		t.Errorf("landlock ABI 3: %q says truncate is missing", got)
+	}
+	if got := Limits(ll, false, 7, nil); has(got, "Landlock ABI") {
+		t.Errorf("landlock ABI 7: %q names an ABI gap", got)
+	}
+	if got := Limits(ll, false, 2, nil); !has(got, "Landlock ABI 2 < 3: truncate") {
+		t.Errorf("landlock ABI 2: %q does not say truncate", got)
+	}
+	ns := Limits([]Layer{LayerNamespaces, LayerLandlock}, true, 1, nil)
+	if has(ns, ".git") || has(ns, "Landlock ABI") || !has(ns, "network: allow") || !has(ns, "a unix socket bound after") {
+		t.Errorf("namespaces+landlock with network: %q", ns)
+	}
+}
+
+// TestParseLayers: the pin's names, and the error for an unknown one.
+func TestParseLayers(t *testing.T) {
+	if got, err := ParseLayers(" landlock , namespaces,landlock"); err != nil || !slices.Equal(got, []Layer{LayerLandlock, LayerNamespaces}) {
+		t.Errorf("ParseLayers = %v, %v", got, err)
+	}
+	if got, err := ParseLayers(""); got != nil || err != nil {
+		t.Errorf("empty: %v, %v", got, err)
+	}
+	if _, err := ParseLayers("bwrap"); err == nil || !strings.Contains(err.Error(), `unknown layer "bwrap"`) {
+		t.Errorf("bwrap: %v", err)
+	}
+}
