@@ -52,8 +52,8 @@ type zygoteServer struct {
 	mu      sync.Mutex // one writer on the socket
 	pid     atomic.Int64
 	running atomic.Bool
-	wake    [2]int             // pipe: the reaper and the signal handler wake the main loop
-	status  syscall.WaitStatus // the command's, set by reap before it wakes the loop
+	wake    [2]int        // pipe: the reaper and the signal handler wake the main loop
+	status  atomic.Uint32 // the command's syscall.WaitStatus, set by reap before it wakes the loop
 }
 
 // zygoteMain sets the layers of conf up once, says ready on fd 3 and then
@@ -227,7 +227,7 @@ func (z *zygoteServer) reap(pid int) {
 			break
 		}
 	}
-	z.status = ws
+	z.status.Store(uint32(ws))
 	_, _ = unix.Write(z.wake[1], []byte{'x'})
 }
 
@@ -235,7 +235,7 @@ func (z *zygoteServer) reap(pid int) {
 // exit.
 func (z *zygoteServer) finish() {
 	killAll()
-	ws := z.status
+	ws := syscall.WaitStatus(z.status.Load())
 	m := zygoteMsg{Op: "exit", Code: ws.ExitStatus()}
 	if ws.Signaled() {
 		m.Code, m.Signal = -1, int(ws.Signal())
