@@ -224,3 +224,19 @@ func (r *execRun) totalMessage(res *runner.Result) {
 	}
 	res.Err = &runner.Error{Class: res.RunError().Class, Message: msg}
 }
+
+// keepTranscript records the conversation continued, unchanged, in this
+// run's history when no session ran (a total already used up): the run
+// can be continued in its turn, and its successor still sees the whole
+// chain's spending.
+func (r *execRun) keepTranscript() {
+	c := r.continued
+	if c == nil || r.history == nil {
+		return
+	}
+	t := c.history.transcript
+	_ = r.history.Record(runner.HistoryRecord{Kind: runner.HistorySystem, System: t.System})
+	if len(t.Messages) > 0 {
+		_ = r.history.Record(runner.HistoryRecord{Kind: runner.HistoryMessages, Messages: t.Messages})
+	}
+}

@@ -65,6 +65,14 @@ func TestContinueTotalSteps(t *testing.T) {
 	if l := startedLimits(t, r3); l.Total.Spent.Runs != 2 || l.Total.Spent.Steps != 3 {
 		t.Errorf("run 3 spent %+v, want 2 runs and 3 steps", l.Total.Spent)
 	}
+	// Run 3's history is still the conversation: a run 4 continues it and
+	// finds the total used up too (no way around it through run 3).
+	s4 := newModel(t)
+	res, err = continueRun(t, spec, repo, filepath.Join(t.TempDir(), "r4"), r3, "And d.", false, s4)
+	if res.Status != event.StatusMaxSteps || len(s4.Requests()) != 0 || res.Error == nil ||
+		!strings.Contains(res.Error.Message, "3 earlier runs took 3 steps") {
+		t.Errorf("run 4: %v %+v %+v", err, res, res.Error)
+	}
 }
 
 // TestContinueTotalTokens: limits.total.max_tokens counts the earlier

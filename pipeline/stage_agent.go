@@ -69,6 +69,7 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	limits, exhausted := r.sessionLimits()
 	if exhausted != "" { // limits.total: the earlier runs used it all
 		r.result, r.ranAgent = exhaustedResult(exhausted), true
+		r.keepTranscript()
 		return nil
 	}
 	cfg := runner.Config{
