@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -88,9 +89,28 @@ func modulePackages(t *testing.T) []goPackage {
 		} else if err != nil {
 			t.Fatal(err)
 		}
+		if inNestedRepository(cmd.Dir, p.Dir) {
+			continue // e.g. examples/batch/demo/svc-a, made by make-demo-repos.sh
+		}
 		pkgs = append(pkgs, p)
 	}
 	return pkgs
+}
+
+// inNestedRepository reports whether dir lies in a git repository of its own
+// below root (a directory between them, dir included, holds .git): such
+// packages are a user's or an example's checkout, not the module's code.
+func inNestedRepository(root, dir string) bool {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return false
+	}
+	for d := dir; d != root && strings.HasPrefix(d, root+string(filepath.Separator)); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // moduleImports are the module packages p imports (relative paths).
