@@ -96,3 +96,29 @@ func TestSecretsEveryPath(t *testing.T) {
 		t.Logf("files: %d, tool output among them: %v\nstderr:\n%s", len(outputs), toolOutput, res.stderr)
 	}
 }
+
+// TestSecretNotInLastErrorLine: the error line the runner prints last on
+// stderr names what the user typed (a path, a flag's value); a secret of
+// the environment or a token shape in it is redacted, from a usage error
+// after parsing and from a parse error alike.
+func TestSecretNotInLastErrorLine(t *testing.T) {
+	t.Parallel()
+	const envSecret = "planted-Env-secret-9d2f01bb"
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	spec, repo := smallRepo(t)
+	env := append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef", "SERVICE_TOKEN="+envSecret)
+	for _, args := range [][]string{
+		{"exec", spec, "--repo", filepath.Join(repo, "missing-"+envSecret)},
+		{"exec", spec, "--max-steps", token},
+	} {
+		res := runRunner(t, repo, env, args...)
+		if res.code != 2 || !strings.Contains(res.stderr, "[REDACTED]") {
+			t.Errorf("%v: exit %d, want 2 with the secret redacted:\n%s", args[2:], res.code, res.stderr)
+		}
+		for _, s := range []string{envSecret, token} {
+			if strings.Contains(res.stderr, s) {
+				t.Errorf("%v: stderr holds %q:\n%s", args[2:], s, res.stderr)
+			}
+		}
+	}
+}

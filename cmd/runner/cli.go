@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // Streams are the process's standard streams, injected so tests use buffers.
@@ -95,15 +96,32 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 			code = int(req)
 		}
 	}()
+	stderr := redactingWriter{w: streams.Stderr, r: event.NewRedactor(environ)}
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(streams.Stderr, "runner: error: %v\n", err)
-		fmt.Fprintf(streams.Stderr, "run %q for usage\n", usageCommand(err))
+		fmt.Fprintf(stderr, "runner: error: %v\n", err)
+		fmt.Fprintf(stderr, "run %q for usage\n", usageCommand(err))
 		return pipeline.ExitUsage
 	}
 	err = kctx.Run()
-	report(streams.Stderr, err)
+	report(stderr, err)
 	return pipeline.ExitCode(err)
+}
+
+// redactingWriter writes through the redactor of the runner's
+// environment (secret-looking variables' values, token shapes): the last
+// error line names paths, inputs and URLs the user typed, which may hold
+// a secret. Each Write is one whole message (report's Fprintln calls).
+type redactingWriter struct {
+	w io.Writer
+	r *event.Redactor
+}
+
+func (rw redactingWriter) Write(p []byte) (int, error) {
+	if _, err := rw.w.Write(rw.r.RedactBytes(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // usageCommand names the help command for the command a parse error is
