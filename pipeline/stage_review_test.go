@@ -519,3 +519,31 @@ func TestExecReviewFilesFail(t *testing.T) {
 		t.Errorf("publish events %+v", pubs)
 	}
 }
+
+// TestExecReviewApproveRefused: GitHub refuses the approval (422, Actions
+// may not approve): the review is posted as a comment, a ::warning says
+// so, and result.json records the event asked for.
+func TestExecReviewApproveRefused(t *testing.T) {
+	d := newReviewRun(t)
+	d.stubFiles(1)
+	d.api.Register(http.MethodGet, "/repos/octo/hello/pulls/5/reviews", githubtest.Page([]any{}, 1, 1))
+	d.api.Register(http.MethodPost, "/repos/octo/hello/pulls/5/reviews", githubtest.JSON(422, map[string]any{
+		"message": "Unprocessable Entity", "errors": []any{"GitHub Actions is not permitted to approve pull requests."}}))
+	var got map[string]any
+	d.api.Register(http.MethodPost, "/repos/octo/hello/pulls/5/reviews", githubtest.Capture(t, &got, githubtest.JSON(200, map[string]any{
+		"id": 70, "state": "COMMENTED", "html_url": "https://github.com/octo/hello/pull/5#pullrequestreview-70"})))
+	if err := d.exec(t, `{"verdict":"approve","findings":[]}`); err != nil {
+		t.Fatalf("%v\n%s", err, d.stderr.String())
+	}
+	note := "GitHub refused APPROVE (Unprocessable Entity: GitHub Actions is not permitted to approve pull requests.): the review is posted as a comment."
+	if body, _ := got["body"].(string); got["event"] != "COMMENT" || !strings.Contains(body, "> "+note) {
+		t.Errorf("request %v", got)
+	}
+	if !strings.Contains(d.stderr.String(), "::warning title=runner%3A review::GitHub refused APPROVE") {
+		t.Errorf("no ::warning:\n%s", d.stderr.String())
+	}
+	want := &event.PublishedReview{URL: "https://github.com/octo/hello/pull/5#pullrequestreview-70", Event: "COMMENT", Requested: "APPROVE", Note: note}
+	if fin := d.result(t); !cmp.Equal(fin.Review, want) || fin.Status != event.StatusSuccess {
+		t.Errorf("result %+v review %+v, want %+v", fin.Status, fin.Review, want)
+	}
+}
