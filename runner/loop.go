@@ -74,6 +74,7 @@ func (s *Session) openStep() {
 	}
 	s.step++
 	s.stepEmitted = s.step
+	s.failedUsage, s.failedCost, s.failedUnknown = llm.Usage{}, 0, false
 	s.stepStart = s.cfg.Now()
 	s.emit(event.StepStarted{Step: s.step})
 }
@@ -143,6 +144,7 @@ func (s *Session) request(last bool) llm.Request {
 // handleFailure acts on a failed attempt: done=false means "retry the same
 // request now".
 func (s *Session) handleFailure(ctx context.Context, t *turn) (stepResult, bool) {
+	s.accountFailed(t)
 	if ctx.Err() != nil {
 		s.closeFailedStep(ctx, t)
 		return stop(s.ctxOutcome(ctx)), true
@@ -200,13 +202,41 @@ func (s *Session) closeFailedStep(ctx context.Context, t *turn) {
 }
 
 // closeOpenStep emits step.finished (reason error) for a step left open,
-// so every step.started has its step.finished whatever ended the run.
+// so every step.started has its step.finished whatever ended the run. It
+// carries what the step's failed attempts used (accountFailed).
 func (s *Session) closeOpenStep() {
 	if !s.stepOpen() {
 		return
 	}
 	s.stepClosed = s.step
-	s.emit(event.StepFinished{Step: s.step, FinishReason: string(llm.FinishError), DurationMS: s.sinceMS(s.stepStart)})
+	ev := event.StepFinished{Step: s.step, FinishReason: string(llm.FinishError), DurationMS: s.sinceMS(s.stepStart),
+		Tokens: tokensOf(s.failedUsage), TokensUnknown: s.failedUnknown}
+	if s.cfg.Pricer != nil && !s.failedUnknown && s.failedUsage != (llm.Usage{}) {
+		c := roundUSD(s.failedCost)
+		ev.CostUSD = &c
+	}
+	s.emit(ev)
+}
+
+// accountFailed counts what a failed attempt used. The provider bills a
+// call that produced output even when the run stopped reading before the
+// usage came (a cancel or timeout while a tool call ran, a stream cut):
+// then the step's tokens and the run's cost are unknown, never 0. An
+// attempt that got nothing (an HTTP error before the stream) used nothing.
+func (s *Session) accountFailed(t *turn) {
+	switch {
+	case t.usage != nil:
+		s.usage = s.usage.Add(*t.usage)
+		s.failedUsage = s.failedUsage.Add(*t.usage)
+		if c := s.account(*t.usage); c != nil {
+			s.failedCost += *c
+		}
+	case t.produced():
+		s.failedUnknown = true
+		if s.cfg.Pricer != nil {
+			s.costUnknown = true
+		}
+	}
 }
 
 // ctxOutcome is the outcome of a done context: timeout for the session's

@@ -175,6 +175,10 @@ func (s *Session) cleanup(t *turn) {
 	}
 }
 
+// produced reports whether the attempt got any output from the model (a
+// part beyond the step-start marker, or a tool call that ran).
+func (t *turn) produced() bool { return t.ran > 0 || len(t.msg.Parts) > 1 }
+
 // ranOnly is the assistant message of a failed attempt reduced to the tool
 // calls that ran, or nil when none did.
 func (t *turn) ranOnly() *Message {

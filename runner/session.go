@@ -72,6 +72,12 @@ type Session struct {
 	lastUsage   *llm.Usage
 	cost        float64
 	costUnknown bool
+	// failedUsage is what the open step's failed attempts used (their
+	// usage when the provider sent it); failedUnknown: one of them got
+	// output but no usage (a cancel during a tool call, a stream cut).
+	failedUsage   llm.Usage
+	failedCost    float64
+	failedUnknown bool
 
 	denials     int
 	compactions int

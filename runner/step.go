@@ -29,12 +29,20 @@ func (s *Session) finishStep(ctx context.Context, t *turn) stepResult {
 	t.msg.Parts = append(t.msg.Parts, &Part{Kind: PartStepFinish, Step: s.step,
 		Fin: &StepFinish{Reason: t.finish, Usage: usage, CostUSD: cost}})
 	s.stepClosed = s.step
+	stepCost := cost // the step's: this attempt's and its failed attempts'
+	if stepCost != nil && s.failedUsage != (llm.Usage{}) {
+		c := roundUSD(*stepCost + s.failedCost)
+		stepCost = &c
+	}
+	if s.failedUnknown {
+		stepCost = nil
+	}
 	s.emit(event.StepFinished{
 		Step:          s.step,
 		FinishReason:  string(t.finish),
-		Tokens:        tokensOf(usage),
-		TokensUnknown: t.usage == nil,
-		CostUSD:       cost,
+		Tokens:        tokensOf(usage.Add(s.failedUsage)),
+		TokensUnknown: t.usage == nil || s.failedUnknown,
+		CostUSD:       stepCost,
 		DurationMS:    s.sinceMS(s.stepStart),
 	})
 	s.emitPatch(ctx, t)
