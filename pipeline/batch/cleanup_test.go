@@ -71,3 +71,29 @@ func (s jobSpy) Exec(ctx context.Context, job Job) (Outcome, error) {
 	*s.jobs = append(*s.jobs, job)
 	return s.fakeExec.Exec(ctx, job)
 }
+
+// TestJobSnapshotStoreBesideWorkTree: a job's snapshot store goes to its
+// SnapshotDir, beside the work tree, and nothing to the user's cache (one
+// store per batch work tree used to pile up there).
+func TestJobSnapshotStoreBesideWorkTree(t *testing.T) {
+	cacheHome := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cacheHome)
+	root := t.TempDir()
+	work := filepath.Join(root, "attempt", "repo")
+	makeRepo(t, work, map[string]string{"README.md": "# app\n"})
+	taskPath, cassette := filepath.Join(root, "task.yaml"), filepath.Join(root, "session.jsonl")
+	write(t, taskPath, noteTask)
+	noteCassette(t, cassette)
+	store := filepath.Join(root, "attempt", "snapshots")
+	o, err := (&PipelineExecutor{Replay: cassette}).Exec(t.Context(), Job{RepoID: "app", WorkDir: work, SnapshotDir: store,
+		SpecPath: taskPath, Inputs: map[string]string{"who": "ops"}, OutDir: filepath.Join(root, "out", "app"), Attempt: 1})
+	if err != nil || o.Status != "success" {
+		t.Fatalf("Exec = %+v, %v", o, err)
+	}
+	if _, err := os.Stat(filepath.Join(store, "lock")); err != nil {
+		t.Errorf("no snapshot store in the job's SnapshotDir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cacheHome, "runner", "snapshots")); !os.IsNotExist(err) {
+		t.Errorf("the job made a snapshot store in the user cache (%v)", err)
+	}
+}
