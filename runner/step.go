@@ -23,8 +23,17 @@ func (s *Session) finishStep(ctx context.Context, t *turn) stepResult {
 		s.costUnknown = true // no usage: the step's tokens, and so its cost, are unknown (not 0)
 	}
 	s.usage = s.usage.Add(usage)
-	if text := t.msg.text(PartText); text != "" {
-		s.final = text
+	// The final message is the text of a final answer: a turn that made no
+	// tool call (or gave the structured output). Narration beside a tool
+	// call is not one, so a run that stops mid-work (cancel, max_steps, a
+	// replay that ran out) has none rather than a sentence that reads like
+	// an answer.
+	if text := t.msg.text(PartText); t.structured != nil || !t.hasTools() {
+		if text != "" || t.structured == nil {
+			s.final = text
+		}
+	} else {
+		s.final = ""
 	}
 	t.msg.Parts = append(t.msg.Parts, &Part{Kind: PartStepFinish, Step: s.step,
 		Fin: &StepFinish{Reason: t.finish, Usage: usage, CostUSD: cost}})
