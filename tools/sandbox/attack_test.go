@@ -208,10 +208,7 @@ func (v *victim) run(t *testing.T, pol sandbox.Policy, l *listeners, argv ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	launch := sandbox.LaunchZygote // every attack goes through the zygote, the default path
-	if pol.Mode == sandbox.ModeOff {
-		launch = sandbox.LaunchDirect
-	}
+	launch := sandbox.LaunchZygote // every attack goes through the zygote, the default path (mode off: a reaper-only zygote)
 	conf, err := json.Marshal(fakeRunner{Policy: pol, Argv: argv, Dir: v.tree, Launch: launch, Env: []string{
 		"PATH=" + os.Getenv("PATH"), "GOCACHE=" + goCache(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off",
 		"ATTACK_OUTSIDE=" + strings.Join(v.outside, " "), "ATTACK_MARK=" + v.mark,

@@ -47,7 +47,8 @@ func zygoteCPU() time.Duration {
 // BenchmarkCommand is the cost of one command (/bin/true) in each layer
 // set, started through the run's zygote (the default: the sandbox was set
 // up once) and through a helper of its own (the fallback: set up anew for
-// every command), next to the same command unsandboxed (off) and under
+// every command), next to the same command unsandboxed (plain: fork and
+// exec; off: mode off, whose commands run under a reaper) and under
 // bubblewrap with the equivalent policy, in the same run. It reports wall
 // time per op (ns/op) and the CPU of this process and all it started,
 // zygotes included (cpu-ms/op). Goal: ≤ 5 ms.
@@ -79,13 +80,7 @@ func BenchmarkCommand(b *testing.B) {
 	for _, name := range []string{"off", "landlock", "namespaces", "both"} {
 		layers := sets[name]
 		for _, launch := range []string{"zygote", "helper"} {
-			if layers == nil && launch == "helper" {
-				continue
-			}
 			sub := name + "/" + launch
-			if layers == nil {
-				sub = name
-			}
 			b.Run(sub, func(b *testing.B) {
 				mode := sandbox.ModeAuto
 				if layers == nil {
@@ -118,6 +113,9 @@ func BenchmarkCommand(b *testing.B) {
 			})
 		}
 	}
+	b.Run("plain", func(b *testing.B) { // fork and exec, no sandbox and no helper: the baseline
+		run(b, func() error { return exec.CommandContext(b.Context(), "/bin/true").Run() })
+	})
 	b.Run("bwrap", func(b *testing.B) {
 		bwrap, err := exec.LookPath("bwrap")
 		if err != nil {

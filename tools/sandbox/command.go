@@ -71,6 +71,8 @@ func New(p Policy) (*Sandbox, error) {
 	}
 	s := &Sandbox{mode: p.Mode, perCommand: p.PerCommandHelper}
 	if p.Mode == ModeOff {
+		s.cfg = helperConfig{Reaper: true} // the zygote's, when Main was called
+		s.exe, _ = os.Executable()
 		return s, nil
 	}
 	if !mainCalled.Load() {
@@ -215,6 +217,9 @@ func (s *Sandbox) Command(ctx context.Context, argv []string, dir string, env []
 	return cmd, nil
 }
 
+// reaperName is argv[0] of a mode-off command's helper.
+const reaperName = "runner-reaper"
+
 // offCommand is a mode-off command: unsandboxed, with the runner's
 // environment, but (on Linux, once Main was called) started under the
 // helper as a reaper: a child subreaper that gets SIGTERM when the runner
@@ -232,7 +237,7 @@ func (s *Sandbox) offCommand(ctx context.Context, argv []string, dir string, env
 	}
 	conf, _ := json.Marshal(helperConfig{Reaper: true}) // plain fields: cannot fail
 	cmd := exec.CommandContext(ctx, exe, append([]string{helperArg, string(conf)}, argv...)...)
-	cmd.Args[0] = "runner-reaper"
+	cmd.Args[0] = reaperName
 	cmd.Dir, cmd.Env = dir, env
 	attr, sig := sysProcAttr(nil, true)
 	cmd.SysProcAttr = attr

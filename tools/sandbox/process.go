@@ -16,12 +16,13 @@ type Launch string
 // Launches.
 const (
 	// LaunchZygote: forked by the run's zygote, the one helper that set
-	// the sandbox up once (the default).
+	// the sandbox up once (the default; with mode off, a zygote that is
+	// only the reaper).
 	LaunchZygote Launch = "zygote"
 	// LaunchHelper: a helper of its own set the sandbox up for this
 	// command alone (Command; the fallback when no zygote can start).
 	LaunchHelper Launch = "helper"
-	// LaunchDirect: mode off, a plain process group.
+	// LaunchDirect: mode off without a helper, a plain process group.
 	LaunchDirect Launch = "direct"
 )
 
@@ -76,8 +77,18 @@ func (s *Sandbox) Start(ctx context.Context, argv []string, dir string, env []st
 		return nil, s.unavail
 	}
 	var note string
-	if s.mode != ModeOff && !s.perCommand {
+	switch {
+	case s.perCommand:
+	case s.mode != ModeOff:
 		p, err := s.startInZygote(ctx, argv, dir, s.commandEnv(env), stdio)
+		if err == nil {
+			return p, nil
+		}
+		note = err.Error()
+	case reaperAvailable() && mainCalled.Load():
+		// mode off: a zygote with no layer, only the reaper (offCommand),
+		// and the command's environment as given
+		p, err := s.startInZygote(ctx, argv, dir, env, stdio)
 		if err == nil {
 			return p, nil
 		}
@@ -92,7 +103,7 @@ func (s *Sandbox) Start(ctx context.Context, argv []string, dir string, env []st
 		return nil, fmt.Errorf("sandbox: start %s: %w", argv[0], err)
 	}
 	p := &Process{launch: LaunchHelper, note: note, cmd: cmd}
-	if s.mode == ModeOff {
+	if s.mode == ModeOff && cmd.Args[0] != reaperName {
 		p.launch = LaunchDirect
 	}
 	p.wait = func() (int, error) {

@@ -135,7 +135,9 @@ func (s *Sandbox) startZygote() (*zygote, error) {
 	}
 	cmd := exec.Command(s.exe, zygoteArg, string(conf)) //nolint:noctx // lives as long as the Sandbox; Close ends it
 	cmd.Args[0] = "runner-sandbox-zygote"
-	cmd.Dir = s.cfg.Writable[0] // the work tree
+	if len(s.cfg.Writable) > 0 {
+		cmd.Dir = s.cfg.Writable[0] // the work tree; mode off: the runner's directory
+	}
 	cmd.Env = []string{}        // each command brings its own
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.SysProcAttr, _ = sysProcAttr(s.layers, s.cfg.Network)
@@ -217,6 +219,9 @@ func (s *Sandbox) startInZygote(ctx context.Context, argv []string, dir string, 
 	}
 	if len(req) > maxZygoteMsg {
 		return nil, fmt.Errorf("the command and its environment take %d bytes, more than a zygote request holds (%d)", len(req), maxZygoteMsg)
+	}
+	if s.exe == "" {
+		return nil, errors.New("the runner's own executable is unknown")
 	}
 	z, err := s.zygotes.get(s)
 	if err != nil {
