@@ -138,7 +138,7 @@ func (s *Sandbox) startZygote() (*zygote, error) {
 	if len(s.cfg.Writable) > 0 {
 		cmd.Dir = s.cfg.Writable[0] // the work tree; mode off: the runner's directory
 	}
-	cmd.Env = []string{}        // each command brings its own
+	cmd.Env = []string{} // each command brings its own
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.SysProcAttr, _ = sysProcAttr(s.layers, s.cfg.Network)
 	if err := cmd.Start(); err != nil {
