@@ -9,6 +9,10 @@
 mkdir -p loot
 for f in $ATTACK_OUTSIDE; do
 	echo pwned >"$f" 2>/dev/null && echo "write $f: done" || echo "write $f: blocked"
+	# the same file through a link in the tree, and through /proc/self/root
+	ln -sf "$f" loot/link 2>/dev/null && echo pwned >loot/link 2>/dev/null && echo "write via link $f: done" || echo "write via link $f: blocked"
+	rm -f loot/link
+	echo pwned >"/proc/self/root$f" 2>/dev/null && echo "write via /proc/self/root $f: done" || echo "write via /proc/self/root: blocked"
 done
 for p in $ATTACK_PIDS; do
 	tr '\0' '\n' <"/proc/$p/environ" >>loot/environ 2>/dev/null && echo "environ $p: read" || echo "environ $p: blocked"
