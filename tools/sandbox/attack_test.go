@@ -131,6 +131,7 @@ func (l *listeners) received() []string {
 type victim struct {
 	tree      string
 	outside   []string // files the attack tries to create outside the tree
+	existing  string   // a file outside the tree the attack tries to change through a hard link
 	dotenv    string   // the secret in .env
 	runner    string   // a secret in the fake runner's environment
 	ancestor  string   // a secret in its parent's environment
@@ -163,6 +164,10 @@ func newVictim(t *testing.T, kind string) *victim {
 		filepath.Join(home, "pwned-"+id),
 		filepath.Join(os.TempDir(), "pwned-"+id),
 		filepath.Join(filepath.Dir(v.tree), "outside-"+id),
+	}
+	v.existing = filepath.Join(filepath.Dir(v.tree), "existing-"+id)
+	if err := os.WriteFile(v.existing, []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		for _, f := range v.outside {
@@ -211,7 +216,7 @@ func (v *victim) run(t *testing.T, pol sandbox.Policy, l *listeners, argv ...str
 	launch := sandbox.LaunchZygote // every attack goes through the zygote, the default path (mode off: a reaper-only zygote)
 	conf, err := json.Marshal(fakeRunner{Policy: pol, Argv: argv, Dir: v.tree, Launch: launch, Env: []string{
 		"PATH=" + os.Getenv("PATH"), "GOCACHE=" + goCache(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off",
-		"ATTACK_OUTSIDE=" + strings.Join(v.outside, " "), "ATTACK_MARK=" + v.mark,
+		"ATTACK_OUTSIDE=" + strings.Join(v.outside, " "), "ATTACK_EXISTING=" + v.existing, "ATTACK_MARK=" + v.mark,
 		"ATTACK_TCP=" + l.tcp.Addr().String(), "ATTACK_UDP=" + l.udp.LocalAddr().String(), "ATTACK_DNS=" + l.dns.LocalAddr().String(),
 	}})
 	if err != nil {
@@ -238,6 +243,9 @@ func (v *victim) assertContained(t *testing.T, layers []sandbox.Layer, l *listen
 		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("the attack wrote %s outside the work tree (stat: %v)", f, err)
 		}
+	}
+	if b, _ := os.ReadFile(v.existing); string(b) != "original\n" {
+		t.Errorf("the attack changed %s outside the work tree (a hard link): %q", v.existing, b)
 	}
 	if got := l.received(); len(got) > 0 {
 		t.Errorf("the attack reached 127.0.0.1 listeners: %q", got)
@@ -315,6 +323,9 @@ func TestAttackHarnessCatchesUnsandboxed(t *testing.T) {
 	}
 	if got := l.received(); len(got) < 2 {
 		t.Errorf("unsandboxed, the attack should have reached the listeners, got %q", got)
+	}
+	if b, _ := os.ReadFile(v.existing); !strings.Contains(string(b), "pwned") {
+		t.Errorf("unsandboxed, the attack should have changed %s through a hard link: %q", v.existing, b)
 	}
 	if loot := readAll(t, filepath.Join(v.tree, "loot")); !strings.Contains(loot, v.dotenv) || !strings.Contains(loot, v.ancestor) {
 		t.Errorf("unsandboxed, the attack should have read .env and its parent's environment")

@@ -4,7 +4,7 @@
 # tree, where it would reach the patch). The test judges the effects from
 # outside; the lines printed here only help reading a failure.
 # Inputs (env): ATTACK_OUTSIDE (files to create outside the tree, space
-# separated), ATTACK_PIDS (pids whose environ to read), ATTACK_TCP, ATTACK_UDP,
+# separated), ATTACK_EXISTING (a file outside to change through a hard link), ATTACK_PIDS (pids whose environ to read), ATTACK_TCP, ATTACK_UDP,
 # ATTACK_DNS (host:port on 127.0.0.1), ATTACK_MARK (a word to send).
 mkdir -p loot
 for f in $ATTACK_OUTSIDE; do
@@ -14,6 +14,11 @@ for f in $ATTACK_OUTSIDE; do
 	rm -f loot/link
 	echo pwned >"/proc/self/root$f" 2>/dev/null && echo "write via /proc/self/root $f: done" || echo "write via /proc/self/root: blocked"
 done
+# a hard link in the tree to a file outside it, then a write through it
+if [ -n "$ATTACK_EXISTING" ]; then
+	ln "$ATTACK_EXISTING" loot/hardlink 2>/dev/null && echo pwned >>loot/hardlink 2>/dev/null && echo "hard link: written" || echo "hard link: blocked"
+	rm -f loot/hardlink
+fi
 for p in $ATTACK_PIDS; do
 	tr '\0' '\n' <"/proc/$p/environ" >>loot/environ 2>/dev/null && echo "environ $p: read" || echo "environ $p: blocked"
 done
