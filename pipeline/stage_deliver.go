@@ -89,9 +89,12 @@ func (r *execRun) finishComment(ctx context.Context, st *runStatus) error {
 	if r.sticky == nil {
 		return skip("no sticky comment")
 	}
-	md, err := r.renderReport(ctx, st, report.GitHubCommentMax)
+	var md string
+	var err error
 	if r.pr != nil { // the conversation's comment on the pull request
 		md, r.sticky.Header, err = r.conversationComment(ctx, st)
+	} else {
+		md, err = r.renderReport(ctx, st, report.GitHubCommentMax)
 	}
 	if err != nil {
 		return fmt.Errorf("%w: report: %w", ErrInfra, err)
