@@ -76,6 +76,10 @@ func (s *actSetup) pullRequest() map[string]any {
 	return s.pull
 }
 
+// The act tests are not parallel: each builds the runner, and run alone
+// (Go holds the parallel tests until the sequential ones are done) they
+// do not slow the package's timing-sensitive fault tests.
+
 // TestActionUnderAct runs action.yml end to end under nektos/act on the
 // self-hosted platform: a workflow in a commit of this checkout checks it
 // out (act copies the work tree), uses the action as `uses: ./` on the
@@ -85,7 +89,6 @@ func (s *actSetup) pullRequest() map[string]any {
 // over smart HTTP and opens the pull request.
 func TestActionUnderAct(t *testing.T) {
 	actBinary(t)
-	t.Parallel() // each run builds the runner and waits on act
 	s := newActSetup(t)
 	s.comment.register(s.api, 1, 1, 1)
 	s.stubPulls(t, 1, githubtest.JSON(http.StatusCreated, map[string]any{"number": 3,
@@ -157,7 +160,6 @@ func TestActionUnderAct(t *testing.T) {
 // The checkout is tagged, and the runner reports the tag as its version.
 func TestActionUnderActDeliveryFails(t *testing.T) {
 	actBinary(t)
-	t.Parallel() // each run builds the runner and waits on act
 	s := newActSetup(t)
 	git(t, s.ws, "tag", "v0.9.7")
 	s.comment.register(s.api, 2, 2, 2)
@@ -213,7 +215,6 @@ func checkSummary(t *testing.T, res actResult, parts ...string) {
 // file and line.
 func TestActionUnderActSpecError(t *testing.T) {
 	actBinary(t)
-	t.Parallel()
 	s := newActSetup(t) // no GitHub stub: any API call fails the test
 	res := s.run(t, ".github/runner/bad.yaml")
 	if res.code == 0 {
@@ -242,7 +243,6 @@ func TestActionUnderActSpecError(t *testing.T) {
 // outputs fall back to it), with no model or API call.
 func TestActionUnderActUsageError(t *testing.T) {
 	actBinary(t)
-	t.Parallel()
 	s := newActSetup(t)
 	res := s.runVars(t, map[string]string{"TASK": ".github/runner/act.yaml", "PROMPT": "Say hello."})
 	if res.code == 0 {
