@@ -436,21 +436,60 @@ cp -a "$FAULT_OUT/." "$FAULT_SAVE/"
 exit $rc
 `
 
-// TestFaultDiskFull runs with the out dir on a 300 KiB tmpfs while the
-// agent writes a 100 KB file: the log and the history (about 115 KB each)
-// fit, the patch does not. The run ends with a documented exit code (3:
-// infrastructure), the partial patch is emptied (it must not pass for the
-// patch, and run.finished needs its space), the log holds only complete,
-// valid lines and ends in run.finished naming the full disk, and no temp
-// dir is left. It needs unprivileged user and mount namespaces
-// (unshare -rm), else it is skipped saying so.
+// TestFaultDiskFull runs with the out dir on a small tmpfs while the agent
+// writes a large file, in two sizes. "patch": a 300 KiB disk and a 100 KB
+// file, so the log and the history (about 115 KB each) fit and the patch
+// does not: the partial patch is emptied (it must not pass for the patch,
+// and run.finished needs its space). "log": a 256 KiB disk and a 400 KB
+// file, so the log's own event does not fit: the log is cut back to its
+// last complete line. Either way the run ends with exit code 3
+// (infrastructure), the log holds only complete, valid lines and ends in
+// run.finished naming the full disk, and no temp dir is left. It needs
+// unprivileged user and mount namespaces (unshare -rm), else it is
+// skipped saying so.
 func TestFaultDiskFull(t *testing.T) {
 	t.Parallel()
 	if out, err := exec.CommandContext(t.Context(), "unshare", "-rm", "true").CombinedOutput(); err != nil {
 		t.Skipf("no unprivileged mount namespace (unshare -rm: %v %s): the disk-full case needs one for its tmpfs", err, out)
 	}
+	for _, tc := range []struct {
+		name, size string
+		lines      int
+	}{{"patch", "300k", 5_000}, {"log", "256k", 20_000}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			save, tmp, code := runDiskFull(t, tc.size, tc.lines)
+			if code != 3 {
+				t.Errorf("exit %d, want 3 (the out dir's disk is full)", code)
+			}
+			data, err := os.ReadFile(filepath.Join(save, "events.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasSuffix(data, []byte("\n")) {
+				t.Errorf("events.jsonl ends in a torn line:\n%s", data[max(0, len(data)-300):])
+			}
+			recs := readEvents(t, filepath.Join(save, "events.jsonl"))
+			if fin := finished(t, recs); fin.ExitCode != 3 || fin.Error == nil || !strings.Contains(fin.Error.Message, "no space left") {
+				t.Errorf("run.finished = %+v, want exit 3 naming the full disk", fin)
+			}
+			if patch, err := os.ReadFile(filepath.Join(save, "changes.patch")); err == nil && tc.name == "patch" && len(patch) != 0 {
+				t.Errorf("changes.patch after a failed write: %d bytes, want empty", len(patch))
+			}
+			if left := dirEntries(tmp); len(left) > 0 {
+				t.Errorf("temp files left in TMPDIR: %v", left)
+			}
+		})
+	}
+}
+
+// runDiskFull runs a task whose agent writes a file of lines lines with
+// the out dir on a tmpfs of size; it returns the copy of the out dir, the
+// run's TMPDIR and the exit code.
+func runDiskFull(t *testing.T, size string, lines int) (save, tmp string, code int) {
+	t.Helper()
 	spec, repo := smallRepo(t)
-	big, _ := json.Marshal(map[string]string{"path": "big.txt", "content": strings.Repeat("all work and no play\n", 5_000)})
+	big, _ := json.Marshal(map[string]string{"path": "big.txt", "content": strings.Repeat("all work and no play\n", lines)})
 	srv := newModel(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", string(big))}}.Reply(),
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"status.txt","content":"fixed\n"}`)}}.Reply(),
@@ -461,38 +500,20 @@ func TestFaultDiskFull(t *testing.T) {
 		runnerBin, "exec", spec, "--out", out, "--base-url", srv.URL(), "--quiet")
 	cmd.Dir = repo
 	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef", "TMPDIR="+tmp,
-		"FAULT_TMPFS_SIZE=300k", "FAULT_OUT="+out, "FAULT_SAVE="+save)
+		"FAULT_TMPFS_SIZE="+size, "FAULT_OUT="+out, "FAULT_SAVE="+save)
 	output, err := cmd.CombinedOutput()
-	code := 0
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
 		code = exitErr.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
+	if len(output) > 2000 {
+		output = output[:2000]
+	}
 	t.Logf("exit %d; output:\n%s", code, output)
 	if code == 97 {
 		t.Skipf("cannot mount a tmpfs in the namespace: %s", output)
 	}
-	if code != 3 {
-		t.Errorf("exit %d, want 3 (the out dir's disk is full)", code)
-	}
-	checkLogPrefix(t, filepath.Join(save, "events.jsonl"))
-	data, err := os.ReadFile(filepath.Join(save, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.HasSuffix(data, []byte("\n")) {
-		t.Errorf("events.jsonl ends in a torn line:\n%s", data[max(0, len(data)-300):])
-	}
-	recs := readEvents(t, filepath.Join(save, "events.jsonl"))
-	if fin := finished(t, recs); fin.ExitCode != 3 || fin.Error == nil || !strings.Contains(fin.Error.Message, "no space left") {
-		t.Errorf("run.finished = %+v, want exit 3 naming the full disk", fin)
-	}
-	if patch, err := os.ReadFile(filepath.Join(save, "changes.patch")); err != nil || len(patch) != 0 {
-		t.Errorf("changes.patch after a failed write: %d bytes (%v), want empty", len(patch), err)
-	}
-	if left := dirEntries(tmp); len(left) > 0 {
-		t.Errorf("temp files left in TMPDIR: %v", left)
-	}
+	return save, tmp, code
 }
