@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"encoding/json"
 	"os"
@@ -321,5 +322,19 @@ func TestContinueAfterIsolate(t *testing.T) {
 	srv2 := newModel(t, llmtest.Turn{Text: "Went on."}.Reply())
 	if res, err := continueRun(t, spec, repo, filepath.Join(t.TempDir(), "r3"), out1, "more", true, srv2); err != nil || res.Status != event.StatusSuccess {
 		t.Fatalf("continue after applying the patch: %v %+v", err, res)
+	}
+}
+
+// TestContinueCheckedBeforeTheProvider: a --continue of a directory with
+// no history is the error a user sees, not the missing API key that comes
+// after it in the set-up.
+func TestContinueCheckedBeforeTheProvider(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	spec, repo := execFixture(t)
+	var stdout, stderr bytes.Buffer
+	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: filepath.Join(t.TempDir(), "x"),
+		Continue: filepath.Join(t.TempDir(), "nonexistent"), Prompt: "more", Quiet: true, Stdout: &stdout, Stderr: &stderr})
+	if ExitCode(err) != ExitUsage || !strings.Contains(fmt.Sprint(err), "history.jsonl does not exist") {
+		t.Errorf("exit %d, %v: want the missing history named first", ExitCode(err), err)
 	}
 }

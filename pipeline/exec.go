@@ -211,6 +211,10 @@ func (r *execRun) setupStages() []Stage {
 		stageFunc{"spec", r.loadSpec},
 		// With the spec: a missing ${NAME} or server program is an invalid task.
 		stageFunc{"mcp-config", r.resolveMCP},
+		// A --continue whose history is gone, corrupt or of another spec is
+		// refused before anything is written, and before the provider's
+		// settings: the first error a user sees is the first to fix.
+		stageFunc{"continue", r.loadContinued},
 		// Before touching the disk: fail fast on a missing key or cassette.
 		stageFunc{"model", r.setupModel},
 		// Before any model call: the trigger gate may end the run here.
@@ -218,9 +222,6 @@ func (r *execRun) setupStages() []Stage {
 		// After the gate: a comment on a pull request (github.continue)
 		// fetches the history the runner left there, or starts fresh.
 		stageFunc{"pr-session", r.setupPRSession},
-		// With the history at hand: a --continue whose history is gone,
-		// corrupt or of another spec is refused before anything is written.
-		stageFunc{"continue", r.loadContinued},
 		// Once the prompt is final (the GitHub event renders it): a
 		// cassette recorded for another task is refused, unwritten.
 		stageFunc{"replay", r.checkReplay},
