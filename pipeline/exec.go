@@ -222,6 +222,8 @@ func (r *execRun) setupStages() []Stage {
 		// After the gate: a comment on a pull request (github.continue)
 		// fetches the history the runner left there, or starts fresh.
 		stageFunc{"pr-session", r.setupPRSession},
+		// The history the pull request's session fetched, checked the same way.
+		stageFunc{"pr-continue", r.loadPRContinued},
 		// Once the prompt is final (the GitHub event renders it): a
 		// cassette recorded for another task is refused, unwritten.
 		stageFunc{"replay", r.checkReplay},

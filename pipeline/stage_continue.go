@@ -54,6 +54,16 @@ func (r *execRun) loadContinued(ctx context.Context) error {
 	return nil
 }
 
+// loadPRContinued loads the history a pull request's session fetched
+// (setupPRSession sets opts.Continue to it) when no --continue was loaded
+// before the provider was set up.
+func (r *execRun) loadPRContinued(ctx context.Context) error {
+	if r.continued != nil || r.opts.Continue == "" {
+		return skip("no pull request history")
+	}
+	return r.loadContinued(ctx)
+}
+
 // checkContinued compares the work tree with the earlier run's last
 // snapshot and takes the earlier run's base tree as this run's, so the
 // patch is the whole conversation's change (main stage, after the
