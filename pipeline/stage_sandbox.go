@@ -59,7 +59,8 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 
 // setupSandbox builds the OS sandbox every bash command and check runs in
 // on the work tree as it now is (the --isolate copy made): the work tree
-// writable, the .env* files the read rules protect, the credential
+// writable but for the runner's own files in it (excludes: .runner/, the
+// out dir, log, patch, cassette; read-only), the .env* files the read rules protect, the credential
 // stores in the runner's $HOME and $XDG_RUNTIME_DIR hidden, the git guard as a read-only
 // global config, its scratch ($HOME, $TMPDIR) in the run's temporary
 // directory.
@@ -69,6 +70,9 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 	rules, err := r.spec.Ruleset()
 	if err != nil {
 		return err
+	}
+	for _, rel := range r.excludes() { // the runner's own state: earlier runs' outputs too
+		pol.ReadOnly = append(pol.ReadOnly, filepath.Join(r.workTree, filepath.FromSlash(rel)))
 	}
 	pol.Hidden = append(protectedEnvFiles(r.workTree, rules), sandbox.HostSockets()...)
 	if home := r.getenv("HOME"); filepath.IsAbs(home) {

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
+	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
 // snapshotWatch makes the run's store watch the work tree (inotify), so a
@@ -42,13 +44,16 @@ func (r *execRun) baseSnapshot(ctx context.Context) error {
 }
 
 // excludes lists the run's own files that lie inside the work tree, as
-// work-tree-relative slash paths.
+// work-tree-relative slash paths: the runner's state directories (the
+// work tree's .runner and the one below the current directory, where the
+// default out dirs are) whether they exist or not, so that no patch holds
+// a .runner path, and the out dir, log, patch, cassette and continued run.
 func (r *execRun) excludes() []string {
-	var out []string
+	out := []string{permission.RunnerDir}
 	if c := r.continued; c != nil {
 		out = append(out, c.history.header.Excludes...) // the earlier runs' out dirs
 	}
-	for _, p := range []string{r.outDir, r.eventsPath, r.patchPath, r.opts.Record, r.opts.Continue} {
+	for _, p := range []string{permission.RunnerDir, r.outDir, r.eventsPath, r.patchPath, r.opts.Record, r.opts.Continue} {
 		if p == "" {
 			continue
 		}
@@ -63,7 +68,9 @@ func (r *execRun) excludes() []string {
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(os.PathSeparator)) {
 			continue
 		}
-		out = append(out, filepath.ToSlash(rel))
+		if rel = filepath.ToSlash(rel); !slices.Contains(out, rel) {
+			out = append(out, rel)
+		}
 	}
 	return out
 }

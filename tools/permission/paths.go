@@ -211,9 +211,10 @@ func splitPath(p string) []string {
 // Check decides whether permission may act on name. Outside the work tree
 // the external_directory permission decides first (pattern: the absolute
 // path); when it allows, permission itself is checked on the absolute path.
-// Inside, .git directories and .env* files are protected: only a rule that
-// names them explicitly can allow them. The Target is valid when the
-// decision allows.
+// Inside, .runner directories (the runner's own state, RunnerState) are
+// denied whatever the rules say; .git directories and .env* files are
+// protected: only a rule that names them explicitly can allow them. The
+// Target is valid when the decision allows.
 func (p Paths) Check(rs Ruleset, permission, name string) (Decision, Target) {
 	t, err := p.Resolve(name)
 	if err != nil {
@@ -228,10 +229,39 @@ func (p Paths) Check(rs Ruleset, permission, name string) (Decision, Target) {
 		}
 		return rs.Evaluate(permission, pat), t
 	}
+	if RunnerState(t.Rel) {
+		return DefaultDeny(permission, pat, RunnerStateWhy(pat)), t
+	}
 	if what := ProtectedKind(t.Rel); what != "" {
 		return rs.CheckProtected(permission, pat, what), t
 	}
 	return rs.Evaluate(permission, pat), t
+}
+
+// RunnerDir is the directory the runner keeps its own state in, below the
+// directory it runs from: .runner/runs/<run id>/ holds each run's
+// events.jsonl, result.json, summary.md, changes.patch and history.jsonl.
+const RunnerDir = ".runner"
+
+// RunnerState reports whether the work-tree-relative slash path rel is in
+// (or is) a .runner directory at any depth (the runner may be started from
+// a subdirectory of the work tree), case ignored. No rule can allow
+// a tool to read or change it: an earlier run's history would be fed to
+// the model by --continue, its patch applied by the user.
+func RunnerState(rel string) bool {
+	for _, c := range strings.Split(rel, "/") {
+		if strings.EqualFold(c, RunnerDir) {
+			return true
+		}
+	}
+	return false
+}
+
+// RunnerStateWhy is the reason of the built-in denial of a path in the
+// runner's own state (RunnerState).
+func RunnerStateWhy(pat string) string {
+	return fmt.Sprintf("%s is in the runner's own state directory %s/ (the runs' logs, patches, results and histories): "+
+		"no rule can allow a tool there; write the run's files elsewhere in the work tree", pat, RunnerDir)
 }
 
 // CheckPath is Paths.Check for a one-off question (e.g. redirection targets

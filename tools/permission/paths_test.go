@@ -54,6 +54,12 @@ func TestPathsCheck(t *testing.T) {
 		{"external allowed", ext, Read, "link-out/x.txt", true},
 		{"external allowed, edit still checked", append(Ruleset{{ExternalDirectory, "**", Allow}}, Ruleset{{Edit, "src/**", Allow}}...), Edit, "link-out/x.txt", false},
 		{"external other dir", ext, Read, "/etc/hosts", false},
+		{".runner out dir", all, Edit, ".runner/runs/X/changes.patch", false},
+		{".runner read", all, Read, ".runner/runs/X/history.jsonl", false},
+		{".runner itself", all, Edit, ".runner", false},
+		{".Runner other case, nested", all, Edit, "sub/.Runner/runs/forged.txt", false},
+		{".runner named explicitly", Ruleset{{Edit, ".runner/**", Allow}}, Edit, ".runner/runs/forged.txt", false},
+		{".runnerrc is fine", all, Edit, ".runnerrc", true},
 		{"tab in name", all, Edit, "src/a\tb.go", true},
 		{"whitespace only", all, Read, "  ", false},
 	}

@@ -17,6 +17,10 @@ const holeMark = '\U0010FFFD'
 // the work tree that is a .git directory or an .env* file: the same rule
 // the read tool gets (paths.go), since an argument may be read.
 func (a *analyzer) protectedTarget(subject string, t permission.Target) {
+	if permission.RunnerState(t.Rel) {
+		a.addPath(subject, t.Rel, permission.DefaultDeny(permission.Read, t.Rel, permission.RunnerStateWhy(t.Rel)))
+		return
+	}
 	what := permission.ProtectedKind(t.Rel)
 	if what == "" {
 		return
