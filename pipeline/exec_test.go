@@ -123,9 +123,10 @@ func TestExcludes(t *testing.T) {
 		want string
 	}{
 		"out dir inside": {execRun{outDir: filepath.Join(wt, ".runner/runs/x"), patchPath: filepath.Join(wt, ".runner/runs/x/changes.patch")},
-			".runner/runs/x,.runner/runs/x/changes.patch"},
-		"all outside":      {execRun{outDir: outside, patchPath: filepath.Join(outside, "p")}, ""},
-		"work tree is out": {execRun{outDir: wt}, ""},
+			".runner,.runner/runs/x,.runner/runs/x/changes.patch"},
+		// The work tree's .runner (the runner's state) is always kept out.
+		"all outside":      {execRun{outDir: outside, patchPath: filepath.Join(outside, "p")}, ".runner"},
+		"work tree is out": {execRun{outDir: wt}, ".runner"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
