@@ -48,8 +48,8 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 
 // stateRun runs the task in repo with its out dir at .runner/runs/<id>
 // (where the default out dir lies) and the layers pinned (pin, "" for
-// every available one); it returns Exec's error and the run's records.
-func stateRun(t *testing.T, repo, id, pin, section string, replies ...llmtest.Reply) (error, []event.Record) {
+// every available one); it returns the run's records and Exec's error.
+func stateRun(t *testing.T, repo, id, pin, section string, replies ...llmtest.Reply) ([]event.Record, error) {
 	t.Helper()
 	spec := filepath.Join(t.TempDir(), "task.yaml")
 	mustWrite(t, spec, gateSpec+section)
@@ -66,7 +66,7 @@ func stateRun(t *testing.T, repo, id, pin, section string, replies ...llmtest.Re
 	if rerr != nil {
 		t.Fatalf("%v\n%s", rerr, stderr.String())
 	}
-	return err, validLog(t, data)
+	return validLog(t, data), err
 }
 
 // TestExecRunnerStateAttackPerLayer runs the attack for real: a first run
@@ -92,7 +92,7 @@ func TestExecRunnerStateAttackPerLayer(t *testing.T) {
 			}
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
 			repo := gitRepo(t, map[string]string{"Makefile": stateAttack, ".gitignore": ".runner/\n"})
-			if err, _ := stateRun(t, repo, "first", pin, ""); err != nil {
+			if _, err := stateRun(t, repo, "first", pin, ""); err != nil {
 				t.Fatalf("first run: %v", err)
 			}
 			first := filepath.Join(repo, ".runner", "runs", "first")
@@ -104,7 +104,7 @@ func TestExecRunnerStateAttackPerLayer(t *testing.T) {
 			}
 			write := llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write",
 				`{"path":".runner/runs/first/changes.patch","content":"forged\n"}`)}}.Reply()
-			_, recs := stateRun(t, repo, "second", pin, "", makeTurn(), write)
+			recs, _ := stateRun(t, repo, "second", pin, "", makeTurn(), write)
 			if after := readTree(t, first); !mapsEqual(before, after) {
 				t.Errorf("the second run's command changed the first run's out dir:\nbefore %q\nafter  %q", keys(before), keys(after))
 			}
