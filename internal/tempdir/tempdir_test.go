@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain doubles as the owner process of TestCollectKilledOwner: with
@@ -23,7 +25,11 @@ func TestMain(m *testing.M) {
 			os.Exit(3)
 		}
 		os.Stdout.WriteString(d.Path() + "\n")
-		select {} // until SIGKILL
+		// Until SIGKILL. Not select{}: with nothing else to run the runtime
+		// may end the process as deadlocked, and d must stay reachable, or
+		// its lock file's finalizer closes the fd and drops the lock.
+		time.Sleep(time.Hour)
+		runtime.KeepAlive(d)
 	}
 	os.Exit(m.Run())
 }
