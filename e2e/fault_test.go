@@ -133,8 +133,11 @@ func (fr *faultRun) sleepUntilCommand() bool {
 		if len(markedProcesses(fr.token)) > 0 {
 			return true
 		}
-		if fr.cmd.ProcessState != nil {
+		select {
+		case err := <-fr.done: // the run ended first; put it back for wait
+			fr.done <- err
 			return false
+		default:
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
