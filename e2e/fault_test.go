@@ -111,9 +111,16 @@ type faultRun struct {
 // sleeps for secs seconds and a random fraction.
 func startFault(t *testing.T, r *rand.Rand, repo, spec, out string, secs int) *faultRun {
 	t.Helper()
+	return startFaultIn(t, r, repo, spec, out, secs, t.TempDir())
+}
+
+// startFaultIn is startFault with the TMPDIR given (a rerun in the killed
+// run's, which must collect what that run left).
+func startFaultIn(t *testing.T, r *rand.Rand, repo, spec, out string, secs int, tmp string) *faultRun {
+	t.Helper()
 	token := fmt.Sprintf("%d.%08d", secs, r.IntN(100_000_000)) // sleep N.xxxxxxxx: unique
 	srv := newModel(t, faultTurns(token)...)
-	fr := &faultRun{stderr: &bytes.Buffer{}, done: make(chan error, 1), tmp: t.TempDir(), token: token}
+	fr := &faultRun{stderr: &bytes.Buffer{}, done: make(chan error, 1), tmp: tmp, token: token}
 	fr.cmd = exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--out", out, "--base-url", srv.URL(), "--quiet")
 	fr.cmd.Dir = repo
 	fr.cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef", "TMPDIR="+fr.tmp)
@@ -371,13 +378,14 @@ func TestFaultSIGKILLThenRerun(t *testing.T) {
 			}
 			t.Logf("killed; log ends: %s", lastEvents(out))
 			checkLogPrefix(t, filepath.Join(out, "events.jsonl"))
-			// The agent's command dies with the runner. Its sandbox's temp
-			// dir cannot be removed by a killed process: it is left.
+			// The agent's command dies with the runner. Its temporary
+			// directory cannot be removed by a killed process: it is left,
+			// and the rerun in the same TMPDIR collects it (checked below).
 			checkNoLeftovers(t, fr, false)
 			if left := dirEntries(fr.tmp); len(left) > 0 {
 				t.Logf("left in TMPDIR by the killed run: %v", left)
 			}
-			again := startFault(t, r, repo, spec, out, 0)
+			again := startFaultIn(t, r, repo, spec, out, 0, fr.tmp)
 			code := again.wait(t)
 			checkCompleteOutDir(t, out, code, 0)
 			if code != 0 {
