@@ -24,6 +24,7 @@ type tripwire struct {
 	gitDir     string
 	files      map[string][]byte // gitDir-relative slash path → content
 	submodules map[string]string // work-tree-relative path → digest of its files
+	state      *stateTripwire    // .runner, where no layer protects it
 }
 
 // tripwireFiles are the watched files of a .git directory: what makes git
@@ -53,6 +54,7 @@ func (r *execRun) armTripwire(_ context.Context) error {
 	for _, sub := range submodulePaths(r.workTree) {
 		t.submodules[sub] = treeDigest(filepath.Join(r.workTree, filepath.FromSlash(sub)))
 	}
+	t.state = r.armStateTripwire()
 	r.tripwire = t
 	return nil
 }
@@ -118,6 +120,16 @@ func (r *execRun) runGates(_ context.Context) error {
 	if changed := r.tripwire.restore(); len(changed) > 0 {
 		gates = append(gates, event.GateFailed{Gate: event.GateGitTripwire, Paths: changed,
 			Message: "a command changed " + strings.Join(changed, ", ") + " (git would run programs named there); the runner put them back"})
+	}
+	if r.tripwire != nil {
+		if changed, lost := r.tripwire.state.restore(); len(changed) > 0 {
+			msg := "a command changed the runner's own state (" + strings.Join(changed, ", ") +
+				": earlier runs' records; no layer of this sandbox makes .runner read-only); the runner put it back"
+			if len(lost) > 0 {
+				msg += ", except " + strings.Join(lost, ", ") + " (over the tripwire's memory cap: do not trust them)"
+			}
+			gates = append(gates, event.GateFailed{Gate: event.GateRunnerState, Paths: changed, Message: msg})
+		}
 	}
 	var attrs []string
 	for _, f := range r.files {

@@ -13,6 +13,10 @@ const (
 	// .gitattributes or .gitmodules changed during the run (the runner put
 	// .git's files back as they were).
 	GateGitTripwire Gate = "git_tripwire"
+	// GateRunnerState: a command changed the runner's own state directory
+	// (.runner: earlier runs' out dirs) where no sandbox layer makes it
+	// read-only (Landlock only, mode off); the runner put it back.
+	GateRunnerState Gate = "runner_state"
 	// GateSecret: the patch holds a secret: a secret-looking environment
 	// value or a token shape (the patch file is written redacted).
 	GateSecret Gate = "secret"
