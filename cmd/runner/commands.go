@@ -36,7 +36,10 @@ func loadSpec(path string) error {
 		return fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
 	}
 	if batch.LooksLikeBatch(data) {
-		_, err = batch.LoadSpec(path)
+		var s *batch.Spec
+		if s, err = batch.LoadSpec(path); err == nil {
+			err = batch.CheckSources(s)
+		}
 	} else {
 		_, err = spec.LoadBytes(path, data)
 	}

@@ -80,6 +80,9 @@ func Run(ctx context.Context, opts RunOptions) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	if err := CheckSources(spec); err != nil {
+		return Summary{}, err
+	}
 	built, err := BuildManifest(spec)
 	if err != nil {
 		return Summary{}, err
