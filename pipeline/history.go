@@ -3,9 +3,12 @@ package pipeline
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"sync"
@@ -70,6 +73,8 @@ type historyFile struct {
 	mu     sync.Mutex
 	f      *os.File
 	redact *event.Redactor
+	sum    hash.Hash // SHA-256 of every byte written, for run.finished
+	size   int64
 }
 
 // createHistory creates path and writes the header line.
@@ -78,7 +83,7 @@ func createHistory(path string, header historyLine, redact *event.Redactor) (*hi
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	h := &historyFile{f: f, redact: redact}
+	h := &historyFile{f: f, redact: redact, sum: sha256.New()}
 	header.V, header.Type = historyVersion, historyHeader
 	if err := h.write(header); err != nil {
 		_ = f.Close()
@@ -111,10 +116,25 @@ func (h *historyFile) write(l historyLine) error {
 	if h.f == nil {
 		return os.ErrClosed
 	}
-	if _, err := h.f.Write(append(b, '\n')); err != nil {
+	line := append(b, '\n')
+	n, err := h.f.Write(line)
+	h.sum.Write(line[:n]) // a short write is in the file too: the digest says what is there
+	h.size += int64(n)
+	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
 	return nil
+}
+
+// digest is the SHA-256 and size of what was written so far (nil for a
+// nil historyFile: the run kept no history).
+func (h *historyFile) digest() *event.HistoryDigest {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return &event.HistoryDigest{SHA256: hex.EncodeToString(h.sum.Sum(nil)), Size: h.size}
 }
 
 // Close closes the file.
@@ -133,8 +153,9 @@ func (h *historyFile) Close() error {
 type history struct {
 	header     historyLine
 	transcript runner.Transcript
-	lastTree   string // the last tree recorded ("" when no step changed files and the run was cut)
-	final      bool   // the run reached its final snapshot
+	lastTree   string              // the last tree recorded ("" when no step changed files and the run was cut)
+	final      bool                // the run reached its final snapshot
+	digest     event.HistoryDigest // of the whole file as read
 }
 
 // ErrHistory means an earlier run's history cannot be continued (exit 2).
@@ -151,10 +172,12 @@ func readHistory(path string) (*history, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrHistory, err)
 	}
+	sum := sha256.Sum256(data)
+	digest := event.HistoryDigest{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}
 	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
 		data = data[:i+1] // a partial last line: the run was killed while writing it
 	}
-	h := &history{}
+	h := &history{digest: digest}
 	var recs []runner.HistoryRecord
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)

@@ -38,6 +38,9 @@ func (r *execRun) loadContinued(ctx context.Context) error {
 		return err
 	}
 	c := &continued{dir: r.opts.Continue, history: h}
+	if err := r.checkHistoryDigest(c); err != nil {
+		return err
+	}
 	last, err := summarizeRun(ctx, r.opts.Continue, h.header)
 	if err != nil {
 		return err

@@ -123,7 +123,11 @@ func (r *execRun) fetchPRHistory(ctx context.Context, s *prSession) string {
 	if err := github.FetchHistory(ctx, r.gh.Client, nil, c.Owner, c.Repo, ref, dir, historyFiles(), 0); err != nil {
 		return fmt.Sprintf("the history of run %s could not be fetched (%v)", ref.RunID, err)
 	}
-	if _, err := readHistory(filepath.Join(dir, report.HistoryFile)); err != nil {
+	h, err := readHistory(filepath.Join(dir, report.HistoryFile))
+	if err == nil {
+		_, err = verifyHistory(dir, h) // a missing digest is lifted as --force lifts it (below)
+	}
+	if err != nil {
 		return fmt.Sprintf("the history of run %s cannot be continued (%v)", ref.RunID, err)
 	}
 	s.ref = ref

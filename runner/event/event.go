@@ -360,7 +360,18 @@ type RunFinished struct {
 	// Review is the pull request review review mode posted; nil when none
 	// was (not asked, or the call failed: see the publish events).
 	Review *PublishedReview `json:"review,omitempty"`
-	Error  *RunError        `json:"error,omitempty"`
+	// History is the digest of the run's history.jsonl as the runner
+	// wrote it (nil when the run kept none: it ended before the agent);
+	// --continue refuses a history that does not match it.
+	History *HistoryDigest `json:"history,omitempty"`
+	Error   *RunError      `json:"error,omitempty"`
+}
+
+// HistoryDigest identifies a history.jsonl: the SHA-256 (lower-case hex)
+// and the size in bytes of every byte the runner wrote to it.
+type HistoryDigest struct {
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
 }
 
 // MaxDeniedCalls bounds RunFinished.DeniedCalls (Denials still counts
