@@ -58,8 +58,15 @@ func TestContinueAfterSIGKILL(t *testing.T) {
 		llmtest.Turn{Text: "status.txt says fixed."}.Reply(),
 	)
 	out2 := filepath.Join(repo, ".runner", "runs", "second")
-	res := runRunner(t, repo, env, "exec", spec, "--out", out2, "--base-url", srv2.URL(),
+	// A killed run has no final record, so no history digest to check
+	// its history against: refused unless --force.
+	res := runRunner(t, repo, env, "exec", spec, "--out", filepath.Join(repo, ".runner", "runs", "refused"), "--base-url", srv2.URL(),
 		"--continue", out1, "--prompt", "Finish the job.", "--quiet")
+	if res.code != 2 || !strings.Contains(res.stderr, "killed before it ended") || !strings.Contains(res.stderr, "give --force") || len(srv2.Requests()) != 0 {
+		t.Fatalf("continue of a killed run without --force: exit %d, %d model calls\n%s", res.code, len(srv2.Requests()), res.stderr)
+	}
+	res = runRunner(t, repo, env, "exec", spec, "--out", out2, "--base-url", srv2.URL(),
+		"--continue", out1, "--prompt", "Finish the job.", "--force", "--quiet")
 	if res.code != 0 {
 		t.Fatalf("continue exit %d\n%s", res.code, res.stderr)
 	}
@@ -69,7 +76,7 @@ func TestContinueAfterSIGKILL(t *testing.T) {
 	}
 	recs := readEvents(t, filepath.Join(out2, "events.jsonl"))
 	var rs event.RunStarted
-	if err := recs[0].Decode(&rs); err != nil || rs.Continues == nil || rs.Continues.Dir != out1 {
+	if err := recs[0].Decode(&rs); err != nil || rs.Continues == nil || rs.Continues.Dir != out1 || !rs.Continues.Forced {
 		t.Errorf("run.started continues = %+v (%v)", rs.Continues, err)
 	}
 	patch, err := os.ReadFile(filepath.Join(out2, "changes.patch"))
