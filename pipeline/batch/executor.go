@@ -32,6 +32,18 @@ type Preflighter interface {
 	Preflight(ctx context.Context) error
 }
 
+// RepoChecker is an optional capability of an Executor: a check of the
+// repositories this invocation will run (the shard's, less those a
+// resume leaves alone) against what the executor was given (for
+// PipelineExecutor: a cassette per repository in a --replay dir). Run
+// calls CheckRepos once, from its own goroutine, after the manifest is
+// frozen and before anything is cloned. An error stops the batch (Run
+// wraps it in ErrPreflight; wrap pipeline.ErrUsage for exit code 2); it
+// is not retried.
+type RepoChecker interface {
+	CheckRepos(repos []Repo) error
+}
+
 // Job is one repository's execution.
 type Job struct {
 	RepoID  string // the manifest id, also the name of OutDir
@@ -76,8 +88,16 @@ func (o Outcome) Infra() bool {
 }
 
 // statusOf maps a finished run's outcome to a batch status. Cancelled runs
-// and infrastructure failures are decided by the caller, not here.
+// and infrastructure failures are decided by the caller, not here. A run
+// refused because the command line does not fit the repository
+// (event.ClassUsage: its --replay cassette is missing or records another
+// session) is infra_failed, not task_failed: the task never ran, and
+// retrying with the same command line would fail the same way, so it is
+// not retried either (Infra is false).
 func statusOf(o Outcome) Status {
+	if o.ErrorClass == event.ClassUsage {
+		return StatusInfraFailed
+	}
 	switch o.Status {
 	case event.StatusSuccess:
 		if o.FilesChanged == 0 {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/runner"
@@ -86,7 +87,7 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 	}
 	replay, record, err := e.cassettes(job)
 	if err != nil {
-		return Outcome{Status: event.StatusError, Error: err.Error(), ErrorClass: event.ClassSpec}, nil
+		return Outcome{Status: event.StatusError, Error: err.Error(), ErrorClass: event.ClassUsage}, nil
 	}
 	res, runErr := pipeline.Exec(ctx, pipeline.ExecOptions{
 		Task: task, Repo: job.WorkDir, SnapshotDir: job.SnapshotDir, Out: job.OutDir, Inputs: job.Inputs,
@@ -122,18 +123,45 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 	return o, nil
 }
 
+// CheckRepos is RepoChecker: with a --replay dir, every repository to
+// run needs its cassette, <repo-id>.jsonl, there. A missing one is a usage
+// error (pipeline.ErrUsage, exit code 2) naming each missing file and how
+// to record it, before anything is cloned.
+func (e *PipelineExecutor) CheckRepos(repos []Repo) error {
+	if !e.replayDir() {
+		return nil
+	}
+	var missing []string
+	for _, r := range repos {
+		if _, err := os.Stat(e.cassetteOf(r.ID)); err != nil {
+			missing = append(missing, r.ID+".jsonl")
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	const shown = 10
+	list := strings.Join(missing[:min(len(missing), shown)], ", ")
+	if len(missing) > shown {
+		list += fmt.Sprintf(" and %d more", len(missing)-shown)
+	}
+	return fmt.Errorf("%w: --replay %s holds no cassette for %d of the %d repositories to run (missing: %s); %s",
+		pipeline.ErrUsage, e.Replay, len(missing), len(repos), list, e.recordHint())
+}
+
 // cassettes returns the cassette job replays and the one it records to
 // ("" for none): Replay as is when it is a file, else its <repo-id>.jsonl;
 // Record's <repo-id>.jsonl. A replay directory without the repository's
-// cassette is an error that says how to make one (a task failure of
-// that repository, like an invalid spec).
+// cassette (one removed after CheckRepos) is a usage error that names the
+// file and says how to record it: Exec records it as class usage
+// (infra_failed, not retried).
 func (e *PipelineExecutor) cassettes(job Job) (replay, record string, err error) {
 	replay = e.Replay
-	if fi, serr := os.Stat(replay); replay != "" && serr == nil && fi.IsDir() {
-		replay = filepath.Join(e.Replay, job.RepoID+".jsonl")
+	if e.replayDir() {
+		replay = e.cassetteOf(job.RepoID)
 		if _, err := os.Stat(replay); err != nil {
-			return "", "", fmt.Errorf("%w: --replay %s holds no cassette for repository %s (want %s); record one with `runner batch run --record %s`",
-				pipeline.ErrUsage, e.Replay, job.RepoID, filepath.Base(replay), e.Replay)
+			return "", "", fmt.Errorf("%w: --replay %s holds no cassette for repository %s (missing: %s); %s",
+				pipeline.ErrUsage, e.Replay, job.RepoID, filepath.Base(replay), e.recordHint())
 		}
 	}
 	if e.Record != "" {
@@ -143,6 +171,24 @@ func (e *PipelineExecutor) cassettes(job Job) (replay, record string, err error)
 		record = filepath.Join(e.Record, job.RepoID+".jsonl")
 	}
 	return replay, record, nil
+}
+
+// replayDir reports whether Replay is a directory of per-repository
+// cassettes (not one cassette for all).
+func (e *PipelineExecutor) replayDir() bool {
+	fi, err := os.Stat(e.Replay)
+	return e.Replay != "" && err == nil && fi.IsDir()
+}
+
+// cassetteOf is the repository's cassette in the Replay dir.
+func (e *PipelineExecutor) cassetteOf(id string) string {
+	return filepath.Join(e.Replay, id+".jsonl")
+}
+
+// recordHint says how to make the missing cassettes.
+func (e *PipelineExecutor) recordHint() string {
+	return fmt.Sprintf("record them with `runner batch run BATCH.yaml --out NEW-DIR --record %s` "+
+		"(it talks to the model: needs OPENAI_API_KEY), or replay one cassette for every repository with --replay FILE", e.Replay)
 }
 
 // jobSpec stores the task spec the job runs with in out/<repo-id>/task.yaml

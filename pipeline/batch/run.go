@@ -101,6 +101,11 @@ func Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		return Summary{}, err
 	}
 	todo, kept := selectRepos(repos, Latest(prior), opts.Redo, opts.OnlyFailed)
+	if c, ok := opts.Executor.(RepoChecker); ok {
+		if err := c.CheckRepos(todo); err != nil {
+			return Summary{}, fmt.Errorf("%w: %w", ErrPreflight, err)
+		}
+	}
 	b, err := newBatchRun(opts, spec, shard, len(todo))
 	if err != nil {
 		return Summary{}, err
