@@ -500,9 +500,19 @@ func TestFaultDiskFull(t *testing.T) {
 	}{{"patch", "300k", 5_000}, {"log", "256k", 20_000}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			save, tmp, code := runDiskFull(t, tc.size, tc.lines)
+			save, tmp, code, output := runDiskFull(t, tc.size, tc.lines)
 			if code != 3 {
 				t.Errorf("exit %d, want 3 (the out dir's disk is full)", code)
+			}
+			if n := strings.Count(output, "no space left on device"); n == 0 {
+				t.Errorf("the output does not name the full disk:\n%s", output)
+			}
+			seen := map[string]bool{}
+			for _, line := range strings.Split(output, "\n") {
+				if line != "" && seen[line] {
+					t.Errorf("printed twice: %s", line)
+				}
+				seen[line] = true
 			}
 			data, err := os.ReadFile(filepath.Join(save, "events.jsonl"))
 			if err != nil {
@@ -527,8 +537,8 @@ func TestFaultDiskFull(t *testing.T) {
 
 // runDiskFull runs a task whose agent writes a file of lines lines with
 // the out dir on a tmpfs of size; it returns the copy of the out dir, the
-// run's TMPDIR and the exit code.
-func runDiskFull(t *testing.T, size string, lines int) (save, tmp string, code int) {
+// run's TMPDIR, the exit code and what it printed (stdout and stderr).
+func runDiskFull(t *testing.T, size string, lines int) (save, tmp string, code int, output string) {
 	t.Helper()
 	spec, repo := smallRepo(t)
 	big, _ := json.Marshal(map[string]string{"path": "big.txt", "content": strings.Repeat("all work and no play\n", lines)})
@@ -543,19 +553,16 @@ func runDiskFull(t *testing.T, size string, lines int) (save, tmp string, code i
 	cmd.Dir = repo
 	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef", "TMPDIR="+tmp,
 		"FAULT_TMPFS_SIZE="+size, "FAULT_OUT="+out, "FAULT_SAVE="+save)
-	output, err := cmd.CombinedOutput()
+	printed, err := cmd.CombinedOutput()
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
 		code = exitErr.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	if len(output) > 2000 {
-		output = output[:2000]
-	}
-	t.Logf("exit %d; output:\n%s", code, output)
+	t.Logf("exit %d; output:\n%s", code, printed[:min(len(printed), 2000)])
 	if code == 97 {
-		t.Skipf("cannot mount a tmpfs in the namespace: %s", output)
+		t.Skipf("cannot mount a tmpfs in the namespace: %s", printed)
 	}
-	return save, tmp, code
+	return save, tmp, code, string(printed)
 }

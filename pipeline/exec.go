@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/seed43ef5acb/runner/github"
@@ -329,11 +330,15 @@ func (r *execRun) finish(ctx context.Context, mainErr error) error {
 		}
 		return nil
 	}
-	for _, err := range finalErrs { // the status error does not carry them
-		fmt.Fprintf(r.opts.Stderr, "runner: %s\n", r.redactor.Redact(err.Error()))
-	}
 	st := *status
 	st.Message = r.redactor.Redact(st.Message) // the CLI prints it as the last line on stderr
+	for _, err := range finalErrs {
+		// Printed here unless the status message carries it (a failed
+		// patch is the run's error): each error once on stderr.
+		if text := r.redactor.Redact(err.Error()); !strings.Contains(st.Message, text) {
+			fmt.Fprintf(r.opts.Stderr, "runner: %s\n", text)
+		}
+	}
 	err := statusError(st)
 	// Under Actions the console's ::error annotation of run.finished was
 	// the error line: the CLI does not print it a second time.

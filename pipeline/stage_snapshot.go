@@ -106,7 +106,7 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 		// A part of a patch must not pass for the patch, and on a full
 		// disk its space is what run.finished and result.json need.
 		_ = f.Truncate(0)
-		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
+		return fmt.Errorf("%w: %w", ErrInfra, err) // the stage adds "patch: "
 	}
 	r.files = files
 	if r.history != nil {
