@@ -33,7 +33,7 @@ type BatchRunCmd struct {
 	Redo        bool     `help:"Run every repository again, even finished ones." xor:"select"`
 	OnlyFailed  bool     `name:"only-failed" help:"Run only repositories whose last status is task_failed, infra_failed or timeout." xor:"select"`
 	FailOn      []string `name:"fail-on" help:"Statuses that make the batch exit 1 (default task_failed,infra_failed; none: never)." placeholder:"STATUS,..." sep:"none"`
-	CacheDir    string   `name:"cache-dir" help:"Clone cache, shareable between shards (default <out>/.cache)." placeholder:"DIR"`
+	CacheDir    string   `name:"cache-dir" help:"Clone cache, shareable between shards and runs; refreshed on first use by each run (default <out>/.cache)." placeholder:"DIR"`
 	Model       string   `help:"Model name; overrides the task's model." env:"RUNNER_MODEL" placeholder:"NAME"`
 	BaseURL     string   `name:"base-url" help:"OpenAI-compatible endpoint; the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
 	MaxSteps    int      `name:"max-steps" help:"Override the task's limits.max_steps (0 or omitted: the spec's)." placeholder:"N"`

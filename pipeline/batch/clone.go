@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -21,21 +22,29 @@ import (
 	"github.com/seed43ef5acb/runner/pipeline"
 )
 
-// commitFile records, inside a cached clone, the commit every run of that
-// repository starts from, so resumed runs use the same base.
+// commitFile records, inside a cached clone, the commit its last clone or
+// refresh resolved the entry's ref to; it marks a complete entry, and a
+// refresh that fails names it (see refresh).
 const commitFile = "RUNNER_BASE_COMMIT"
 
 var hexCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // cloner keeps one bare, shallow clone per repository in dir and hands
 // out fresh work trees copied from it, so the cache is never written to by
-// a run.
+// a run. An entry found in the cache is refreshed (fetched) the first time
+// this cloner uses it, so every batch invocation runs on the repositories'
+// current commits; later attempts of the same invocation (retries) reuse
+// the commit resolved then. Processes sharing dir (shards, other batches)
+// take the entry's lock file: exclusive to clone or fetch, shared to copy.
 type cloner struct {
 	dir   string // cache dir
 	depth int    // 0 = full history
 	// token authenticates clones from server (see auth); "" = anonymous.
 	token  string
 	server string // the GitHub server URL; "" = github.DefaultServerURL
+
+	mu   sync.Mutex
+	used map[string]string // entry path → the commit this cloner resolved it to
 }
 
 // auth returns the credentials for cloning src: the token as basic auth
@@ -66,7 +75,13 @@ func (c *cloner) workTree(ctx context.Context, repo Repo, src, dst string) (stri
 	if err != nil {
 		return "", err
 	}
-	if err := pipeline.CopyTree(ctx, cache, filepath.Join(dst, ".git"), "objects"); err != nil {
+	unlock, err := lockEntry(ctx, cache, false) // no refresh while copying
+	if err != nil {
+		return "", err
+	}
+	err = pipeline.CopyTree(ctx, cache, filepath.Join(dst, ".git"), "objects")
+	unlock()
+	if err != nil {
 		return "", fmt.Errorf("copy cached clone: %w", err)
 	}
 	if err := checkout(dst, commit); err != nil {
@@ -75,49 +90,81 @@ func (c *cloner) workTree(ctx context.Context, repo Repo, src, dst string) (stri
 	return commit, nil
 }
 
-// cached returns the cache path and base commit of repo, cloning it first
-// when it is not cached. The clone goes to a temporary directory renamed
+// cached returns the cache path and base commit of repo: the commit this
+// cloner resolved before, else that of a fresh clone or, for an entry
+// already cached, of a refresh from src. It holds the entry's lock
+// exclusively meanwhile. The clone goes to a temporary directory renamed
 // into place, so a killed batch never leaves a half clone in the cache.
 func (c *cloner) cached(ctx context.Context, repo Repo, src string) (string, string, error) {
 	path := filepath.Join(c.dir, repo.ID+".git")
-	if data, err := os.ReadFile(filepath.Join(path, commitFile)); err == nil {
-		return path, strings.TrimSpace(string(data)), nil
+	if commit, ok := c.resolved(path); ok {
+		return path, commit, nil
 	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return "", "", fmt.Errorf("create cache dir: %w", err)
 	}
+	unlock, err := lockEntry(ctx, path, true)
+	if err != nil {
+		return "", "", err
+	}
+	defer unlock()
+	if commit, ok := c.resolved(path); ok { // another attempt did it while we waited
+		return path, commit, nil
+	}
+	var commit string
+	if prev, err := os.ReadFile(filepath.Join(path, commitFile)); err == nil {
+		commit, err = c.refresh(ctx, path, src, repo.Ref, strings.TrimSpace(string(prev)))
+		if err != nil {
+			return "", "", err
+		}
+	} else if commit, err = c.fill(ctx, repo, src, path); err != nil {
+		return "", "", err
+	}
+	c.mu.Lock()
+	if c.used == nil {
+		c.used = map[string]string{}
+	}
+	c.used[path] = commit
+	c.mu.Unlock()
+	return path, commit, nil
+}
+
+// resolved returns the commit this cloner resolved the entry at path to.
+func (c *cloner) resolved(path string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	commit, ok := c.used[path]
+	return commit, ok
+}
+
+// fill clones repo from src into the cache entry path (which is not a
+// complete entry), under the entry's exclusive lock.
+func (c *cloner) fill(ctx context.Context, repo Repo, src, path string) (string, error) {
 	// Cloned inside a locked directory (a killed batch's is collected when
 	// the next starts), then renamed into place.
 	dir, err := tempdir.New(c.dir, ".clone-"+repo.ID+"-")
 	if err != nil {
-		return "", "", fmt.Errorf("create clone dir: %w", err)
+		return "", fmt.Errorf("create clone dir: %w", err)
 	}
 	defer func() { _ = dir.Remove() }() // a leftover is collected by a later start
 	tmp := filepath.Join(dir.Path(), "git")
 	if err := os.Mkdir(tmp, 0o755); err != nil {
-		return "", "", fmt.Errorf("create clone dir: %w", err)
+		return "", fmt.Errorf("create clone dir: %w", err)
 	}
 	commit, err := c.clone(ctx, tmp, src, repo.Ref)
 	if err != nil {
-		return "", "", fmt.Errorf("clone %s: %w", src, err)
+		return "", fmt.Errorf("clone %s: %w", src, err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, commitFile), []byte(commit+"\n"), 0o644); err != nil {
-		return "", "", fmt.Errorf("record base commit: %w", err)
+		return "", fmt.Errorf("record base commit: %w", err)
+	}
+	if err := os.RemoveAll(path); err != nil { // an incomplete entry
+		return "", fmt.Errorf("clear stale cache: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		// Another process sharing the cache (a shard, a second batch)
-		// may have finished the same clone first: use theirs.
-		if data, rerr := os.ReadFile(filepath.Join(path, commitFile)); rerr == nil {
-			return path, strings.TrimSpace(string(data)), nil
-		}
-		if err := os.RemoveAll(path); err != nil { // an incomplete entry
-			return "", "", fmt.Errorf("clear stale cache: %w", err)
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			return "", "", fmt.Errorf("move clone into cache: %w", err)
-		}
+		return "", fmt.Errorf("move clone into cache: %w", err)
 	}
-	return path, commit, nil
+	return commit, nil
 }
 
 // clone makes a bare clone of src at ref into dir and returns the commit
@@ -164,7 +211,12 @@ func resolveCommit(r *git.Repository, hash string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resolve HEAD: %w", err)
 	}
-	h := head.Hash()
+	return peel(r, head.Hash())
+}
+
+// peel returns the commit h names: h itself, or the commit of the
+// annotated tag h.
+func peel(r *git.Repository, h plumbing.Hash) (string, error) {
 	if tag, err := r.TagObject(h); err == nil { // an annotated tag: peel it
 		c, err := tag.Commit()
 		if err != nil {
@@ -173,7 +225,7 @@ func resolveCommit(r *git.Repository, hash string) (string, error) {
 		return c.Hash.String(), nil
 	}
 	if _, err := r.CommitObject(h); err != nil {
-		return "", fmt.Errorf("HEAD commit: %w", err)
+		return "", fmt.Errorf("commit %s: %w", shortHash(h.String()), err)
 	}
 	return h.String(), nil
 }

@@ -72,7 +72,7 @@ func TestClonerSharedCache(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(c.dir)
-	if len(entries) != 1 || entries[0].Name() != "same.git" {
-		t.Errorf("cache holds %v, want only same.git", entries)
+	if len(entries) != 2 || entries[0].Name() != "same.git" || entries[1].Name() != "same.git.lock" {
+		t.Errorf("cache holds %v, want only same.git and its lock file", entries)
 	}
 }
