@@ -35,7 +35,7 @@ type BatchRunCmd struct {
 	FailOn      []string `name:"fail-on" help:"Statuses that make the batch exit 1 (default task_failed,infra_failed; none: never)." placeholder:"STATUS,..." sep:"none"`
 	CacheDir    string   `name:"cache-dir" help:"Clone cache, shareable between shards and runs; refreshed on first use by each run (default <out>/.cache)." placeholder:"DIR"`
 	Model       string   `help:"Model name; overrides the task's model." env:"RUNNER_MODEL" placeholder:"NAME"`
-	BaseURL     string   `name:"base-url" help:"OpenAI-compatible endpoint; the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
+	BaseURL     string   `name:"base-url" help:"OpenAI-compatible base URL, /chat/completions is appended: e.g. http://localhost:11434/v1 (default https://api.openai.com/v1); the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
 	MaxSteps    int      `name:"max-steps" help:"Override the task's limits.max_steps (0 or omitted: the spec's)." placeholder:"N"`
 	Replay      string   `help:"Answer the model calls with no network: from a cassette FILE for every repository, or from DIR/<repo-id>.jsonl as --record writes them." placeholder:"FILE|DIR" type:"path" xor:"cassette"`
 	Record      string   `help:"Record each repository's model session to DIR/<repo-id>.jsonl (for --replay DIR)." placeholder:"DIR" type:"path" xor:"cassette"`

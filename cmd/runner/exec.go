@@ -17,7 +17,7 @@ type ExecCmd struct {
 	Task     string        `arg:"" name:"TASK.yaml" help:"Task spec file."`
 	Repo     string        `help:"Work tree to run in (default ${default})." default:"." placeholder:"DIR"`
 	Model    string        `help:"Model name; overrides the spec's model." env:"RUNNER_MODEL" placeholder:"NAME"`
-	BaseURL  string        `name:"base-url" help:"OpenAI-compatible endpoint; the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
+	BaseURL  string        `name:"base-url" help:"OpenAI-compatible base URL, /chat/completions is appended: e.g. http://localhost:11434/v1 (default https://api.openai.com/v1); the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
 	Set      []string      `help:"Task input KEY=VALUE; repeatable." placeholder:"KEY=VALUE" sep:"none"`
 	Out      string        `help:"Directory for events.jsonl, changes.patch, summary.md and result.json (default .runner/runs/<run id>)." placeholder:"DIR"`
 	Events   string        `help:"Write the JSONL event log to FILE instead (- for stdout)." placeholder:"FILE"`
