@@ -287,7 +287,7 @@ func (z *zygote) send(req []byte, stdio Stdio) error {
 	}
 	fds := make([]int, len(files))
 	for i, f := range files {
-		rc, err := f.SyscallConn() // not Fd(): that would make a pipe blocking for the caller
+		rc, err := f.SyscallConn() // not Fd() here: the zygote makes them blocking for the command (run)
 		if err != nil {
 			return err
 		}

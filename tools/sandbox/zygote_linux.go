@@ -192,6 +192,13 @@ func (z *zygoteServer) run(m zygoteMsg, fds []int) {
 		fail(127, "%v", err)
 		return
 	}
+	// A command's stdio blocks, as a shell's does: the runner's pipe is
+	// non-blocking on its side (Go's poller), and shared so, a write to it
+	// once it is full would fail with EAGAIN (seq: write error, exit 1).
+	// What os/exec does with an *os.File (Fd) for a helper.
+	for _, fd := range fds {
+		_ = unix.SetNonblock(fd, false)
+	}
 	// syscall.ForkExec, not os.StartProcess: no pidfd probe, one fork
 	// less. Forked from this thread: the one whose capability bounding
 	// set was emptied (Main locked it). The death signal follows this
