@@ -130,7 +130,11 @@ func setup(conf helperConfig) error {
 		}
 	}
 	if seccompArch != 0 {
-		if err := installFilter(rulesFor(ns, conf.Network)); err != nil {
+		rules := rulesFor(ns, conf.Network)
+		if !ns { // with namespaces the zygote or command is init: immune
+			rules.guard, rules.groups = guarded()
+		}
+		if err := installFilter(rules); err != nil {
 			return fmt.Errorf("seccomp: %w", err)
 		}
 	}
@@ -148,9 +152,12 @@ func setup(conf helperConfig) error {
 func supervise(path string, argv []string) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	// syscall.ForkExec, not os.StartProcess: no pidfd probe, one fork less
+	// syscall.ForkExec, not os.StartProcess: no pidfd probe, one fork
+	// less. The command gets a process group of its own: kill(0) from it
+	// must not reach the helper (signals to the helper are refused by the
+	// seccomp filter; its group is the command's only way to it).
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env: os.Environ(), Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+		Env: os.Environ(), Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "runner sandbox: %v\n", err)

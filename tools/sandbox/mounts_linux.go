@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,7 +43,9 @@ func setupMounts(conf helperConfig) error {
 		if c.Dir {
 			src = conf.EmptyDir
 		}
-		if err := unix.Mount(src, c.Path, "", unix.MS_BIND, ""); err != nil {
+		if err := unix.Mount(src, c.Path, "", unix.MS_BIND, ""); errors.Is(err, unix.ENOENT) {
+			continue // gone since the covers were listed (a daemon's socket, a deleted file): nothing to hide
+		} else if err != nil {
 			return fmt.Errorf("hide %s: %w", c.Path, err)
 		}
 		if err := remount(c.Path, true); err != nil {

@@ -12,6 +12,15 @@ const (
 	sysConnect  = unix.SYS_CONNECT
 	sysSendto   = unix.SYS_SENDTO
 	sysIoctl    = unix.SYS_IOCTL
+
+	sysKill             = unix.SYS_KILL
+	sysTkill            = unix.SYS_TKILL
+	sysTgkill           = unix.SYS_TGKILL
+	sysRtSigqueueinfo   = unix.SYS_RT_SIGQUEUEINFO
+	sysRtTgsigqueueinfo = unix.SYS_RT_TGSIGQUEUEINFO
+	sysPidfdOpen        = unix.SYS_PIDFD_OPEN
+	sysPidfdSendSignal  = unix.SYS_PIDFD_SEND_SIGNAL
+	sysPrlimit64        = unix.SYS_PRLIMIT64
 )
 
 // sysRefused are the syscalls the filter fails with ENOSYS: io_uring

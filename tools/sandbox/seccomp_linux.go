@@ -1,6 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -16,6 +21,12 @@ type filterRules struct {
 	// EACCES: with Landlock only below ABI 9 nothing else stops a command
 	// from reaching a daemon's unix socket (Docker's, the session bus).
 	noConnect bool
+	// guard, when not empty, are processes no command may signal, limit
+	// or open a pidfd of (Landlock only: the zygote or helper, the runner
+	// and its ancestors); groups are their process groups, which kill(2)
+	// may not reach either, nor every process at once (pid -1). See
+	// guardRules.
+	guard, groups []uint32
 }
 
 // rulesFor is the filter for a sandbox: without network, only unix and
@@ -31,6 +42,49 @@ func rulesFor(ns, network bool) filterRules {
 		return filterRules{families: []uint32{unix.AF_UNIX, unix.AF_NETLINK, unix.AF_INET, unix.AF_INET6}}
 	}
 	return filterRules{families: []uint32{unix.AF_UNIX, unix.AF_NETLINK}, noConnect: true}
+}
+
+// maxGuarded bounds the processes a filter guards (the jump offsets of a
+// BPF block are 8 bits).
+const maxGuarded = 32
+
+// guarded returns this process and its ancestors (up to maxGuarded, init
+// excluded) and their process groups: what a command under Landlock alone
+// must not be able to signal. Without a PID namespace a command shares
+// the zygote's Landlock domain (signals inside a domain are not scoped),
+// and below Landlock ABI 6 (GitHub's ubuntu-24.04 has ABI 4) signals
+// are not scoped at all: a command could kill its zygote, whose orphans
+// then outlive the run, or the runner itself, which then leaves no final
+// record, or the CI agent that started it.
+func guarded() (pids, groups []uint32) {
+	seen := map[int]bool{}
+	for pid := os.Getpid(); pid > 1 && len(pids) < maxGuarded && !seen[pid]; pid = parentOf(pid) {
+		seen[pid] = true
+		pids = append(pids, uint32(pid))
+		if g, err := unix.Getpgid(pid); err == nil && g > 1 && !slices.Contains(groups, uint32(g)) && len(groups) < maxGuarded {
+			groups = append(groups, uint32(g))
+		}
+	}
+	return pids, groups
+}
+
+// parentOf is pid's parent from /proc/<pid>/stat (0 when unknown).
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }
 
 // BPF instruction classes the filter uses.
@@ -103,7 +157,43 @@ func buildFilter(r filterRules) []unix.SockFilter {
 			unix.SockFilter{Code: bpfRet, K: retAllow},
 			unix.SockFilter{Code: bpfRet, K: retEACCES})
 	}
+	guardRules(r, block)
 	return append(prog, unix.SockFilter{Code: bpfRet, K: retAllow})
+}
+
+// guardRules appends the blocks that keep r.guard's processes out of a
+// command's reach (EPERM): kill of one of them, of one of r.groups, or of
+// every process (-1); tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo,
+// pidfd_open and prlimit64 (a CPU limit of 0 kills) aimed at one of them;
+// tkill of any thread (a thread id names no process: the guarded ones'
+// threads are unknown); pidfd_send_signal fails with ENOSYS (its
+// descriptor may be a /proc/<pid> directory, which the filter cannot
+// see), so Go and others fall back to kill(2). Each pid is an int
+// argument: its low word is what the kernel uses. The guarded processes
+// themselves only signal their commands (the Go runtime's preemption
+// signals to its own threads fail, and preemption falls back to its
+// cooperative points).
+func guardRules(r filterRules, block func(uint32, ...unix.SockFilter)) {
+	if len(r.guard) == 0 {
+		return
+	}
+	refuse := func(vals []uint32) []unix.SockFilter {
+		body := []unix.SockFilter{{Code: bpfLd, K: offArg(0, 0)}}
+		for i, v := range vals {
+			body = append(body, unix.SockFilter{Code: bpfJeq, K: v, Jt: uint8(len(vals) - i)})
+		}
+		return append(body, unix.SockFilter{Code: bpfRet, K: retAllow}, unix.SockFilter{Code: bpfRet, K: retEPERM})
+	}
+	killed := append([]uint32{0xffffffff}, r.guard...)
+	for _, g := range r.groups {
+		killed = append(killed, uint32(-int32(g)))
+	}
+	block(sysKill, refuse(killed)...)
+	for _, nr := range []uint32{sysTgkill, sysRtSigqueueinfo, sysRtTgsigqueueinfo, sysPidfdOpen, sysPrlimit64} {
+		block(nr, refuse(r.guard)...)
+	}
+	block(sysTkill, unix.SockFilter{Code: bpfRet, K: retEPERM})
+	block(sysPidfdSendSignal, unix.SockFilter{Code: bpfRet, K: retENOSYS})
 }
 
 // installFilter installs the filter for rules on every thread of this
