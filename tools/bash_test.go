@@ -66,7 +66,8 @@ func TestBashTimeoutKillsGroup(t *testing.T) {
 	// a child and a grandchild, both in the background, then a foreground sleep
 	cmd := fmt.Sprintf("sleep 300 & echo $! >> %[1]s; (sleep 300 & echo $! >> %[1]s; wait) & echo started; sleep 300", pids)
 	start := time.Now()
-	res := run(t, tool(t, env, "bash"), BashParams{Command: cmd, TimeoutMS: 300})
+	// long enough for bash to start both children on a loaded machine
+	res := run(t, tool(t, env, "bash"), BashParams{Command: cmd, TimeoutMS: 2000})
 	if !res.IsError || res.Metadata["timed_out"] != true || !strings.Contains(res.Output, "started") || !strings.Contains(res.Output, "timed out") {
 		t.Errorf("timeout result: %+v", res)
 	}
