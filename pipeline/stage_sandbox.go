@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,12 +82,38 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 	if run := r.getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(run) { // the user's session bus, systemd, agents
 		pol.Hidden = append(pol.Hidden, run)
 	}
+	pol.Hidden = append(pol.Hidden, r.snapshotStores()...)
 	sb, err := sandbox.New(pol)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	r.sandbox, r.sandboxPolicy = sb, pol
 	return nil
+}
+
+// snapshotStores are the directories of snapshot stores the sandbox hides:
+// a store holds the blobs of every file of the trees it tracked, a
+// protected .env among them (this run's, earlier runs', other
+// repositories'). They are created here when missing, since covers are
+// computed when the sandbox is built and the store opens after it.
+func (r *execRun) snapshotStores() []string {
+	var dirs []string
+	switch {
+	case r.opts.SnapshotDir != "":
+		dirs = append(dirs, r.opts.SnapshotDir)
+	case r.isolated:
+		dirs = append(dirs, filepath.Join(r.runTemp.Path(), "snapshots"))
+	}
+	if c, err := os.UserCacheDir(); err == nil { // the default root of every run's store
+		dirs = append(dirs, filepath.Join(c, "runner", "snapshots"))
+	}
+	for i, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			dirs[i] = abs
+		}
+		_ = os.MkdirAll(dirs[i], 0o700)
+	}
+	return dirs
 }
 
 // sandboxInfo is what run.started records of the sandbox.

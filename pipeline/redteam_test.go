@@ -1,0 +1,146 @@
+package pipeline
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
+)
+
+// redteamPins are the sandboxes an attack runs under: each layer pinned
+// on its own, both, and "off" (sandbox.mode off: the control that shows
+// the attack works).
+func redteamPins() []string { return []string{"off", "namespaces", "landlock", "namespaces,landlock"} }
+
+// requirePin skips the test when a pinned layer is missing here.
+func requirePin(t *testing.T, pin string) {
+	t.Helper()
+	if pin == "off" {
+		return
+	}
+	layers, err := sandbox.ParseLayers(pin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup := sandbox.Probe()
+	for _, l := range layers {
+		if !slices.Contains(sup.Available(), l) {
+			t.Skipf("layer %s is not available here: %s", l, sup.Missing())
+		}
+	}
+}
+
+// redteamResult is what one attack run left.
+type redteamResult struct {
+	err    error
+	recs   []event.Record
+	srv    *llmtest.Server
+	stderr string
+}
+
+// redteamRun runs gateSpec (make allowed) plus section on repo under pin
+// (redteamPins), the model calling make once and then answering.
+func redteamRun(t *testing.T, repo, pin, section string) redteamResult {
+	t.Helper()
+	if pin == "off" {
+		section += "sandbox: {mode: off}\n"
+	}
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	mustWrite(t, spec, gateSpec+section)
+	res := redteamResult{srv: newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())}
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	if pin != "off" {
+		env = append(env, sandbox.LayersEnv+"="+pin)
+	}
+	out := t.TempDir()
+	var stderr bytes.Buffer
+	_, res.err = Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: res.srv.URL(), Quiet: true,
+		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env})
+	res.stderr = stderr.String()
+	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.stderr)
+	}
+	res.recs = validLog(t, data)
+	return res
+}
+
+// toolResults is every tool message the model was sent.
+func (r redteamResult) toolResults() string {
+	var b strings.Builder
+	for _, req := range r.srv.Requests() {
+		for _, m := range req.Messages() {
+			if m["role"] == "tool" {
+				c, _ := m["content"].(string)
+				b.WriteString(c + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+const redteamDotenvSecret = "dotenv-secret-0123456789abcdef"
+
+// TestRedteamProtectedEnvNotSentToModel: a protected .env that is
+// committed is hidden in the work tree, but its blob is in .git, which
+// every command may read: an allowed make runs `git show HEAD:.env` and
+// `git cat-file`. Whatever the sandbox, the value must not reach the
+// model in the tool result (the event log redacted it already; the
+// provider got it raw). The tool result says [REDACTED] instead.
+func TestRedteamProtectedEnvNotSentToModel(t *testing.T) {
+	makefile := "all:\n\t@echo via-show: $$(git show HEAD:.env)\n\t@echo via-cat-file: $$(git cat-file -p $$(git rev-parse HEAD:.env))\n"
+	for _, pin := range redteamPins() {
+		t.Run(pin, func(t *testing.T) {
+			requirePin(t, pin)
+			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+			repo := gitRepo(t, map[string]string{"Makefile": makefile, ".env": "API_TOKEN=" + redteamDotenvSecret + "\n"})
+			res := redteamRun(t, repo, pin, "")
+			got := res.toolResults()
+			if !strings.Contains(got, "via-show:") {
+				t.Fatalf("make did not run: tool results %q\n%s", got, res.stderr)
+			}
+			if strings.Contains(got, redteamDotenvSecret) {
+				t.Errorf("the protected .env's value reached the model in a tool result:\n%s", got)
+			}
+			if !strings.Contains(got, "API_TOKEN="+event.Redacted) {
+				t.Errorf("the tool result does not show the redaction (did git show run?):\n%s", got)
+			}
+		})
+	}
+}
+
+// TestRedteamSnapshotStoreHidden: the snapshot store (the user cache's
+// runner/snapshots, a bare git repository per work tree) holds the blob
+// of every file the base snapshot saw, a protected .env that is neither
+// committed nor ignored among them. A command that reads the store with
+// git finds the value under mode off (the control); under every layer the
+// store is hidden, of this run and of every other.
+func TestRedteamSnapshotStoreHidden(t *testing.T) {
+	for _, pin := range redteamPins() {
+		t.Run(pin, func(t *testing.T) {
+			requirePin(t, pin)
+			cache := t.TempDir()
+			t.Setenv("XDG_CACHE_HOME", cache)
+			store := filepath.Join(cache, "runner", "snapshots")
+			makefile := "all:\n\t-for d in " + store + "/*/; do git --git-dir=$$d cat-file --batch-all-objects --batch; done 2>/dev/null | grep -q " +
+				redteamDotenvSecret + " && echo found > loot.txt\n\t@ls " + store + " | wc -l > listed.txt\n"
+			repo := gitRepo(t, map[string]string{"Makefile": makefile})
+			mustWrite(t, filepath.Join(repo, ".env"), "API_TOKEN="+redteamDotenvSecret+"\n") // untracked, not ignored: in the base snapshot
+			res := redteamRun(t, repo, pin, "")
+			_, err := os.Stat(filepath.Join(repo, "loot.txt"))
+			found := err == nil
+			if listed, _ := os.ReadFile(filepath.Join(repo, "listed.txt")); len(listed) == 0 {
+				t.Fatalf("make did not run (no listed.txt): %v\n%s", res.err, res.stderr)
+			}
+			if want := pin == "off"; found != want {
+				t.Errorf("the command found the protected .env in the snapshot store = %v, want %v (only with the sandbox off)", found, want)
+			}
+		})
+	}
+}
