@@ -94,24 +94,33 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 // snapshotStores are the directories of snapshot stores the sandbox hides:
 // a store holds the blobs of every file of the trees it tracked, a
 // protected .env among them (this run's, earlier runs', other
-// repositories'). They are created here when missing, since covers are
-// computed when the sandbox is built and the store opens after it.
+// repositories'). The one this run uses is created here when missing,
+// since covers are computed when the sandbox is built and the store opens
+// after it; the user cache's is hidden when it exists.
 func (r *execRun) snapshotStores() []string {
-	var dirs []string
+	var own string
 	switch {
 	case r.opts.SnapshotDir != "":
-		dirs = append(dirs, r.opts.SnapshotDir)
+		own = r.opts.SnapshotDir
 	case r.isolated:
-		dirs = append(dirs, filepath.Join(r.runTemp.Path(), "snapshots"))
+		own = filepath.Join(r.runTemp.Path(), "snapshots")
+	}
+	var dirs []string
+	if own != "" {
+		_ = os.MkdirAll(own, 0o700)
+		dirs = append(dirs, own)
 	}
 	if c, err := os.UserCacheDir(); err == nil { // the default root of every run's store
-		dirs = append(dirs, filepath.Join(c, "runner", "snapshots"))
+		root := filepath.Join(c, "runner", "snapshots")
+		if own == "" {
+			_ = os.MkdirAll(root, 0o700)
+		}
+		dirs = append(dirs, root)
 	}
 	for i, d := range dirs {
 		if abs, err := filepath.Abs(d); err == nil {
 			dirs[i] = abs
 		}
-		_ = os.MkdirAll(dirs[i], 0o700)
 	}
 	return dirs
 }
