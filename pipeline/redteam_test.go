@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,17 +49,30 @@ type redteamResult struct {
 // (redteamPins), the model calling make once and then answering.
 func redteamRun(t *testing.T, repo, pin, section string) redteamResult {
 	t.Helper()
+	return redteamRunEnv(t, repo, pin, section, t.TempDir())
+}
+
+// redteamRunHome is redteamRun with HOME set to home in the runner's
+// environment.
+func redteamRunHome(t *testing.T, repo, pin, home string) redteamResult {
+	t.Helper()
+	return redteamRunEnv(t, repo, pin, "", t.TempDir(), "HOME="+home)
+}
+
+// redteamRunEnv is redteamRun with the out dir out and more of the
+// runner's environment.
+func redteamRunEnv(t *testing.T, repo, pin, section, out string, more ...string) redteamResult {
+	t.Helper()
 	if pin == "off" {
 		section += "sandbox: {mode: off}\n"
 	}
 	spec := filepath.Join(t.TempDir(), "task.yaml")
 	mustWrite(t, spec, gateSpec+section)
 	res := redteamResult{srv: newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())}
-	env := []string{"PATH=" + os.Getenv("PATH")}
+	env := append([]string{"PATH=" + os.Getenv("PATH")}, more...)
 	if pin != "off" {
 		env = append(env, sandbox.LayersEnv+"="+pin)
 	}
-	out := t.TempDir()
 	var stderr bytes.Buffer
 	_, res.err = Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: res.srv.URL(), Quiet: true,
 		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env})
@@ -140,6 +154,51 @@ func TestRedteamSnapshotStoreHidden(t *testing.T) {
 			}
 			if want := pin == "off"; found != want {
 				t.Errorf("the command found the protected .env in the snapshot store = %v, want %v (only with the sandbox off)", found, want)
+			}
+		})
+	}
+}
+
+// redteamHomeSecrets are credential stores below $HOME the sandbox hides,
+// each planted with a secret in the test's HOME.
+var redteamHomeSecrets = []string{".ssh/id_ed25519", ".aws/credentials", ".git-credentials", ".config/git/credentials",
+	".netrc", ".npmrc", ".pgpass", ".my.cnf", ".vault-token", ".config/containers/auth.json", ".docker/config.json",
+	".config/gh/hosts.yml", ".kube/config", ".cache/huggingface/token", ".codex/auth.json", ".claude/.credentials.json",
+	".gradle/gradle.properties", ".config/rclone/rclone.conf", ".bash_history"}
+
+// TestRedteamHomeCredentialStores: a command reads the runner's $HOME
+// credential stores (the home is the runner's, not the sandbox's private
+// one: the attacker reads it by its path). Under mode off (the control)
+// it finds every planted secret; under every layer none.
+func TestRedteamHomeCredentialStores(t *testing.T) {
+	for _, pin := range redteamPins() {
+		t.Run(pin, func(t *testing.T) {
+			requirePin(t, pin)
+			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+			home := t.TempDir()
+			var paths []string
+			for i, rel := range redteamHomeSecrets {
+				mustWrite(t, filepath.Join(home, rel), fmt.Sprintf("token=home-secret-%02d-0123456789\n", i))
+				paths = append(paths, filepath.Join(home, rel))
+			}
+			makefile := "all:\n\t-cat " + strings.Join(paths, " ") + " 2>/dev/null | grep -o 'home-secret-[0-9]*' | tr -d - > loot.txt\n"
+			repo := gitRepo(t, map[string]string{"Makefile": makefile})
+			res := redteamRunHome(t, repo, pin, home)
+			loot, err := os.ReadFile(filepath.Join(repo, "loot.txt"))
+			if err != nil {
+				t.Fatalf("make did not run: %v\n%s", err, res.stderr)
+			}
+			got := strings.Fields(string(loot))
+			if pin == "off" {
+				if len(got) != len(redteamHomeSecrets) {
+					t.Errorf("the control read %d of %d stores: %q", len(got), len(redteamHomeSecrets), got)
+				}
+				return
+			}
+			for _, g := range got {
+				var i int
+				_, _ = fmt.Sscanf(strings.TrimPrefix(g, "homesecret"), "%d", &i)
+				t.Errorf("the command read ~/%s (%s)", redteamHomeSecrets[i], g)
 			}
 		})
 	}

@@ -196,13 +196,19 @@ func Describe(mode Mode, layers []Layer) string {
 // HomeSecrets are the credential stores below home that the sandbox hides
 // by default (the rest of $HOME stays readable: toolchains and module
 // caches live there): SSH and GnuPG keys, cloud and cluster credentials,
-// forge and registry tokens, git credentials, shell histories.
+// forge and registry tokens, git credentials (both of git's stores),
+// database client passwords, AI agents' logins, shell histories.
 func HomeSecrets(home string) []string {
 	rel := []string{".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker/config.json",
 		".config/gh", ".config/hub", ".git-credentials", ".netrc", ".npmrc", ".yarnrc", ".pypirc",
 		".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".terraform.d/credentials.tfrc.json",
 		".config/op", ".password-store", ".local/share/keyrings", ".bash_history", ".zsh_history",
-		".python_history", ".psql_history", ".mysql_history", ".node_repl_history", ".config/runner"}
+		".python_history", ".psql_history", ".mysql_history", ".node_repl_history", ".config/runner",
+		".config/git/credentials", ".pgpass", ".my.cnf", ".vault-token", ".config/containers/auth.json",
+		".boto", ".s3cfg", ".config/rclone", ".pulumi/credentials.json", ".composer/auth.json",
+		".config/composer/auth.json", ".huggingface/token", ".cache/huggingface/token", ".codex/auth.json",
+		".claude/.credentials.json", ".config/github-copilot", ".oci", ".databrickscfg", ".terraformrc",
+		".m2/settings-security.xml", ".gradle/gradle.properties", ".sbt/credentials", ".ivy2/.credentials"}
 	out := make([]string, len(rel))
 	for i, r := range rel {
 		out[i] = home + "/" + r
