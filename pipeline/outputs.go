@@ -106,6 +106,7 @@ func (r *execRun) emitStarted(_ context.Context) error {
 			// The effective values: a default applies where the spec is silent.
 			ToolTimeout:       durationString(cmp.Or(l.ToolTimeout, tools.DefaultBashTimeout)),
 			MaxDenials:        cmp.Or(l.MaxDenials, runner.DefaultMaxDenials),
+			BinaryPatchBytes:  r.binaryPatchLimit(),
 			StreamIdleTimeout: llm.DefaultIdleTimeout.String(),
 			Total:             r.totalEvent(),
 		},
@@ -179,7 +180,7 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 	case r.checksErr != nil:
 		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassChecks, r.checksErr.Error()}
 	case len(omittedFiles(r.files)) > 0:
-		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassPatchIncomplete, omittedMessage(r.files)}
+		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassPatchIncomplete, omittedMessage(r.files, r.binaryPatchLimit())}
 	case r.ranAgent && r.result.DeniedLast != "" && len(r.spec.Checks) == 0:
 		// Nothing verifies the answer, and the agent's last attempt was refused.
 		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassBlocked, fmt.Sprintf(

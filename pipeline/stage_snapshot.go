@@ -23,7 +23,8 @@ var snapshotWatch = true
 // in the user cache) and records the base tree. The out dir, the log, the
 // patch and the cassette are excluded when they lie in the work tree.
 func (r *execRun) baseSnapshot(ctx context.Context) error {
-	opts := snapshot.Options{WorkTree: r.workTree, Exclude: r.excludes(), Env: r.getenv, Watch: snapshotWatch}
+	opts := snapshot.Options{WorkTree: r.workTree, Exclude: r.excludes(), Env: r.getenv, Watch: snapshotWatch,
+		MaxBinaryPatch: r.binaryPatchLimit()}
 	switch {
 	case r.opts.SnapshotDir != "":
 		opts.StoreDir = r.opts.SnapshotDir

@@ -92,6 +92,9 @@ func (d *Decoder) limits(path string, n *yaml.Node) Limits {
 		"tool_timeout": func(p string, n *yaml.Node) { l.ToolTimeout = d.Duration(p, n) },
 		"max_denials":  func(p string, n *yaml.Node) { l.MaxDenials = int(d.Integer(p, n, 1)) },
 		"total":        func(p string, n *yaml.Node) { l.Total = d.totalLimits(p, n) },
+		"binary_patch_bytes": func(p string, n *yaml.Node) {
+			l.BinaryPatchBytes = d.binaryPatchBytes(p, n)
+		},
 	})
 	return l
 }

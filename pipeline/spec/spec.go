@@ -83,6 +83,10 @@ type Limits struct {
 	Timeout     time.Duration // "timeout": wall clock for the whole run, e.g. "20m"
 	ToolTimeout time.Duration // "tool_timeout": default per tool call, e.g. "2m"
 	MaxDenials  int           // "max_denials": permission denials before the run stops
+	// BinaryPatchBytes is "binary_patch_bytes": the largest side, in
+	// bytes, of a binary change the patch carries (0: the default,
+	// snapshot.DefaultMaxBinaryPatch); see limits_patch.go.
+	BinaryPatchBytes int64
 	// Total bounds a whole conversation: this run and every run it
 	// continues (runner exec --continue, a comment on a pull request).
 	Total TotalLimits // "total"

@@ -68,6 +68,9 @@ type Limits struct {
 	Timeout     string  `json:"timeout,omitempty"`
 	ToolTimeout string  `json:"tool_timeout,omitempty"`
 	MaxDenials  int     `json:"max_denials,omitempty"`
+	// BinaryPatchBytes is the largest side, in bytes, of a binary change
+	// the patch carries (limits.binary_patch_bytes, else the default).
+	BinaryPatchBytes int64 `json:"binary_patch_bytes,omitempty"`
 	// StreamIdleTimeout is how long a model stream may send nothing before
 	// the call is retried (the provider's idle timeout).
 	StreamIdleTimeout string `json:"stream_idle_timeout,omitempty"`

@@ -122,7 +122,7 @@ func (s *Store) sizeChange(c *change) (sizedChange, error) {
 	}
 	if max(sc.oldSize, sc.newSize) > s.maxBin {
 		sc.omitted = &event.Omitted{
-			Reason:  fmt.Sprintf("binary change larger than the %s binary patch limit", sizeText(s.maxBin)),
+			Reason:  fmt.Sprintf("binary change larger than the %s binary patch limit", SizeText(s.maxBin)),
 			OldSize: sc.oldSize, NewSize: sc.newSize,
 		}
 		if c.from.mode != 0 {
@@ -243,7 +243,7 @@ func writeOmittedNote(bw *bufio.Writer, sized []sizedChange, limit int64) {
 		return
 	}
 	fmt.Fprintf(bw, "runner: this patch does NOT carry %d binary change(s) larger than the %s binary patch limit (%d bytes):\n",
-		n, sizeText(limit), limit)
+		n, SizeText(limit), limit)
 	for i := range sized {
 		o := sized[i].omitted
 		if o == nil {
@@ -262,8 +262,9 @@ func blobText(h string) string {
 	return "blob " + h
 }
 
-// sizeText is a size in bytes as "16 MiB", "512 KiB" or "100 bytes".
-func sizeText(n int64) string {
+// SizeText is a size in bytes as "16 MiB", "512 KiB" or "100 bytes" (the
+// binary patch limit in messages, here and in the pipeline).
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
