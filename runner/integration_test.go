@@ -14,6 +14,7 @@ import (
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools"
 	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
@@ -185,3 +186,61 @@ func TestBuiltinToolsSession(t *testing.T) {
 
 // The permission ruleset is the Policy the pipeline passes in.
 var _ Policy = permission.Ruleset(nil)
+
+// TestIntegrationCancelDuringToolKeepsUsage: the provider sends a tool call,
+// then its usage chunk and [DONE] at once; the run is cancelled while the
+// tool runs (here the moment the usage has reached the runner). The step
+// keeps the usage the stream brought before the cancel: its tokens and the
+// run's cost are known, not lost.
+func TestIntegrationCancelDuringToolKeepsUsage(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.ToolCalls(llmtest.Call("slow", `{}`)), llmtest.Text("not reached"))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	slow := &fakeTool{name: "slow", run: func(ctx context.Context, _ tools.Call) (tools.Result, error) {
+		select {
+		case <-ctx.Done(): // the usage arrived while this ran
+			return tools.Result{}, ctx.Err()
+		case <-time.After(5 * time.Second): // it never did: the stream was not read meanwhile
+			return tools.Result{Output: "slept"}, nil
+		}
+	}}
+	m := &finishWatcher{inner: providerFor(t, srv), onFinish: cancel}
+	sink := &recSink{}
+	cfg := testConfig(m, sink, slow)
+	cfg.Pricer = fixedPricer{perCall: ptr(0.01)}
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != event.StatusCancelled || res.Tokens.Input != 100 || res.CostUSD == nil {
+		t.Fatalf("result %+v (cost %v): want cancelled with the 100 input tokens and the cost of the step", res, res.CostUSD)
+	}
+	steps := sink.of("step.finished")
+	if len(steps) != 1 {
+		t.Fatalf("step.finished events %+v", steps)
+	}
+	if st := steps[0].(event.StepFinished); st.TokensUnknown || st.Tokens.Input != 100 || st.CostUSD == nil {
+		t.Errorf("step.finished %+v: want the usage that came before the cancel", st)
+	}
+}
+
+// finishWatcher calls onFinish when the provider has read the model's
+// finish-step event (with the usage), before handing it on.
+type finishWatcher struct {
+	inner    Model
+	onFinish func()
+}
+
+func (w *finishWatcher) Stream(ctx context.Context, req llm.Request) iter.Seq[llm.Event] {
+	return func(yield func(llm.Event) bool) {
+		for ev := range w.inner.Stream(ctx, req) {
+			if ev.Type == llm.EventFinishStep {
+				w.onFinish()
+			}
+			if !yield(ev) {
+				return
+			}
+		}
+	}
+}

@@ -152,12 +152,17 @@ func TestCompaction(t *testing.T) {
 func TestCancelMidStream(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
-	read := &fakeTool{name: "read"}
+	ran := make(chan struct{})
+	read := &fakeTool{name: "read", run: func(context.Context, tools.Call) (tools.Result, error) {
+		close(ran)
+		return tools.Result{Output: "ok"}, nil
+	}}
 	m := newModel(script{fn: func(ctx context.Context, yield func(llm.Event) bool) {
 		for _, ev := range reply(call("c1", "read", `{}`), []llm.Event{{Type: llm.EventTextStart, ID: "t"},
 			{Type: llm.EventTextDelta, ID: "t", Delta: "working on"}}) {
 			yield(ev)
 		}
+		<-ran // the stream is read ahead: cancel once the call has run
 		cancel()
 		<-ctx.Done()
 		yield(llm.Event{Type: llm.EventError, Err: &llm.Error{Class: llm.ClassFatal, Err: ctx.Err()}})

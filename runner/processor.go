@@ -34,24 +34,46 @@ func newTurn(step int, last bool) *turn {
 }
 
 // process streams one model call into a turn, running each tool call as
-// soon as its arguments are complete. Whatever happens, every tool part
+// soon as its arguments are complete; the stream is read ahead meanwhile
+// (readAhead), so a cancel or timeout during a tool call keeps the usage
+// the provider had sent (keepUsage). Whatever happens, every tool part
 // ends completed or error.
 func (s *Session) process(ctx context.Context, req llm.Request, last bool) *turn {
 	t := newTurn(s.step, last)
 	defer s.cleanup(t)
-	for ev := range s.cfg.Model.Stream(ctx, req) {
-		if ctx.Err() != nil || !s.handle(ctx, t, ev) {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends a stream the loop left early
+	stream := readStream(s.cfg.Model.Stream(sctx, req))
+	defer stream.stop()
+	for {
+		ev, ok := stream.next(ctx)
+		if !ok || ctx.Err() != nil || !s.handle(ctx, t, ev) {
 			break // a provider that ignores the context is not waited for
 		}
 	}
 	if t.err == nil && t.finish == "" {
 		if ctx.Err() != nil {
 			t.err = context.Cause(ctx)
+			keepUsage(t, stream.rest(drainGrace))
 		} else {
 			t.err = ErrStreamEnded
 		}
 	}
 	return t
+}
+
+// keepUsage takes the usage of a cancelled turn from the events the
+// stream delivered that were not handled: the provider reports it once
+// the reply is complete, and bills the call whether or not the run read
+// it. Nothing else of them is acted on (no tool call starts after the
+// cancel), and the turn stays unfinished.
+func keepUsage(t *turn, rest []llm.Event) {
+	for _, ev := range rest {
+		if ev.Type == llm.EventFinishStep && ev.Usage != nil {
+			u := *ev.Usage
+			t.usage = &u
+		}
+	}
 }
 
 // handle records one stream event; false means the stream is over.

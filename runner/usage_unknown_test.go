@@ -34,12 +34,12 @@ func TestStepWithoutUsage(t *testing.T) {
 	}
 }
 
-// TestFailedAttemptsUsage: what a failed attempt used is counted, and
-// where the provider billed output the runner never got the usage of (a
-// cancel while a tool call runs: the usage comes after the call in the
-// stream; a stream cut mid-reply), the tokens and the run's cost are
-// unknown, never a silent 0. An attempt refused before any output (429)
-// used nothing.
+// TestFailedAttemptsUsage: what a failed attempt used is counted (a cancel
+// while a tool call runs keeps the usage the stream brought meanwhile: the
+// stream is read ahead), and where the provider billed output the runner
+// never got the usage of (a cancel before the usage came; a stream cut
+// mid-reply), the tokens and the run's cost are unknown, never a silent 0.
+// An attempt refused before any output (429) used nothing.
 func TestFailedAttemptsUsage(t *testing.T) {
 	t.Parallel()
 	usageThenError := append(append(text("partial"), finish(llm.FinishStop, 100, 10)...), fail(llm.ClassFatal, 0)...)
@@ -52,8 +52,14 @@ func TestFailedAttemptsUsage(t *testing.T) {
 		inputTokens int64
 		stepUnknown bool // the first step.finished says tokens_unknown
 	}{
-		{"cancel during a tool call", []script{sc(call("c1", "slow", `{}`), finish(llm.FinishToolCalls, 100, 10))},
-			true, event.StatusCancelled, false, 0, true},
+		{"cancel during a tool call, the usage already sent", []script{sc(call("c1", "slow", `{}`), finish(llm.FinishToolCalls, 100, 10))},
+			true, event.StatusCancelled, true, 100, false},
+		{"cancel during a tool call before the usage came", []script{{fn: func(ctx context.Context, yield func(llm.Event) bool) {
+			for _, ev := range reply(call("c1", "slow", `{}`)) {
+				yield(ev)
+			}
+			<-ctx.Done() // the usage would follow: it never comes
+		}}}, true, event.StatusCancelled, false, 0, true},
 		{"usage then a provider error", []script{{events: usageThenError}},
 			false, event.StatusError, true, 100, false},
 		{"429 before any output, then success", []script{sc(fail(llm.ClassRetryable, 0)), sc(text("done"), finish(llm.FinishStop, 7, 1))},
