@@ -3,6 +3,7 @@ package bashcheck
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/seed43ef5acb/runner/tools/permission"
@@ -330,11 +331,15 @@ func (a *analyzer) gitObjectPaths(args []word) {
 		return
 	}
 	for _, w := range args[sub+1:] {
-		if !w.static() || strings.HasPrefix(w.lit(), "-") {
+		s := string(w.pathRunes()) // HEAD:$'.env' names .env
+		if strings.ContainsRune(s, permission.Hole) || strings.HasPrefix(s, "-") {
 			continue
 		}
-		s := w.lit()
-		if rev, blob, ok := strings.Cut(s, ":"); ok && !isURL(s) && !strings.Contains(rev, "@") {
+		if magic, rest, ok := pathspecMagic(s); ok {
+			a.gitMagicPathspec(w.text, magic, rest)
+			continue
+		}
+		if rev, blob, ok := strings.Cut(s, ":"); ok && !isURL(s) && !isSCP(rev) {
 			if stage, rest, staged := strings.Cut(blob, ":"); staged && rev == "" && len(stage) == 1 && stage[0] >= '0' && stage[0] <= '3' {
 				blob = rest
 			}
@@ -344,6 +349,46 @@ func (a *analyzer) gitObjectPaths(args []word) {
 		if strings.ContainsAny(s, "*?[") {
 			a.gitPathspec(w.text, s)
 		}
+	}
+}
+
+// isSCP reports whether rev, the part of a word before its first ':', is
+// the user@host of an scp-like URL (git@github.com:o/r) rather than a
+// revision: revisions may hold '@' too (@, HEAD@{1}, main@{upstream}).
+func isSCP(rev string) bool {
+	user, host, ok := strings.Cut(rev, "@")
+	return ok && user != "" && host != "" && !strings.ContainsAny(rev, "{}")
+}
+
+// pathspecMagic splits a pathspec with long magic, ":(icase,glob)rest",
+// into its magic words and the rest.
+func pathspecMagic(s string) (magic []string, rest string, ok bool) {
+	body, found := strings.CutPrefix(s, ":(")
+	if !found {
+		return nil, "", false
+	}
+	words, rest, found := strings.Cut(body, ")")
+	if !found {
+		return nil, "", false
+	}
+	return strings.Split(words, ","), rest, true
+}
+
+// gitMagicPathspec checks a pathspec with long magic (`:(icase).ENV`,
+// `:(top).env`, `:(literal).env`, `:(glob)**/.env`) as the path or glob
+// it names; icase matches the protected names in any case, literal takes
+// the rest as a path, exclude names everything else (no worse than no
+// pathspec).
+func (a *analyzer) gitMagicPathspec(subject string, magic []string, rest string) {
+	if slices.ContainsFunc(magic, func(m string) bool { return m == "exclude" || strings.HasPrefix(m, "attr:") }) {
+		return
+	}
+	if slices.Contains(magic, "icase") {
+		rest = strings.ToLower(rest)
+	}
+	a.gitProtected(subject, rest, "git reads the pathspec "+subject+" from the repository")
+	if !slices.Contains(magic, "literal") && strings.ContainsAny(rest, "*?[") {
+		a.gitPathspec(subject, rest)
 	}
 }
 

@@ -138,6 +138,13 @@ func unwrap(prog string, args []word) wrapped {
 			}
 		}
 		return w
+	case base == "rg":
+		for _, a := range args[1:] {
+			if l := a.lit(); l == "--pre" || strings.HasPrefix(l, "--pre=") || l == "--hostname-bin" || strings.HasPrefix(l, "--hostname-bin=") {
+				return wrapped{problem: "rg " + a.text + " runs a program for every file it searches (or for the hostname), which cannot be judged"}
+			}
+		}
+		return wrapped{}
 	case base == "gofmt":
 		return wrapped{writes: inPlaceWrites(base, args)}
 	case isShell(base):
