@@ -11,6 +11,7 @@ import (
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // Check defaults.
@@ -28,6 +29,8 @@ type checkResult struct {
 	passed bool
 	exit   int
 	output string
+	// refresh is what the sandbox changed before the check (new covers).
+	refresh *event.SandboxRefresh
 }
 
 // runChecks runs the spec's checks after the agent finished. When one
@@ -86,6 +89,7 @@ func (r *execRun) checkOnce(ctx context.Context, attempt int) ([]checkResult, er
 		if err := r.emit(event.CheckFinished{
 			Name: c.Name, Command: c.Run, Attempt: attempt, ExitCode: res.exit,
 			Passed: res.passed, Output: res.output, DurationMS: time.Since(start).Milliseconds(),
+			SandboxRefresh: res.refresh,
 		}); err != nil {
 			return nil, err
 		}
@@ -125,7 +129,11 @@ func (r *execRun) runCheck(ctx context.Context, c spec.Check) (checkResult, erro
 	if res.IsError && exit == 0 {
 		exit = -1 // killed: timed out or cancelled
 	}
-	return checkResult{check: c, passed: !res.IsError, exit: exit, output: res.Output}, nil
+	out := checkResult{check: c, passed: !res.IsError, exit: exit, output: res.Output}
+	if ref, ok := res.Metadata["sandbox_refresh"].(*sandbox.Refresh); ok {
+		out.refresh = &event.SandboxRefresh{Hidden: ref.Hidden, Reason: ref.Reason}
+	}
+	return out, nil
 }
 
 // feedback is the user message that hands failing checks back to the agent.

@@ -61,7 +61,9 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 // setupSandbox builds the OS sandbox every bash command and check runs in
 // on the work tree as it now is (the --isolate copy made): the work tree
 // writable but for the runner's own files in it (excludes: .runner/, the
-// out dir, log, patch, cassette; read-only), the .env* files the read rules protect, the credential
+// out dir, log, patch, cassette; read-only), the .env* files the read
+// rules protect (those there now and, before each later command, those
+// that appeared: sandbox.Policy.Protected), the credential
 // stores in the runner's $HOME and $XDG_RUNTIME_DIR hidden, the git guard as a read-only
 // global config, its scratch ($HOME, $TMPDIR) in the run's temporary
 // directory.
@@ -75,7 +77,8 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 	for _, rel := range r.excludes() { // the runner's own state: earlier runs' outputs too
 		pol.ReadOnly = append(pol.ReadOnly, filepath.Join(r.workTree, filepath.FromSlash(rel)))
 	}
-	pol.Hidden = append(protectedEnvFiles(r.workTree, rules), sandbox.HostSockets()...)
+	pol.Hidden = sandbox.HostSockets()
+	pol.Protected = protectedEnv(r.workTree, rules) // the sandbox finds them, now and as they appear
 	if home := r.getenv("HOME"); filepath.IsAbs(home) {
 		pol.Hidden = append(pol.Hidden, sandbox.HomeSecrets(home)...)
 	}
@@ -87,6 +90,9 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
+	// A copy of the policy (an MCP server's sandbox) hides what was found
+	// and watches nothing: a server starts once.
+	pol.Hidden, pol.Protected = sb.Hidden(), nil
 	r.sandbox, r.sandboxPolicy = sb, pol
 	return nil
 }
@@ -150,9 +156,10 @@ func (r *execRun) closeSandbox() {
 }
 
 // protectedEnvFiles lists the .env* files below root (absolute paths) that
-// rules do not allow reading: the sandbox hides them. .git directories are
-// not walked.
+// rules do not allow reading (protectedEnv): the sandbox hides them. .git
+// directories are not walked.
 func protectedEnvFiles(root string, rules permission.Ruleset) []string {
+	protected := protectedEnv(root, rules)
 	var out []string
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -161,17 +168,25 @@ func protectedEnvFiles(root string, rules permission.Ruleset) []string {
 		if d.IsDir() && strings.EqualFold(d.Name(), ".git") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasPrefix(strings.ToLower(d.Name()), ".env") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return nil //nolint:nilerr
-		}
-		if !rules.CheckProtected(permission.Read, filepath.ToSlash(rel), ".env").Allowed {
+		if !d.IsDir() && protected(p) {
 			out = append(out, p)
 		}
 		return nil
 	})
 	return out
+}
+
+// protectedEnv reports whether the file at p (absolute, below root) is an
+// .env* file that rules do not allow reading.
+func protectedEnv(root string, rules permission.Ruleset) func(p string) bool {
+	return func(p string) bool {
+		if !strings.HasPrefix(strings.ToLower(filepath.Base(p)), ".env") {
+			return false
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return false
+		}
+		return !rules.CheckProtected(permission.Read, filepath.ToSlash(rel), ".env").Allowed
+	}
 }

@@ -161,6 +161,9 @@ func bashResult(oc runOutcome, out *boundedOutput, fullPath string, timeout time
 	if oc.launchNote != "" {
 		res.Metadata["sandbox_launch_note"] = oc.launchNote // why not through the zygote
 	}
+	if oc.refresh != nil {
+		res.Metadata["sandbox_refresh"] = oc.refresh // new covers before the command: protected files that appeared
+	}
 	switch {
 	case oc.timedOut:
 		text += fmt.Sprintf("\n\n(the command timed out after %s and was killed, with everything it started)", timeout)

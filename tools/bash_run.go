@@ -37,6 +37,8 @@ type runOutcome struct {
 	// through its zygote when it could have.
 	launch     sandbox.Launch
 	launchNote string
+	// refresh is what the sandbox changed before the command (new covers).
+	refresh *sandbox.Refresh
 }
 
 // runShell runs spec.command with `shell -c` in spec.sandbox (its own
@@ -81,7 +83,7 @@ func runShell(ctx context.Context, spec runSpec) (runOutcome, error) {
 		pr.Close() // unblocks the copy
 		<-copied
 	}
-	out := runOutcome{exitCode: code, duration: time.Since(start), launch: proc.Launch(), launchNote: proc.Note()}
+	out := runOutcome{exitCode: code, duration: time.Since(start), launch: proc.Launch(), launchNote: proc.Note(), refresh: proc.Refresh()}
 	switch {
 	case ctx.Err() != nil:
 		out.cancelled = true

@@ -333,6 +333,18 @@ type CheckFinished struct {
 	Passed     bool   `json:"passed"`
 	Output     string `json:"output"`
 	DurationMS int64  `json:"duration_ms"`
+	// SandboxRefresh is what the sandbox changed before the check ran
+	// (protected files that appeared got covers); nil when nothing.
+	SandboxRefresh *SandboxRefresh `json:"sandbox_refresh,omitempty"`
+}
+
+// SandboxRefresh is what the sandbox changed before a command: the paths
+// newly hidden (work-tree-relative inside the work tree) and why. The
+// bash tool's tool.completed carries the same as metadata
+// sandbox_refresh.
+type SandboxRefresh struct {
+	Hidden []string `json:"hidden,omitempty"`
+	Reason string   `json:"reason"`
 }
 
 // RunError is the error of a run that did not succeed.

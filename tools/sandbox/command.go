@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -50,7 +51,26 @@ type Sandbox struct {
 	home    string
 	tmp     string
 	gitConf string
-	cfg     helperConfig
+	// workTree is the policy's work tree (clean; "" with mode off).
+	workTree string
+	// keep are the paths never hidden (the writable and read-only ones).
+	keep []string
+	// watch finds the protected files that appear in the work tree
+	// (Policy.Protected); nil without it.
+	watch *coverWatch
+
+	mu  sync.Mutex   // guards what follows (refresh changes it before a command)
+	cfg helperConfig // what the next zygote or helper is told
+	// hidden is every path to hide: the policy's, the sockets', the
+	// protected files found.
+	hidden []string
+	// gen counts the changes of cfg's covers and read grants: a zygote of
+	// an older generation is stopped, not reused.
+	gen int
+	// landlockListed (Landlock only) holds, for each directory whose
+	// children are granted one by one and that commands can write, its
+	// names when the grants were computed (listedStale).
+	landlockListed map[string][]string
 	// perCommand starts a helper per command instead of a zygote
 	// (Policy.PerCommandHelper).
 	perCommand bool
@@ -108,7 +128,7 @@ func (s *Sandbox) prepare(p Policy) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: scratch dir: %w", err)
 	}
-	s.scratch = scratch
+	s.scratch, s.workTree = scratch, filepath.Clean(p.WorkTree)
 	s.home, s.tmp = filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
 	ro := filepath.Join(scratch, "ro")
 	for _, d := range []string{s.home, s.tmp, ro, filepath.Join(ro, "emptydir")} {
@@ -138,18 +158,23 @@ func (s *Sandbox) prepare(p Policy) error {
 			readOnly = append(readOnly, filepath.Clean(r))
 		}
 	}
-	hidden := p.Hidden
+	s.hidden = slices.Clone(p.Hidden)
 	if slices.Contains(s.layers, LayerNamespaces) {
-		hidden = append(slices.Clone(hidden), listeningSockets()...) // Landlock only: the seccomp filter refuses connect(2)
+		s.hidden = append(s.hidden, listeningSockets()...) // Landlock only: the seccomp filter refuses connect(2)
 	}
-	covers := computeCovers(hidden, append(slices.Clone(writable), readOnly...))
+	if p.Protected != nil {
+		w, found, err := newCoverWatch(s.workTree, p.Protected)
+		if err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+		s.watch, s.hidden = w, append(s.hidden, found...)
+	}
+	s.keep = append(slices.Clone(writable), readOnly...)
 	s.cfg = helperConfig{
-		Layers: s.layers, Writable: writable, ReadOnly: readOnly, Covers: covers,
+		Layers: s.layers, Writable: writable, ReadOnly: readOnly,
 		Empty: filepath.Join(ro, "empty"), EmptyDir: filepath.Join(ro, "emptydir"), Network: p.Network,
 	}
-	if !slices.Contains(s.layers, LayerNamespaces) && len(covers) > 0 {
-		s.cfg.Read = computeReadGrants(covers)
-	}
+	s.setCovers(computeCovers(s.hidden, s.keep))
 	return nil
 }
 
@@ -177,6 +202,10 @@ func (s *Sandbox) Close() error {
 		return nil
 	}
 	s.zygotes.close()
+	if s.watch != nil {
+		s.watch.close()
+		s.watch = nil
+	}
 	if s.scratch == "" {
 		return nil
 	}
@@ -202,7 +231,8 @@ func (s *Sandbox) Command(ctx context.Context, argv []string, dir string, env []
 	if s.mode == ModeOff {
 		return s.offCommand(ctx, argv, dir, env), nil
 	}
-	conf, err := json.Marshal(s.cfg)
+	cfg, _ := s.config()
+	conf, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
@@ -210,7 +240,7 @@ func (s *Sandbox) Command(ctx context.Context, argv []string, dir string, env []
 	cmd.Args[0] = "runner-sandbox"
 	cmd.Dir = dir
 	cmd.Env = s.commandEnv(env)
-	attr, sig := sysProcAttr(s.layers, s.cfg.Network)
+	attr, sig := sysProcAttr(s.layers, cfg.Network)
 	cmd.SysProcAttr = attr
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, sig) }
 	cmd.WaitDelay = killWait

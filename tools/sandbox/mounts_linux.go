@@ -39,8 +39,15 @@ func setupMounts(conf helperConfig) error {
 		}
 	}
 	for _, c := range conf.Covers {
+		// What the path is now, not when the cover was computed: a file
+		// removed since hides nothing, one replaced by a directory (or
+		// back) gets the other kind of cover.
+		fi, err := os.Stat(c.Path)
+		if os.IsNotExist(err) {
+			continue
+		}
 		src := conf.Empty
-		if c.Dir {
+		if err == nil && fi.IsDir() {
 			src = conf.EmptyDir
 		}
 		if err := unix.Mount(src, c.Path, "", unix.MS_BIND, ""); errors.Is(err, unix.ENOENT) {

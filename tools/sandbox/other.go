@@ -41,3 +41,16 @@ func (s *Sandbox) startInZygote(context.Context, []string, string, []string, Std
 }
 
 func listeningSockets() []string { return nil }
+
+func (zygotePool) retire() {}
+
+// coverWatch does not exist off Linux (there is no sandbox to refresh).
+type coverWatch struct{}
+
+func newCoverWatch(string, func(string) bool) (*coverWatch, []string, error) {
+	return nil, nil, errors.New("watching for protected files exists on Linux only")
+}
+
+func (*coverWatch) take() ([]string, string) { return nil, "" }
+
+func (*coverWatch) close() {}

@@ -33,13 +33,14 @@ type Stdio struct{ Stdin, Stdout, Stderr *os.File }
 
 // Process is a command started by Start.
 type Process struct {
-	launch Launch
-	note   string // why a helper of its own was used (the zygote failed)
-	cmd    *exec.Cmd
-	code   int
-	err    error
-	once   sync.Once
-	wait   func() (int, error)
+	launch  Launch
+	note    string   // why a helper of its own was used (the zygote failed)
+	refresh *Refresh // what the sandbox changed before this command
+	cmd     *exec.Cmd
+	code    int
+	err     error
+	once    sync.Once
+	wait    func() (int, error)
 }
 
 // Launch says how the command was started.
@@ -48,6 +49,10 @@ func (p *Process) Launch() Launch { return p.launch }
 // Note is why the command did not go through the zygote when it could
 // have ("" when it did, or when the sandbox is off or pinned to helpers).
 func (p *Process) Note() string { return p.note }
+
+// Refresh is what the sandbox changed before this command (new covers
+// for protected files that appeared, a new zygote), nil when nothing.
+func (p *Process) Refresh() *Refresh { return p.refresh }
 
 // Wait waits for the command and returns its exit code: -1 when it was
 // killed by a signal (as os.ProcessState.ExitCode). By then everything it
@@ -77,11 +82,13 @@ func (s *Sandbox) Start(ctx context.Context, argv []string, dir string, env []st
 		return nil, s.unavail
 	}
 	var note string
+	ref := s.refresh()
 	switch {
 	case s.perCommand:
 	case s.mode != ModeOff:
 		p, err := s.startInZygote(ctx, argv, dir, s.commandEnv(env), stdio)
 		if err == nil {
+			p.refresh = ref
 			return p, nil
 		}
 		note = err.Error()
@@ -102,7 +109,7 @@ func (s *Sandbox) Start(ctx context.Context, argv []string, dir string, env []st
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("sandbox: start %s: %w", argv[0], err)
 	}
-	p := &Process{launch: LaunchHelper, note: note, cmd: cmd}
+	p := &Process{launch: LaunchHelper, note: note, cmd: cmd, refresh: ref}
 	if s.mode == ModeOff && cmd.Args[0] != reaperName {
 		p.launch = LaunchDirect
 	}

@@ -95,6 +95,17 @@ type Policy struct {
 	// namespaces) or unreadable (Landlock only). A hidden directory that
 	// holds WorkTree or a Writable path is hidden except for that path.
 	Hidden []string
+	// Protected, when set, reports whether a file in WorkTree (absolute
+	// path) must be hidden like Hidden (the .env* files the read rules
+	// protect). New walks the work tree for them (.git directories
+	// excepted) and watches every directory of it (inotify: entries
+	// created or moved in); before each command Start hides the ones that
+	// appeared since (a command, a check or a git checkout made them),
+	// starting a new zygote with the new covers (Process.Refresh says
+	// so). A protected file is hidden whoever made it, the agent's own
+	// command too. Commands running at that moment, and MCP servers
+	// started before, keep the covers they started with.
+	Protected func(path string) bool `json:"-"`
 	// Network allows the network: no network namespace and no socket
 	// rules.
 	Network bool

@@ -38,6 +38,7 @@ type zygotePool struct {
 type zygote struct {
 	cmd   *exec.Cmd
 	conn  *net.UnixConn
+	gen   int            // the covers' generation it was set up with
 	exits chan zygoteMsg // the commands' ends; closed when the zygote is gone
 	gone  chan struct{}  // closed once the process was reaped
 	mu    sync.Mutex     // orders a kill before the zygote goes back to the pool
@@ -53,13 +54,14 @@ func (p *zygotePool) get(s *Sandbox) (*zygote, error) {
 	case p.closed:
 		defer p.mu.Unlock()
 		return nil, errors.New("the sandbox is closed")
-	case len(p.idle) > 0:
+	case len(p.idle) > 0 && p.idle[len(p.idle)-1].gen == s.generation():
 		defer p.mu.Unlock()
 		z := p.idle[len(p.idle)-1]
 		p.idle = p.idle[:len(p.idle)-1]
 		return z, nil
 	}
 	p.mu.Unlock()
+	p.retire() // any idle one left is of an older generation
 	z, err := s.startZygote()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -74,10 +76,11 @@ func (p *zygotePool) get(s *Sandbox) (*zygote, error) {
 	return z, nil
 }
 
-// put takes z back after its command ended.
-func (p *zygotePool) put(z *zygote) {
+// put takes z back after its command ended; one set up with covers of an
+// older generation than gen is stopped.
+func (p *zygotePool) put(z *zygote, gen int) {
 	p.mu.Lock()
-	if !p.closed && len(p.idle) < maxIdleZygotes {
+	if !p.closed && len(p.idle) < maxIdleZygotes && z.gen == gen {
 		p.idle = append(p.idle, z)
 		p.mu.Unlock()
 		return
@@ -93,6 +96,21 @@ func (p *zygotePool) discard(z *zygote) {
 	delete(p.all, z)
 	p.mu.Unlock()
 	z.stop()
+}
+
+// retire stops the idle zygotes: their covers are out of date (refresh).
+// A running one is stopped when its command ends (put).
+func (p *zygotePool) retire() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	for _, z := range idle {
+		delete(p.all, z)
+	}
+	p.mu.Unlock()
+	for _, z := range idle {
+		z.stop()
+	}
 }
 
 // close stops every zygote, killing the commands they still run.
@@ -128,24 +146,25 @@ func (s *Sandbox) startZygote() (*zygote, error) {
 		fc.Close()
 		return nil, errors.New("the zygote's socket is not a unix socket")
 	}
-	conf, err := json.Marshal(s.cfg)
+	cfg, gen := s.config()
+	conf, err := json.Marshal(cfg)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
 	cmd := exec.Command(s.exe, zygoteArg, string(conf)) //nolint:noctx // lives as long as the Sandbox; Close ends it
 	cmd.Args[0] = "runner-sandbox-zygote"
-	if len(s.cfg.Writable) > 0 {
-		cmd.Dir = s.cfg.Writable[0] // the work tree; mode off: the runner's directory
+	if len(cfg.Writable) > 0 {
+		cmd.Dir = cfg.Writable[0] // the work tree; mode off: the runner's directory
 	}
 	cmd.Env = []string{} // each command brings its own
 	cmd.ExtraFiles = []*os.File{theirs}
-	cmd.SysProcAttr, _ = sysProcAttr(s.layers, s.cfg.Network)
+	cmd.SysProcAttr, _ = sysProcAttr(s.layers, cfg.Network)
 	if err := cmd.Start(); err != nil {
 		conn.Close()
 		return nil, err
 	}
-	z := &zygote{cmd: cmd, conn: conn, exits: make(chan zygoteMsg, 1), gone: make(chan struct{})}
+	z := &zygote{cmd: cmd, conn: conn, gen: gen, exits: make(chan zygoteMsg, 1), gone: make(chan struct{})}
 	_ = conn.SetReadDeadline(time.Now().Add(zygoteReadyTimeout))
 	m, err := z.read()
 	_ = conn.SetReadDeadline(time.Time{})
@@ -260,7 +279,7 @@ func (s *Sandbox) startInZygote(ctx context.Context, argv []string, dir string, 
 			s.zygotes.discard(z)
 			return -1, errors.New("sandbox: the zygote ended while the command ran")
 		}
-		s.zygotes.put(z)
+		s.zygotes.put(z, s.generation())
 		return m.Code, nil
 	}
 	return p, nil

@@ -18,6 +18,18 @@ import (
 // started.
 func runIn(t *testing.T, ctx context.Context, sb *sandbox.Sandbox, argv []string, dir string, env []string) (string, int, sandbox.Launch) {
 	t.Helper()
+	return runInCtx(t, ctx, sb, argv, dir, env, nil)
+}
+
+// runInWith is runIn with the test's context, calling seen with the
+// started process.
+func runInWith(t *testing.T, sb *sandbox.Sandbox, argv []string, dir string, env []string, seen func(*sandbox.Process)) (string, int, sandbox.Launch) {
+	t.Helper()
+	return runInCtx(t, t.Context(), sb, argv, dir, env, seen)
+}
+
+func runInCtx(t *testing.T, ctx context.Context, sb *sandbox.Sandbox, argv []string, dir string, env []string, seen func(*sandbox.Process)) (string, int, sandbox.Launch) {
+	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +39,9 @@ func runIn(t *testing.T, ctx context.Context, sb *sandbox.Sandbox, argv []string
 	pw.Close()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if seen != nil {
+		seen(p)
 	}
 	var out bytes.Buffer
 	copied := make(chan struct{})
