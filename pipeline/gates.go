@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,9 +23,10 @@ import (
 // change how it reads files, and a digest of each submodule's files.
 type tripwire struct {
 	gitDir     string
-	files      map[string][]byte // gitDir-relative slash path → content
-	submodules map[string]string // work-tree-relative path → digest of its files
-	state      *stateTripwire    // .runner, where no layer protects it
+	files      map[string][]byte      // gitDir-relative slash path → content
+	objects    map[string]objectState // object directories (gitDir-relative: "objects", "modules/x/objects") → stamps
+	submodules map[string]string      // work-tree-relative path → digest of its files
+	state      *stateTripwire         // .runner, where no layer protects it
 }
 
 // tripwireFiles are the watched files of a .git directory: what makes git
@@ -50,6 +52,11 @@ func (r *execRun) armTripwire(_ context.Context) error {
 		for rel, data := range t.read() {
 			t.files[rel] = data
 		}
+		t.objects = map[string]objectState{}
+		for _, d := range append([]string{""}, moduleGitDirs(t.gitDir)...) {
+			rel := path.Join(d, "objects")
+			t.objects[rel] = readObjects(filepath.Join(t.gitDir, filepath.FromSlash(rel)))
+		}
 	}
 	for _, sub := range submodulePaths(r.workTree) {
 		t.submodules[sub] = treeDigest(filepath.Join(r.workTree, filepath.FromSlash(sub)))
@@ -59,16 +66,27 @@ func (r *execRun) armTripwire(_ context.Context) error {
 	return nil
 }
 
-// read returns the watched files as they are now.
+// read returns the watched files as they are now: the git directory's
+// and each submodule's below .git/modules.
 func (t *tripwire) read() map[string][]byte {
 	out := map[string][]byte{}
+	for _, d := range append([]string{""}, moduleGitDirs(t.gitDir)...) {
+		t.readGitDir(d, out)
+	}
+	return out
+}
+
+// readGitDir adds the watched files of the git directory at the
+// gitDir-relative slash path sub ("" for the top one) to out.
+func (t *tripwire) readGitDir(sub string, out map[string][]byte) {
 	for _, rel := range tripwireFiles() {
-		if data, err := os.ReadFile(filepath.Join(t.gitDir, rel)); err == nil {
+		rel = path.Join(sub, rel)
+		if data, err := os.ReadFile(filepath.Join(t.gitDir, filepath.FromSlash(rel))); err == nil {
 			out[rel] = data
 		}
 	}
 	for _, dir := range tripwireDirs() {
-		_ = filepath.WalkDir(filepath.Join(t.gitDir, dir), func(p string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(filepath.Join(t.gitDir, filepath.FromSlash(path.Join(sub, dir))), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return nil //nolint:nilerr // a missing hooks dir has no hooks
 			}
@@ -79,7 +97,6 @@ func (t *tripwire) read() map[string][]byte {
 			return nil
 		})
 	}
-	return out
 }
 
 // restore compares the watched files with what was recorded, puts back
@@ -103,6 +120,9 @@ func (t *tripwire) restore() []string {
 			_ = os.Remove(filepath.Join(t.gitDir, filepath.FromSlash(rel)))
 		}
 	}
+	for rel, old := range t.objects {
+		changed = append(changed, old.changes(filepath.Join(t.gitDir, filepath.FromSlash(rel)), ".git/"+rel+"/")...)
+	}
 	slices.Sort(changed)
 	return changed
 }
@@ -118,8 +138,11 @@ func (r *execRun) runGates(_ context.Context) error {
 	}
 	gates := []event.GateFailed{}
 	if changed := r.tripwire.restore(); len(changed) > 0 {
-		gates = append(gates, event.GateFailed{Gate: event.GateGitTripwire, Paths: changed,
-			Message: "a command changed " + strings.Join(changed, ", ") + " (git would run programs named there); the runner put them back"})
+		msg := "a command changed " + strings.Join(changed, ", ") + " (git would run programs named there); the runner put them back"
+		if slices.ContainsFunc(changed, func(p string) bool { return strings.Contains(p, "objects/") }) {
+			msg += " and removed new packs, but a replaced object file cannot be put back: git checks it out as it is now, so run `git fsck` and re-fetch or re-clone before trusting this repository"
+		}
+		gates = append(gates, event.GateFailed{Gate: event.GateGitTripwire, Paths: changed, Message: msg})
 	}
 	if r.tripwire != nil {
 		if changed, lost := r.tripwire.state.restore(); len(changed) > 0 {

@@ -203,3 +203,54 @@ func TestRedteamHomeCredentialStores(t *testing.T) {
 		})
 	}
 }
+
+// TestRedteamGitObjectsAndModules: two ways to change what git does later
+// that lie outside the tripwire's files. A command replaces the loose
+// object of a committed file with other content under the same name (git
+// does not check a blob's hash when it checks it out: the user's next
+// `git checkout -- README` writes the payload), and adds core.fsmonitor to
+// a submodule's config in .git/modules (the superproject's next `git
+// status` runs it). With namespaces .git is read-only; with Landlock only
+// the run must fail with the git tripwire or leave both as they were
+// (redteam F2). Mode off is the control.
+func TestRedteamGitObjectsAndModules(t *testing.T) {
+	for _, pin := range redteamPins() {
+		t.Run(pin, func(t *testing.T) {
+			requirePin(t, pin)
+			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+			marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
+			sub := gitRepo(t, map[string]string{"s.txt": "s\n"})
+			repo := gitRepo(t, map[string]string{"README": "hello\n", "swap.py": `import sys, zlib, subprocess, os
+oid = subprocess.check_output(["git", "rev-parse", "HEAD:README"], text=True).strip()
+p = os.path.join(".git", "objects", oid[:2], oid[2:])
+data = b"payload\n"
+os.chmod(p, 0o644)
+open(p, "wb").write(zlib.compress(b"blob %d\0" % len(data) + data))
+`, "Makefile": "all:\n\t-python3 swap.py\n\t-printf '[core]\\n\\tfsmonitor = touch " + marker + "\\n' >> .git/modules/sub/config\n"})
+			gitIn(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+			gitIn(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "sub")
+			res := redteamRun(t, repo, pin, "")
+			gates, fin := gatesOf(t, res.recs)
+			caught := fin.Status == "violation" && slices.Contains(gateKinds(gates), event.GateGitTripwire)
+			if err := os.Remove(filepath.Join(repo, "README")); err != nil {
+				t.Fatal(err)
+			}
+			gitIn(t, repo, "checkout", "--", "README")
+			readme, _ := os.ReadFile(filepath.Join(repo, "README"))
+			gitIn(t, repo, "status", "--short")
+			_, err := os.Stat(marker)
+			ran := err == nil
+			swapped := string(readme) == "payload\n"
+			switch {
+			case pin == "off": // unsandboxed both changes happen; the tripwire must still see them
+				if !swapped || !caught {
+					t.Errorf("the control: README checked out as %q, caught by the tripwire %v (%+v)", readme, caught, gates)
+				}
+			case caught:
+				t.Logf("caught by the tripwire: %+v", gates)
+			case swapped || ran:
+				t.Errorf("status %s, no tripwire: the next checkout wrote README as %q (swapped object = %v), the next git status ran the submodule's fsmonitor = %v", fin.Status, readme, swapped, ran)
+			}
+		})
+	}
+}
