@@ -116,7 +116,7 @@ func (s *Session) record(t *turn, tp *ToolPart, res tools.Result, err error) {
 		}
 		s.emit(event.PermissionDenied{Step: t.step, CallID: tp.Call.ID, Tool: name, MCP: origin,
 			Permission: res.Denial.Permission, Pattern: res.Denial.Pattern,
-			Rule: res.Denial.Rule, Reason: res.Denial.Reason})
+			Rule: res.Denial.Rule, Protection: res.Denial.Protection, Reason: res.Denial.Reason})
 		base.Denied = true
 		s.deniedLast = fmt.Sprintf("%s %s", name, res.Denial.Pattern)
 	case res.IsError:

@@ -126,7 +126,7 @@ func (g *guarded) check(r Request) (*Denial, *permission.Target) {
 }
 
 func denialOf(d permission.Decision, reason string) *Denial {
-	den := &Denial{Permission: d.Permission, Pattern: d.Pattern, Reason: reason}
+	den := &Denial{Permission: d.Permission, Pattern: d.Pattern, Protection: d.Protection, Reason: reason}
 	if d.Rule != nil {
 		s := d.Rule.String()
 		den.Rule = &s
@@ -137,8 +137,11 @@ func denialOf(d permission.Decision, reason string) *Denial {
 // deniedResult is what the model reads when a call is refused.
 func deniedResult(tool string, d *Denial) Result {
 	rule := "no rule allows it (default deny)"
-	if d.Rule != nil {
+	switch {
+	case d.Rule != nil:
 		rule = "rule " + *d.Rule
+	case d.Protection != "":
+		rule = permission.ProtectionText(d.Protection)
 	}
 	out := fmt.Sprintf("Permission denied: %s %s (%s).\n%s\n"+
 		"The task's permissions do not allow this call, and retrying it will not help. "+

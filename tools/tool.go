@@ -60,11 +60,14 @@ type Result struct {
 }
 
 // Denial explains a refused call: which permission, for what pattern, and the
-// rule that decided (nil Rule: nothing allowed it, "default deny").
+// rule that decided (nil Rule: nothing allowed it; then Protection names the
+// built-in protection that denied it, permission.Decision's, and "" is the
+// default deny).
 type Denial struct {
 	Permission string  `json:"permission"`
 	Pattern    string  `json:"pattern"`
 	Rule       *string `json:"rule"`
+	Protection string  `json:"protection,omitempty"`
 	Reason     string  `json:"reason"`
 }
 

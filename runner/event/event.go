@@ -237,7 +237,9 @@ type ToolFailed struct {
 }
 
 // PermissionDenied records a refused permission and the rule that decided
-// (Rule nil: default deny).
+// (Rule nil: no rule did; then Protection names the built-in protection
+// that denied the path, ".env", ".git" or ".runner", and "" is the default
+// deny; DecidedBy says which in words).
 type PermissionDenied struct {
 	Step       int      `json:"step"`
 	CallID     string   `json:"call_id"`
@@ -246,7 +248,21 @@ type PermissionDenied struct {
 	Permission string   `json:"permission"`
 	Pattern    string   `json:"pattern"`
 	Rule       *string  `json:"rule"`
+	Protection string   `json:"protection,omitempty"`
 	Reason     string   `json:"reason"`
+}
+
+// DecidedBy names what refused the call, where a summary names the rule:
+// the rule, "built-in .env protection" (tools/permission's
+// ProtectionText), or "default deny".
+func (v PermissionDenied) DecidedBy() string {
+	switch {
+	case v.Rule != nil:
+		return *v.Rule
+	case v.Protection != "":
+		return "built-in " + v.Protection + " protection"
+	}
+	return "default deny"
 }
 
 // Retry records a retried model call.

@@ -235,7 +235,7 @@ func (r Report) denialsNote() string {
 			names = append(names, fmt.Sprintf("and %d more", len(r.Denials)-3))
 			break
 		}
-		rule := "default deny"
+		rule := d.DecidedBy()
 		if d.Rule != nil {
 			rule = code(shorten(*d.Rule, 100))
 		}

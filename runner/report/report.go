@@ -70,7 +70,13 @@ type Denial struct {
 	Permission string  `json:"permission"`
 	Pattern    string  `json:"pattern"`
 	Rule       *string `json:"rule"`
+	Protection string  `json:"protection,omitempty"` // the built-in protection that denied it when no rule did
 	Reason     string  `json:"reason"`
+}
+
+// DecidedBy is what refused the call in words (event.PermissionDenied's).
+func (d Denial) DecidedBy() string {
+	return event.PermissionDenied{Rule: d.Rule, Protection: d.Protection}.DecidedBy()
 }
 
 // Diff is the diffstat of the final patch (or, in an incomplete log, of the
@@ -176,7 +182,7 @@ func (b *builder) add(rec event.Record, p event.Payload) {
 		}
 	case event.PermissionDenied:
 		b.r.Denials = append(b.r.Denials, Denial{Step: v.Step, Tool: v.Tool, Permission: v.Permission,
-			Pattern: v.Pattern, Rule: v.Rule, Reason: v.Reason})
+			Pattern: v.Pattern, Rule: v.Rule, Protection: v.Protection, Reason: v.Reason})
 	case event.Retry:
 		b.r.Retries++
 	case event.Compaction:

@@ -71,7 +71,7 @@ func (r Report) checksSection(h string) string {
 func (r Report) denialsSection(h string) string {
 	return table(h, "Denials", "| Step | Tool | Permission | Pattern | Rule | Reason |\n|--:|---|---|---|---|---|", len(r.Denials), func(i int) string {
 		d := r.Denials[i]
-		rule := "default deny"
+		rule := d.DecidedBy()
 		if d.Rule != nil {
 			rule = code(*d.Rule)
 		}

@@ -65,10 +65,14 @@ func (e Explanation) Text() string {
 	return b.String()
 }
 
-// provenance says which rule decided, or why nothing did.
+// provenance says which rule or built-in protection decided, or why
+// nothing did.
 func provenance(d Decision) string {
-	if d.Rule != nil {
+	switch {
+	case d.Rule != nil:
 		return fmt.Sprintf("rule %s (%s %s)", d.Rule, d.Permission, strconv.Quote(d.Pattern))
+	case d.Protection != "":
+		return ProtectionText(d.Protection) + ": " + d.Reason
 	}
 	return d.Reason
 }

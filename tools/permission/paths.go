@@ -230,7 +230,9 @@ func (p Paths) Check(rs Ruleset, permission, name string) (Decision, Target) {
 		return rs.Evaluate(permission, pat), t
 	}
 	if RunnerState(t.Rel) {
-		return DefaultDeny(permission, pat, RunnerStateWhy(pat)), t
+		d := DefaultDeny(permission, pat, RunnerStateWhy(pat))
+		d.Protection = RunnerDir
+		return d, t
 	}
 	if what := ProtectedKind(t.Rel); what != "" {
 		return rs.CheckProtected(permission, pat, what), t
@@ -303,8 +305,9 @@ func (rs Ruleset) CheckProtected(permission, rel, what string) Decision {
 	deny := func(r Rule) bool { return MatchPath(r.Pattern, rel) }
 	d := rs.Decide(permission, rel, allow, deny)
 	if d.Rule == nil {
-		d.Reason = fmt.Sprintf("%s is protected (%s): only a rule for %s that names %s explicitly can allow it",
-			rel, ProtectedWhy(what), permission, what)
+		d.Protection = what
+		d.Reason = fmt.Sprintf("%s is protected (%s): only a rule for %s that names %s explicitly can allow it, e.g. %s: {%s: allow}",
+			rel, ProtectedWhy(what), permission, what, permission, strconv.Quote(rel))
 	}
 	return d
 }

@@ -42,11 +42,19 @@ type Rule struct {
 type Ruleset []Rule
 
 // Decision is the verdict on one (permission, pattern) pair, with its
-// provenance: Rule is the rule that decided, nil for "default deny".
+// provenance: Rule is the rule that decided; when none did, Protection
+// names the built-in protection that denied the path (".env", ".git" or
+// ".runner"; see ProtectionText), and "" with a nil Rule is the default
+// deny.
 type Decision struct {
 	Allowed    bool   `json:"allowed"`
 	Permission string `json:"permission"`
 	Pattern    string `json:"pattern"`
 	Rule       *Rule  `json:"rule"`
+	Protection string `json:"protection,omitempty"`
 	Reason     string `json:"reason"`
 }
+
+// ProtectionText names a built-in protection (Decision.Protection) where a
+// rule would be named: "built-in .env protection".
+func ProtectionText(what string) string { return "built-in " + what + " protection" }
