@@ -232,7 +232,7 @@ func (s *Session) result(o outcome) Result {
 		DeniedLast:       s.deniedLast,
 		Compactions:      s.compactions,
 	}
-	if s.cfg.Pricer != nil && !s.costUnknown {
+	if s.cfg.Pricer != nil && !s.costUnknown && (s.step == 0 || s.priced()) {
 		c := s.cost
 		r.CostUSD = &c
 	}
@@ -240,6 +240,13 @@ func (s *Session) result(o outcome) Result {
 		r.Err = o.err
 	}
 	return r
+}
+
+// priced reports whether the Pricer knows the model's price. A run of an
+// unpriced model that made a call has an unknown cost even when no usage
+// came back to be priced (a call that hung until the timeout): never 0.
+func (s *Session) priced() bool {
+	return s.cfg.Pricer.Cost(s.cfg.ModelName, llm.Usage{}) != nil
 }
 
 // appendMessage adds a committed message to the history and its wire form.

@@ -38,7 +38,7 @@ func TestExampleBatch(t *testing.T) {
 			return Outcome{}, err
 		}
 		inputs[job.RepoID] = job.Inputs
-		return Outcome{Status: "success", Steps: 1, CostUSD: 0.01}, nil
+		return Outcome{Status: "success", Steps: 1, CostUSD: usd(0.01)}, nil
 	})
 	sum, err := Run(t.Context(), RunOptions{SpecPath: filepath.Join(dir, "batch.yaml"), Out: filepath.Join(dir, "out"), Executor: ex, Concurrency: 1})
 	if err != nil {

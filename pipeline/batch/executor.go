@@ -64,7 +64,7 @@ type Job struct {
 // Outcome is what Exec reports: the run.finished fields a batch records.
 type Outcome struct {
 	Status       event.Status // how the run ended (run.finished status)
-	CostUSD      float64      // total cost in USD
+	CostUSD      *float64     // total cost in USD; nil when unknown (a model without a price)
 	Steps        int
 	FilesChanged int
 	PatchPath    string           // the patch file, absolute or relative to OutDir

@@ -219,10 +219,7 @@ func jobSpec(job Job) (string, error) {
 // absolute (the pipeline names it relative to the working directory, as
 // the out dir was given), and is "" when nothing changed.
 func outcomeOf(res pipeline.Result) (Outcome, error) {
-	o := Outcome{Status: res.Status, Steps: res.Steps, FilesChanged: len(res.Files), PatchPath: res.PatchPath}
-	if res.CostUSD != nil {
-		o.CostUSD = *res.CostUSD
-	}
+	o := Outcome{Status: res.Status, Steps: res.Steps, FilesChanged: len(res.Files), PatchPath: res.PatchPath, CostUSD: res.CostUSD}
 	switch {
 	case o.FilesChanged == 0:
 		o.PatchPath = ""

@@ -243,7 +243,7 @@ func (f *fakeExec) run(ctx context.Context, job Job) (Outcome, error) {
 		}
 		h.Write([]byte(body))
 	}
-	o := Outcome{Status: "success", CostUSD: f.cost, Steps: steps}
+	o := Outcome{Status: "success", CostUSD: usd(f.cost), Steps: steps}
 	switch f.script(job.RepoID) {
 	case edit:
 		return f.edit(job, o, h.Sum(nil))
@@ -254,7 +254,7 @@ func (f *fakeExec) run(ctx context.Context, job Job) (Outcome, error) {
 		return o, nil
 	case flaky:
 		if job.Attempt == 1 {
-			return Outcome{CostUSD: f.cost}, errors.New("connection reset")
+			return Outcome{CostUSD: usd(f.cost)}, errors.New("connection reset")
 		}
 		return f.edit(job, o, h.Sum(nil))
 	case broken:
@@ -264,7 +264,7 @@ func (f *fakeExec) run(ctx context.Context, job Job) (Outcome, error) {
 		return Outcome{}, errors.New("crashed")
 	case slow:
 		<-ctx.Done()
-		return Outcome{Status: event.StatusCancelled, CostUSD: f.cost}, nil
+		return Outcome{Status: event.StatusCancelled, CostUSD: usd(f.cost)}, nil
 	case overBudget:
 		o.Status = "budget_exceeded"
 		return o, nil
@@ -322,3 +322,6 @@ func readFile(tb testing.TB, path string) string {
 func cmpFloat() cmp.Option {
 	return cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
 }
+
+// usd is a known cost.
+func usd(v float64) *float64 { return &v }

@@ -61,7 +61,7 @@ type gaveUpExec struct{ calls atomic.Int32 }
 
 func (g *gaveUpExec) Exec(_ context.Context, job Job) (Outcome, error) {
 	g.calls.Add(1)
-	return Outcome{Status: "error", ErrorClass: event.ClassRetryable, CostUSD: 0.01,
+	return Outcome{Status: "error", ErrorClass: event.ClassRetryable, CostUSD: usd(0.01),
 		Error: "gave up after 5 retries: provider error (retryable): connection refused"}, nil
 }
 

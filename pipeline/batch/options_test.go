@@ -141,13 +141,18 @@ func TestProgressTTY(t *testing.T) {
 
 func TestFormatLine(t *testing.T) {
 	t.Parallel()
-	got := formatLine(3, 20, RepoResult{ID: "x", Status: StatusTaskFailed, CostUSD: 0.12, Steps: 5, DurationMS: 1234, Error: "checks\nfailed"})
+	got := formatLine(3, 20, RepoResult{ID: "x", Status: StatusTaskFailed, CostUSD: usd(0.12), Steps: 5, DurationMS: 1234, Error: "checks\nfailed"})
 	want := "[ 3/20] x  task_failed  $0.1200  5 steps  0 files  1.234s  checks failed"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	got = formatLine(1, 9, RepoResult{ID: "y", Status: StatusSuccess, Steps: 1, FilesChanged: 1, DurationMS: 5})
+	got = formatLine(1, 9, RepoResult{ID: "y", Status: StatusSuccess, CostUSD: usd(0), Steps: 1, FilesChanged: 1, DurationMS: 5})
 	if want := "[1/9] y  success  $0.0000  1 step  1 file  5ms"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// An unknown cost (a model without a price) is never shown as $0.
+	got = formatLine(2, 9, RepoResult{ID: "z", Status: StatusSuccess, Steps: 1, DurationMS: 5})
+	if want := "[2/9] z  success  cost unknown  1 step  0 files  5ms"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

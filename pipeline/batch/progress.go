@@ -48,11 +48,16 @@ func (p *progress) finished(r RepoResult) {
 	}
 }
 
-// formatLine is "[ 3/20] id  status  $0.1200  5 steps  3 files  1.2s  error".
+// formatLine is "[ 3/20] id  status  $0.1200  5 steps  3 files  1.2s  error"
+// ("cost unknown" for an unknown cost).
 func formatLine(done, total int, r RepoResult) string {
 	width := len(fmt.Sprint(total))
-	s := fmt.Sprintf("[%*d/%d] %s  %s  $%.4f  %s  %s  %s",
-		width, done, total, r.ID, r.Status, r.CostUSD, plural(r.Steps, "step", "steps"), plural(r.FilesChanged, "file", "files"),
+	cost := FormatCost(r.CostUSD, "$", 4)
+	if r.CostUSD == nil {
+		cost = "cost unknown"
+	}
+	s := fmt.Sprintf("[%*d/%d] %s  %s  %s  %s  %s  %s",
+		width, done, total, r.ID, r.Status, cost, plural(r.Steps, "step", "steps"), plural(r.FilesChanged, "file", "files"),
 		(time.Duration(r.DurationMS) * time.Millisecond).Round(time.Millisecond))
 	if r.Error != "" {
 		s += "  " + oneLine(r.Error, 160)

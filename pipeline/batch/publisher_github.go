@@ -101,7 +101,7 @@ func (p *GitHubPublisher) plan(ctx context.Context, r RepoResult) (github.PRPlan
 	}
 	req := github.PRRequest{Task: started.Task, Draft: p.Draft, Labels: p.Labels,
 		AuthorName: p.Author, AuthorEmail: p.Email, Files: files,
-		Provenance: github.Provenance{Task: started.Task, Model: started.Model, CostUSD: &r.CostUSD}}
+		Provenance: github.Provenance{Task: started.Task, Model: started.Model, CostUSD: r.CostUSD}}
 	if md, err := report.MarkdownFile(ctx, filepath.Join(outDir, report.EventsFile), report.MarkdownOptions{HeadingLevel: 2}); err == nil {
 		req.Body = md
 	}

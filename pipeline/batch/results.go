@@ -61,7 +61,7 @@ type RepoResult struct {
 	Repo         string           `json:"repo"` // URL or path as written in the spec
 	ID           string           `json:"id"`
 	Status       Status           `json:"status"`
-	CostUSD      float64          `json:"cost_usd"`
+	CostUSD      *float64         `json:"cost_usd"` // null when unknown (see AddCost)
 	Steps        int              `json:"steps"`
 	DurationMS   int64            `json:"duration_ms"`
 	FilesChanged int              `json:"files_changed"`

@@ -56,7 +56,7 @@ type Summary struct {
 	Ran      int            // repositories finished by this invocation
 	Resumed  int            // repositories left alone because they were already done
 	Counts   map[Status]int // latest status of every repository of the shard
-	CostUSD  float64        // spent by this invocation
+	CostUSD  *float64       // spent by this invocation; nil when a repository's cost is unknown
 	Duration time.Duration
 	Failed   bool         // some repository ended in a --fail-on status (see Err)
 	FailOn   []Status     // the statuses that fail the batch
@@ -193,7 +193,7 @@ func selectRepos(repos []Repo, latest map[string]RepoResult, redo, onlyFailed bo
 func keptCost(kept []Repo, latest map[string]RepoResult) float64 {
 	var sum float64
 	for _, r := range kept {
-		sum += latest[r.ID].CostUSD
+		sum += KnownCost(latest[r.ID].CostUSD)
 	}
 	return sum
 }

@@ -25,12 +25,16 @@ func WriteSummary(path, name string, results []RepoResult, missing []string) err
 func RenderSummary(name string, results []RepoResult, missing []string) string {
 	var b strings.Builder
 	counts := map[Status]int{}
-	var cost float64
+	cost := zeroCost()
 	for _, r := range results {
 		counts[r.Status]++
-		cost += r.CostUSD
+		cost = AddCost(cost, r.CostUSD)
 	}
-	fmt.Fprintf(&b, "## Batch %s: %d repositories, $%.4f\n\n", mdCell(name), len(results)+len(missing), cost)
+	total := FormatCost(cost, "$", 4)
+	if cost == nil {
+		total = "cost unknown"
+	}
+	fmt.Fprintf(&b, "## Batch %s: %d repositories, %s\n\n", mdCell(name), len(results)+len(missing), total)
 	b.WriteString("| Status | Repositories |\n|---|---:|\n")
 	for _, s := range AllStatuses() {
 		if counts[s] > 0 {
@@ -47,7 +51,7 @@ func RenderSummary(name string, results []RepoResult, missing []string) string {
 		if note == "" {
 			note = r.Error
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.4f | %d | %d | %s | %s |\n", mdCell(r.ID), r.Status, r.CostUSD,
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s |\n", mdCell(r.ID), r.Status, FormatCost(r.CostUSD, "", 4),
 			r.Steps, r.FilesChanged, (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second), mdCell(oneLine(note, 120)))
 	}
 	if len(missing) > 0 {

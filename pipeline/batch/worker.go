@@ -29,7 +29,7 @@ type batchRun struct {
 
 	mu      sync.Mutex
 	ran     int
-	costRun float64
+	costRun *float64 // nil once a repository's cost is unknown
 }
 
 // budget is the batch's total cost cap (per shard: the total divided by
@@ -85,6 +85,7 @@ func newBatchRun(opts RunOptions, spec *Spec, shard Shard, total int) (*batchRun
 		log:      log,
 		prog:     newProgress(opts.Progress, opts.TTY, total),
 		budget:   &budget{cap: capUSD},
+		costRun:  zeroCost(),
 	}, nil
 }
 
@@ -102,7 +103,7 @@ func (b *batchRun) close() error {
 	return b.log.Close()
 }
 
-func (b *batchRun) costThisRun() float64 {
+func (b *batchRun) costThisRun() *float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.costRun
@@ -149,7 +150,7 @@ func (b *batchRun) run(parent context.Context, todo []Repo) error {
 
 func (b *batchRun) recordSkipped(repos []Repo) error {
 	for _, r := range repos {
-		res := RepoResult{Repo: r.Source(), ID: r.ID, Status: StatusSkipped, Shard: b.shard.String(),
+		res := RepoResult{Repo: r.Source(), ID: r.ID, Status: StatusSkipped, Shard: b.shard.String(), CostUSD: zeroCost(),
 			Error: "not started: the batch's total_max_cost_usd was reached", FinishedAt: time.Now().UTC()}
 		if err := b.log.Append(res); err != nil {
 			return err
@@ -164,7 +165,7 @@ func (b *batchRun) recordSkipped(repos []Repo) error {
 // by cancellation is not recorded at all.
 func (b *batchRun) runRepo(ctx context.Context, r Repo) error {
 	start := time.Now()
-	at := &attempts{b: b, repo: r}
+	at := &attempts{b: b, repo: r, cost: zeroCost()}
 	o, err := at.runWithRetries(ctx)
 	if ctx.Err() != nil {
 		return nil
@@ -184,10 +185,10 @@ func (b *batchRun) runRepo(ctx context.Context, r Repo) error {
 	} else {
 		res.Status = statusOf(o)
 	}
-	b.budget.add(at.cost)
+	b.budget.add(KnownCost(at.cost)) // an unknown cost cannot count against the cap
 	b.mu.Lock()
 	b.ran++
-	b.costRun += at.cost
+	b.costRun = AddCost(b.costRun, at.cost)
 	b.mu.Unlock()
 	if err := b.log.Append(res); err != nil {
 		return err
@@ -219,7 +220,7 @@ type attempts struct {
 	b      *batchRun
 	repo   Repo
 	n      int
-	cost   float64
+	cost   *float64 // summed over the attempts that ran the executor; nil: unknown
 	commit string
 }
 
@@ -236,7 +237,6 @@ func (a *attempts) runWithRetries(ctx context.Context) (Outcome, error) {
 	bo.MaxInterval = time.Minute
 	o, err := backoff.Retry(ctx, func() (Outcome, error) {
 		o, err := a.once(ctx)
-		a.cost += o.CostUSD
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return o, backoff.Permanent(err)
@@ -321,6 +321,7 @@ func (a *attempts) exec(ctx context.Context, job Job) (Outcome, error) {
 		defer cancel()
 	}
 	o, err := a.b.opts.Executor.Exec(jctx, job)
+	a.cost = AddCost(a.cost, o.CostUSD)
 	timedOut := ctx.Err() == nil && errors.Is(jctx.Err(), context.DeadlineExceeded)
 	switch {
 	case timedOut && (err != nil || o.Status == event.StatusCancelled):

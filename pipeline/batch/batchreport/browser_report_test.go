@@ -195,9 +195,9 @@ func checkSort(t *testing.T, b *browser, rep *Report) {
 	sorted := slices.Clone(rep.Repos)
 	slices.SortStableFunc(sorted, func(a, b Repo) int {
 		switch {
-		case a.CostUSD > b.CostUSD:
+		case Cost(a) > Cost(b):
 			return -1
-		case a.CostUSD < b.CostUSD:
+		case Cost(a) < Cost(b):
 			return 1
 		}
 		return 0
@@ -205,8 +205,8 @@ func checkSort(t *testing.T, b *browser, rep *Report) {
 	if got := first(); got != sorted[0].ID {
 		t.Errorf("after sorting by cost, the first row is %s, want %s", got, sorted[0].ID)
 	}
-	if got, last := first(), sorted[len(sorted)-1]; rep.Repos[slices.IndexFunc(rep.Repos, func(r Repo) bool { return r.ID == got })].CostUSD != last.CostUSD {
-		t.Errorf("sorting by cost again: the first row is %s, want one costing %.4f", got, last.CostUSD)
+	if got, last := first(), sorted[len(sorted)-1]; Cost(rep.Repos[slices.IndexFunc(rep.Repos, func(r Repo) bool { return r.ID == got })]) != Cost(last) {
+		t.Errorf("sorting by cost again: the first row is %s, want one costing %.4f", got, Cost(last))
 	}
 }
 

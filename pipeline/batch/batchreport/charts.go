@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seed43ef5acb/runner/pipeline/batch"
 )
 
 // Chart geometry, in SVG user units (CSS pixels at 100%).
@@ -135,25 +137,38 @@ func newTrend(nights []Night) *trendChart {
 		return nil
 	}
 	t := &trendChart{Width: chartWidth, Height: trendHeight, Left: trendPad, Right: chartWidth - trendPad, Bottom: trendHeight - 24}
-	maxCost := 0.0
+	maxCost, unknown := 0.0, 0
 	for _, n := range nights {
-		maxCost = math.Max(maxCost, n.Totals.CostUSD)
+		maxCost = math.Max(maxCost, batch.KnownCost(n.Totals.CostUSD))
+		if n.Totals.CostUSD == nil {
+			unknown++
+		}
 	}
-	t.MaxCost = fmt.Sprintf("$%.2f", maxCost)
+	switch {
+	case unknown == len(nights):
+		t.MaxCost = "unknown"
+	case unknown > 0:
+		t.MaxCost = fmt.Sprintf("$%.2f (%d of %d nights unknown)", maxCost, unknown, len(nights))
+	default:
+		t.MaxCost = fmt.Sprintf("$%.2f", maxCost)
+	}
 	plotH := float64(t.Bottom - 10)
 	var rate, cost []string
 	for i, n := range nights {
 		x := float64(t.Left) + float64(t.Right-t.Left)*float64(i)/float64(len(nights)-1)
 		yr := float64(t.Bottom) - n.Totals.SuccessRate*plotH
-		yc := float64(t.Bottom)
-		if maxCost > 0 {
-			yc -= n.Totals.CostUSD / maxCost * plotH
-		}
 		rate = append(rate, f1(x)+","+f1(yr))
-		cost = append(cost, f1(x)+","+f1(yc))
 		label := nightLabel(n)
 		t.RateDots = append(t.RateDots, dot{X: f1(x), Y: f1(yr), Title: label + ": " + pct(n.Totals.SuccessRate) + " succeeded"})
-		t.CostDots = append(t.CostDots, dot{X: f1(x), Y: f1(yc), Title: label + fmt.Sprintf(": $%.4f", n.Totals.CostUSD)})
+		if n.Totals.CostUSD == nil { // an unknown cost has no point on the line
+			continue
+		}
+		yc := float64(t.Bottom)
+		if maxCost > 0 {
+			yc -= *n.Totals.CostUSD / maxCost * plotH
+		}
+		cost = append(cost, f1(x)+","+f1(yc))
+		t.CostDots = append(t.CostDots, dot{X: f1(x), Y: f1(yc), Title: label + ": " + totalCostText(n.Totals, "$", 4)})
 	}
 	t.Rate, t.Cost = strings.Join(rate, " "), strings.Join(cost, " ")
 	t.FirstLabel, t.LastLabel = nightLabel(nights[0]), nightLabel(nights[len(nights)-1])

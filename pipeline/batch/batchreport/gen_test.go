@@ -88,7 +88,7 @@ func (g genBatch) result(rng *rand.Rand, i int, repo batch.Repo, shard string) b
 	st := genStatuses[rng.IntN(len(genStatuses))]
 	r := batch.RepoResult{
 		Repo: repo.URL, ID: repo.ID, Status: st, Steps: 1 + rng.IntN(30), Attempts: 1,
-		CostUSD:    float64(rng.IntN(250000)) / 1e6,
+		CostUSD:    costOf(float64(rng.IntN(250000)) / 1e6),
 		DurationMS: int64(5000 + rng.IntN(900000)), Commit: fmt.Sprintf("%040x", rng.Uint64()), Shard: shard,
 		FinishedAt: g.Start.Add(time.Duration(i) * time.Minute),
 	}
@@ -177,3 +177,5 @@ func writeFile(t testing.TB, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+func costOf(v float64) *float64 { return &v }

@@ -35,6 +35,15 @@ type row struct {
 	Cost, Duration, Tokens, Note string
 	TokensN                      int64
 	AddW, DelW                   float64
+	CostSort                     float64 // the cost to sort by; -1 when unknown
+}
+
+// costCard is the total cost's card: unknown when a repository's is.
+func costCard(t Totals) card {
+	if t.CostUSD == nil {
+		return card{"Cost", "unknown", repositories(t.CostUnknown) + " without a known cost"}
+	}
+	return card{"Cost", fmt.Sprintf("$%.2f", *t.CostUSD), fmt.Sprintf("$%.4f per repository", perRepo(*t.CostUSD, t.Repositories))}
 }
 
 // HTML renders rep as one self-contained HTML page (see the package doc).
@@ -60,14 +69,14 @@ func newPage(rep *Report) *page {
 	p.Cards = []card{
 		{"Repositories", fmt.Sprint(t.Repositories), fmt.Sprintf("%d pull requests", t.PullRequests)},
 		{"Succeeded", pct(t.SuccessRate), fmt.Sprintf("%d success or no_change", t.Succeeded)},
-		{"Cost", fmt.Sprintf("$%.2f", t.CostUSD), fmt.Sprintf("$%.4f per repository", perRepo(t.CostUSD, t.Repositories))},
+		costCard(t),
 		{"Tokens", tokensText(t.Tokens.Input + t.Tokens.Output), fmt.Sprintf("%s in, %s out", tokensText(t.Tokens.Input), tokensText(t.Tokens.Output))},
 		{"Duration", durationText(t.DurationMS), "summed over repositories"},
 		{"Files changed", fmt.Sprint(t.FilesChanged), fmt.Sprintf("+%d −%d lines", t.Additions, t.Deletions)},
 	}
 	p.Status = statusChart(rep)
 	p.Cost = topChart("chart-cost", "Cost per repository: top ten", rep.Repos, Cost,
-		func(r Repo) string { return fmt.Sprintf("$%.4f", r.CostUSD) }, fmt.Sprintf("all %d, by cost", len(rep.Repos)))
+		func(r Repo) string { return batch.FormatCost(r.CostUSD, "$", 4) }, fmt.Sprintf("all %d, by cost", len(rep.Repos)))
 	p.Duration = topChart("chart-duration", "Duration per repository: top ten", rep.Repos, Duration,
 		func(r Repo) string { return durationText(r.DurationMS) }, fmt.Sprintf("all %d, by duration", len(rep.Repos)))
 	p.Diff = diffChart(rep.Repos)
@@ -131,9 +140,12 @@ func rows(repos []Repo) []row {
 	}
 	out := make([]row, 0, len(repos))
 	for _, r := range repos {
-		w := row{Repo: r, Cost: fmt.Sprintf("%.4f", r.CostUSD), Duration: durationText(r.DurationMS),
+		w := row{Repo: r, Cost: batch.FormatCost(r.CostUSD, "", 4), CostSort: -1, Duration: durationText(r.DurationMS),
 			TokensN: r.Tokens.Input + r.Tokens.Output}
 		w.Tokens = tokensText(w.TokensN)
+		if r.CostUSD != nil {
+			w.CostSort = *r.CostUSD
+		}
 		if maxLines > 0 {
 			w.AddW = float64(r.Additions) / float64(maxLines) * diffBarMax
 			w.DelW = float64(r.Deletions) / float64(maxLines) * diffBarMax

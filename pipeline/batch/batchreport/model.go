@@ -34,12 +34,13 @@ type Report struct {
 
 // Totals sums a night's repositories.
 type Totals struct {
-	Repositories int          `json:"repositories"` // in the manifest (or with a result, without one)
-	Succeeded    int          `json:"succeeded"`    // success or no_change
-	SuccessRate  float64      `json:"success_rate"` // Succeeded / Repositories, 0..1
-	CostUSD      float64      `json:"cost_usd"`
-	Tokens       event.Tokens `json:"tokens"`      // summed from each repository's result.json
-	DurationMS   int64        `json:"duration_ms"` // summed over repositories (not wall clock)
+	Repositories int          `json:"repositories"`           // in the manifest (or with a result, without one)
+	Succeeded    int          `json:"succeeded"`              // success or no_change
+	SuccessRate  float64      `json:"success_rate"`           // Succeeded / Repositories, 0..1
+	CostUSD      *float64     `json:"cost_usd"`               // null when a repository's cost is unknown (batch.AddCost)
+	CostUnknown  int          `json:"cost_unknown,omitempty"` // repositories whose cost is unknown
+	Tokens       event.Tokens `json:"tokens"`                 // summed from each repository's result.json
+	DurationMS   int64        `json:"duration_ms"`            // summed over repositories (not wall clock)
 	Steps        int          `json:"steps"`
 	FilesChanged int          `json:"files_changed"`
 	Additions    int          `json:"additions"` // lines added by the patches
@@ -69,7 +70,7 @@ type Repo struct {
 	ID           string           `json:"id"`
 	Repo         string           `json:"repo"`
 	Status       batch.Status     `json:"status"`
-	CostUSD      float64          `json:"cost_usd"`
+	CostUSD      *float64         `json:"cost_usd"` // null when unknown
 	Steps        int              `json:"steps"`
 	DurationMS   int64            `json:"duration_ms"`
 	Tokens       event.Tokens     `json:"tokens"`
@@ -128,8 +129,9 @@ func Top(repos []Repo, n int, key func(Repo) float64) []Repo {
 	return out[:min(n, len(out))]
 }
 
-// Cost is a key for Top: the repository's cost in USD.
-func Cost(r Repo) float64 { return r.CostUSD }
+// Cost is a key for Top: the repository's cost in USD (an unknown one is
+// 0, so Top leaves it out).
+func Cost(r Repo) float64 { return batch.KnownCost(r.CostUSD) }
 
 // Duration is a key for Top: the repository's run time in milliseconds.
 func Duration(r Repo) float64 { return float64(r.DurationMS) }

@@ -245,14 +245,17 @@ func (l *loader) link(path string) string {
 
 // totals sums repos and counts their statuses.
 func totals(repos []Repo) (Totals, []StatusCount) {
-	t := Totals{Repositories: len(repos)}
+	t := Totals{Repositories: len(repos), CostUSD: new(float64)}
 	counts := map[batch.Status]int{}
 	for _, r := range repos {
 		counts[r.Status]++
 		if Succeeded(r.Status) {
 			t.Succeeded++
 		}
-		t.CostUSD += r.CostUSD
+		t.CostUSD = batch.AddCost(t.CostUSD, r.CostUSD)
+		if r.CostUSD == nil { // a model without a price; a missing result
+			t.CostUnknown++
+		}
 		t.Tokens = t.Tokens.Add(r.Tokens)
 		t.DurationMS += r.DurationMS
 		t.Steps += r.Steps
