@@ -80,6 +80,9 @@ type execRun struct {
 	// tripwire stage and gates stage
 	tripwire   *tripwire
 	violations []event.GateFailed
+	// secretPaths are the changed files the secret gate found a secret in
+	// (Result.SecretPaths).
+	secretPaths []string
 	// runTemp is the run's own temporary directory (the --isolate copy,
 	// its snapshot store, the sandboxes' scratch), locked while the run
 	// lives and removed on every exit path; a killed run's is collected
@@ -197,6 +200,7 @@ func (r *execRun) outcome() Result {
 	if len(r.files) > 0 {
 		res.Files = eventFiles(r.files)
 	}
+	res.SecretPaths = r.secretPaths
 	if f := r.finished; f != nil {
 		res.Reported, res.Status, res.ExitCode, res.Error = true, f.Status, f.ExitCode, f.Error
 		res.FinalMessage, res.Steps, res.Tokens, res.CostUSD, res.PatchPath = f.FinalMessage, f.Steps, f.Tokens, f.CostUSD, f.PatchPath

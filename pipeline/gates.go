@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -236,83 +235,6 @@ func pathsWithReasons(paths, reasons []string) string {
 		return parts[0]
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-}
-
-// secretGate searches the patch for secrets (the redactor's: values of
-// secret-looking environment variables, the provider key, token shapes).
-// A patch with one fails the run and is written redacted: it would not
-// apply, but it must not carry the secret anywhere. The patch is read a
-// line at a time (scanPatchSecrets), so its size does not matter.
-func (r *execRun) secretGate() (event.GateFailed, bool) {
-	if r.redactor == nil {
-		return event.GateFailed{}, false
-	}
-	files, found, err := scanPatchSecrets(r.patchPath, r.redactor, "")
-	if err != nil || !found {
-		return event.GateFailed{}, false
-	}
-	tmp := r.patchPath + ".redacted"
-	if _, _, err := scanPatchSecrets(r.patchPath, r.redactor, tmp); err == nil {
-		_ = os.Rename(tmp, r.patchPath)
-	}
-	_ = os.Remove(tmp)
-	return event.GateFailed{Gate: event.GateSecret, Paths: files,
-		Message: "the patch holds a secret (an environment value or a token shape); the patch file is written redacted and nothing is published"}, true
-}
-
-// scanPatchSecrets reads the patch at path line by line, reports whether
-// it holds a secret and returns the files (the "b/" path of their
-// "diff --git" line) whose sections hold one, each once. With to set it
-// also writes the patch redacted there. Memory is bounded by the longest
-// line.
-func scanPatchSecrets(path string, red *event.Redactor, to string) (files []string, found bool, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
-	var w *bufio.Writer
-	if to != "" {
-		out, err := os.Create(to)
-		if err != nil {
-			return nil, false, err
-		}
-		defer out.Close()
-		w = bufio.NewWriterSize(out, 64<<10)
-	}
-	br := bufio.NewReaderSize(f, 64<<10)
-	file := ""
-	for {
-		line, rerr := br.ReadBytes('\n')
-		if rest, ok := bytes.CutPrefix(line, []byte("diff --git ")); ok {
-			file = ""
-			if _, b, ok := bytes.Cut(bytes.TrimRight(rest, "\n"), []byte(" b/")); ok {
-				file = string(b)
-			}
-		}
-		redacted := red.RedactBytes(line)
-		if !bytes.Equal(redacted, line) {
-			found = true
-			if file != "" && !slices.Contains(files, file) {
-				files = append(files, file)
-			}
-		}
-		if w != nil {
-			if _, err := w.Write(redacted); err != nil {
-				return files, found, err
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return files, found, rerr
-		}
-	}
-	if w != nil {
-		return files, found, w.Flush()
-	}
-	return files, found, nil
 }
 
 // submoduleGate reports a submodule whose files changed: the patch holds

@@ -33,6 +33,11 @@ type Result struct {
 	PatchPath string
 	// Files are the files of the final patch; nil when none changed.
 	Files []event.FileChange
+	// SecretPaths are the files of Files whose content holds a secret
+	// (the secret gate failed the run): work-tree-relative slash paths,
+	// sorted; nil when none. Whatever copies the work tree's files
+	// (batch's saved tree) leaves them out.
+	SecretPaths []string
 	// CommentURL, PRURL and ReviewURL are the publish outcome under
 	// GitHub Actions: the sticky comment, the pull request opened and the
 	// review posted (review mode); "" when none.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/seed43ef5acb/runner/pipeline"
@@ -117,7 +118,7 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		// machinery, as for `runner exec`.
 		return o, fmt.Errorf("%s: %w", job.RepoID, runErr)
 	}
-	if err := saveTree(job.WorkDir, job.OutDir, res.Files); err != nil {
+	if err := saveTree(job.WorkDir, job.OutDir, res.Files, res.SecretPaths); err != nil {
 		return o, err
 	}
 	return o, nil
@@ -238,11 +239,15 @@ func outcomeOf(res pipeline.Result) (Outcome, error) {
 
 // saveTree copies the files the final patch adds or changes from the work
 // tree to out/tree/, keeping modes and symlinks, so that publishing can
-// build the patched tree (github.PushOptions WorkTree and Paths).
-func saveTree(workDir, outDir string, files []event.FileChange) error {
+// build the patched tree (github.PushOptions WorkTree and Paths). The
+// files the run's secret gate found a secret in (secrets:
+// pipeline.Result.SecretPaths) are left out: the out dir is uploaded and
+// pushed from, and a saved copy would carry the secret the gate kept out
+// of the patch (the work tree itself is removed after the attempt).
+func saveTree(workDir, outDir string, files []event.FileChange, secrets []string) error {
 	dst := filepath.Join(outDir, TreeDir)
 	for _, f := range files {
-		if f.Status == event.ChangeDeleted {
+		if f.Status == event.ChangeDeleted || slices.Contains(secrets, f.Path) {
 			continue
 		}
 		if err := copyChanged(workDir, dst, f.Path); err != nil {

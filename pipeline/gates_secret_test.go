@@ -1,0 +1,61 @@
+package pipeline
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
+)
+
+// TestFileHoldsSecret: a secret is found wherever it lies in a file
+// larger than one window, across a window's end included; a clean file of
+// the same size is clean.
+func TestFileHoldsSecret(t *testing.T) {
+	const secret = "planted-Env-secret-0d9e8f7a"
+	red := event.NewRedactor([]string{"SERVICE_TOKEN=" + secret})
+	dir := t.TempDir()
+	size := 3*secretWindow + 17
+	for name, at := range map[string]int{
+		"start": 0, "across the first window's end": secretWindow - 5, "in an overlap": 2*secretWindow - secretOverlap - 3,
+		"end": size - len(secret), "none": -1,
+	} {
+		data := bytes.Repeat([]byte{0, 'x'}, size/2+1)[:size]
+		if at >= 0 {
+			copy(data[at:], secret)
+		}
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := fileHoldsSecret(p, red)
+		if err != nil || got != (at >= 0) {
+			t.Errorf("%s: %v, %v; want %v", name, got, err, at >= 0)
+		}
+	}
+}
+
+// TestGateSecretInBinaryFile: a secret written into a binary file (its
+// patch section is a deflated, base85 GIT binary patch: no secret in the
+// text) fails the run with the secret gate naming it, and the patch file
+// leaves its section out; a text file's secret is redacted as before.
+func TestGateSecretInBinaryFile(t *testing.T) {
+	repo := gitRepo(t, map[string]string{"README": "x\n"})
+	write := llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+		llmtest.Call("write", `{"path":"blob.bin","content":"\u0000\u0001 deploy dt-0123456789abcdefXYZ\n"}`),
+		llmtest.Call("write", `{"path":"notes.txt","content":"deploy dt-0123456789abcdefXYZ\n"}`),
+	}}.Reply()
+	code, recs, patch := gateRun(t, repo, "", write)
+	gates, fin := gatesOf(t, recs)
+	if code != ExitTaskFailed || fin.Status != event.StatusViolation || len(gates) != 1 || gates[0].Gate != event.GateSecret ||
+		strings.Join(gates[0].Paths, ",") != "blob.bin,notes.txt" || !strings.Contains(gates[0].Message, "blob.bin") {
+		t.Fatalf("exit %d, status %s, gates %+v: want a violation, the secret gate naming blob.bin and notes.txt", code, fin.Status, gates)
+	}
+	if strings.Contains(patch, "b/blob.bin") || !strings.Contains(patch, "# runner: blob.bin is left out") ||
+		strings.Contains(patch, "dt-0123456789abcdefXYZ") || !strings.Contains(patch, "b/notes.txt") {
+		t.Errorf("patch:\n%s", patch)
+	}
+}
