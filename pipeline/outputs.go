@@ -44,6 +44,9 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	if err := os.MkdirAll(r.outDir, 0o755); err != nil {
 		return fmt.Errorf("%w: out dir: %w", ErrInfra, err)
 	}
+	if r.opts.Out == "" {
+		ignoreRunnerDir(".runner")
+	}
 	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
 	r.redactor = event.NewRedactor(r.opts.Environ, append(append([]string{r.opts.APIKey}, r.mcpSecrets...), r.envSecrets...)...)
 	if r.opts.Events == "-" {
@@ -74,6 +77,25 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	}
 	r.sink = event.Redacting(event.Multi(sinks...), r.redactor)
 	return nil
+}
+
+// runnerDirIgnore is the .gitignore the runner puts in its default state
+// directory, so that git status stays clean and a `git add -A` after a
+// run in the repository does not commit the runs' logs and histories.
+const runnerDirIgnore = "# runner's own state (run logs, patches, conversation histories): never committed\n*\n"
+
+// ignoreRunnerDir writes dir/.gitignore (runnerDirIgnore) unless one is
+// there: a user's own is left as it is. It is a convenience: when it cannot
+// be written (a read-only dir), the run goes on without it.
+func ignoreRunnerDir(dir string) {
+	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return // there already, or not writable: nothing to do
+	}
+	_, werr := f.WriteString(runnerDirIgnore)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		_ = os.Remove(f.Name()) // a partial one would ignore less than it says
+	}
 }
 
 // retryAttempts is how many retries of a model call the session makes
