@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/seed43ef5acb/runner/runner/report"
@@ -127,7 +128,18 @@ type LineComment struct {
 type Outside struct {
 	Finding Finding
 	Reason  string // "not in the diff", "file not in the pull request", …
+	// Capped is a finding on the changed lines left out of the line
+	// comments by MaxLineComments.
+	Capped bool
 }
+
+// MaxLineComments is the most line comments one review carries. A model
+// can report hundreds of findings; a review with that many line comments
+// buries the pull request's conversation (and GitHub may refuse or time
+// out creating it), so the most severe MaxLineComments stay line comments
+// (errors, then warnings, then the rest, each in the order found) and the
+// others are listed in the body, each with the reason.
+const MaxLineComments = 50
 
 // ReviewPlan is the review to post: the event, the line comments and the
 // findings for the body.
@@ -183,7 +195,49 @@ func PlanReview(task, commit string, f Findings, files map[string]FileDiff) Revi
 		}
 		p.Comments, p.inline = append(p.Comments, c), append(p.inline, x)
 	}
+	return p.capComments(MaxLineComments)
+}
+
+// capComments keeps the limit most severe line comments (in the order found)
+// and moves the rest into the body, marked Capped.
+func (p ReviewPlan) capComments(limit int) ReviewPlan {
+	if len(p.Comments) <= limit {
+		return p
+	}
+	order := make([]int, len(p.inline))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return severityRank(p.inline[order[a]].Severity) < severityRank(p.inline[order[b]].Severity)
+	})
+	keep := make([]bool, len(p.inline))
+	for _, i := range order[:limit] {
+		keep[i] = true
+	}
+	comments, inline := p.Comments, p.inline
+	p.Comments, p.inline = nil, nil
+	reason := fmt.Sprintf("on the changed lines, over the %d line comments a review carries", limit)
+	for i, x := range inline {
+		if keep[i] {
+			p.Comments, p.inline = append(p.Comments, comments[i]), append(p.inline, x)
+		} else {
+			p.Outside = append(p.Outside, Outside{Finding: x, Reason: reason, Capped: true})
+		}
+	}
 	return p
+}
+
+// severityRank orders severities for MaxLineComments: errors (0), then
+// warnings (1), then the rest (2), as severityIcon groups them.
+func severityRank(s string) int {
+	switch severityIcon(s) {
+	case "🛑":
+		return 0
+	case "⚠️":
+		return 1
+	}
+	return 2
 }
 
 // severityIcon is the mark of a finding's severity.

@@ -70,12 +70,19 @@ func (p ReviewPlan) Body(event, note string) string {
 	if note != "" {
 		b.WriteString("> " + strings.ReplaceAll(strings.TrimSpace(note), "\n", "\n> ") + "\n\n")
 	}
-	if len(p.Outside) > 0 {
-		b.WriteString("#### Outside the diff\n\n")
+	for _, sec := range []struct {
+		title  string
+		capped bool
+	}{{"Outside the diff", false}, {fmt.Sprintf("More findings on the changed lines (a review carries at most %d line comments)", MaxLineComments), true}} {
+		var items []string
 		for _, o := range p.Outside {
-			b.WriteString(outsideItem(o))
+			if o.Capped == sec.capped {
+				items = append(items, outsideItem(o))
+			}
 		}
-		b.WriteString("\n")
+		if len(items) > 0 {
+			b.WriteString("#### " + sec.title + "\n\n" + strings.Join(items, "") + "\n")
+		}
 	}
 	if p.Footer != "" {
 		b.WriteString("---\n" + p.Footer + "\n")
@@ -86,6 +93,20 @@ func (p ReviewPlan) Body(event, note string) string {
 // counts says how many findings went where.
 func (p ReviewPlan) counts() string {
 	n, in := len(p.Comments)+len(p.Outside), len(p.Comments)
+	capped := 0
+	for _, o := range p.Outside {
+		if o.Capped {
+			capped++
+		}
+	}
+	if capped > 0 {
+		s := fmt.Sprintf("%s: %d on the changed lines as line comments (the most severe; a review carries at most %d), %d more on the changed lines listed below",
+			plural(n, "finding"), in, MaxLineComments, capped)
+		if out := len(p.Outside) - capped; out > 0 {
+			s += fmt.Sprintf(", %d outside the diff (below)", out)
+		}
+		return s + "."
+	}
 	switch {
 	case n == 0:
 		return "No findings."

@@ -159,6 +159,9 @@ func FuzzPlanReview(f *testing.F) {
 		if len(p.Comments)+len(p.Outside) != len(fs.Findings) {
 			t.Fatalf("%d comments + %d outside for %d findings", len(p.Comments), len(p.Outside), len(fs.Findings))
 		}
+		if len(p.Comments) > MaxLineComments {
+			t.Fatalf("%d line comments, over MaxLineComments", len(p.Comments))
+		}
 		for _, c := range p.Comments {
 			from := c.Line
 			if c.StartLine > 0 {
