@@ -194,34 +194,45 @@ var _ Policy = permission.Ruleset(nil)
 // run's cost are known, not lost.
 func TestIntegrationCancelDuringToolKeepsUsage(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.NewServer(t, llmtest.ToolCalls(llmtest.Call("slow", `{}`)), llmtest.Text("not reached"))
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	slow := &fakeTool{name: "slow", run: func(ctx context.Context, _ tools.Call) (tools.Result, error) {
-		select {
-		case <-ctx.Done(): // the usage arrived while this ran
-			return tools.Result{}, ctx.Err()
-		case <-time.After(5 * time.Second): // it never did: the stream was not read meanwhile
-			return tools.Result{Output: "slept"}, nil
-		}
-	}}
-	m := &finishWatcher{inner: providerFor(t, srv), onFinish: cancel}
-	sink := &recSink{}
-	cfg := testConfig(m, sink, slow)
-	cfg.Pricer = fixedPricer{perCall: ptr(0.01)}
-	res, err := Run(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Status != event.StatusCancelled || res.Tokens.Input != 100 || res.CostUSD == nil {
-		t.Fatalf("result %+v (cost %v): want cancelled with the 100 input tokens and the cost of the step", res, res.CostUSD)
-	}
-	steps := sink.of("step.finished")
-	if len(steps) != 1 {
-		t.Fatalf("step.finished events %+v", steps)
-	}
-	if st := steps[0].(event.StepFinished); st.TokensUnknown || st.Tokens.Input != 100 || st.CostUSD == nil {
-		t.Errorf("step.finished %+v: want the usage that came before the cancel", st)
+	for _, tt := range []struct {
+		name  string
+		price *float64
+	}{{"priced", ptr(0.01)}, {"unpriced", nil}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(t, llmtest.ToolCalls(llmtest.Call("slow", `{}`)), llmtest.Text("not reached"))
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			slow := &fakeTool{name: "slow", run: func(ctx context.Context, _ tools.Call) (tools.Result, error) {
+				select {
+				case <-ctx.Done(): // the usage arrived while this ran
+					return tools.Result{}, ctx.Err()
+				case <-time.After(5 * time.Second): // it never did: the stream was not read meanwhile
+					return tools.Result{Output: "slept"}, nil
+				}
+			}}
+			m := &finishWatcher{inner: providerFor(t, srv), onFinish: cancel}
+			sink := &recSink{}
+			cfg := testConfig(m, sink, slow)
+			cfg.Pricer = fixedPricer{perCall: tt.price}
+			res, err := Run(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A priced model's cost is known; an unpriced one's stays
+			// unknown (null), never 0.
+			known := tt.price != nil
+			if res.Status != event.StatusCancelled || res.Tokens.Input != 100 || (res.CostUSD != nil) != known {
+				t.Fatalf("result %+v (cost %v): want cancelled with the 100 input tokens, cost known %v", res, res.CostUSD, known)
+			}
+			steps := sink.of("step.finished")
+			if len(steps) != 1 {
+				t.Fatalf("step.finished events %+v", steps)
+			}
+			if st := steps[0].(event.StepFinished); st.TokensUnknown || st.Tokens.Input != 100 || (st.CostUSD != nil) != known {
+				t.Errorf("step.finished %+v (cost %v): want the usage that came before the cancel, cost known %v", st, st.CostUSD, known)
+			}
+		})
 	}
 }
 

@@ -74,7 +74,7 @@ func (s *Session) openStep() {
 	}
 	s.step++
 	s.stepEmitted = s.step
-	s.failedUsage, s.failedCost, s.failedUnknown = llm.Usage{}, 0, false
+	s.failedUsage, s.failedCost, s.failedUnknown, s.failedUnpriced = llm.Usage{}, 0, false, false
 	s.stepStart = s.cfg.Now()
 	s.emit(event.StepStarted{Step: s.step})
 }
@@ -211,7 +211,7 @@ func (s *Session) closeOpenStep() {
 	s.stepClosed = s.step
 	ev := event.StepFinished{Step: s.step, FinishReason: string(llm.FinishError), DurationMS: s.sinceMS(s.stepStart),
 		Tokens: tokensOf(s.failedUsage), TokensUnknown: s.failedUnknown}
-	if s.cfg.Pricer != nil && !s.failedUnknown && s.failedUsage != (llm.Usage{}) {
+	if s.cfg.Pricer != nil && !s.failedUnknown && !s.failedUnpriced && s.failedUsage != (llm.Usage{}) {
 		c := roundUSD(s.failedCost)
 		ev.CostUSD = &c
 	}
@@ -230,6 +230,8 @@ func (s *Session) accountFailed(t *turn) {
 		s.failedUsage = s.failedUsage.Add(*t.usage)
 		if c := s.account(*t.usage); c != nil {
 			s.failedCost += *c
+		} else {
+			s.failedUnpriced = true
 		}
 	case t.produced():
 		s.failedUnknown = true

@@ -78,6 +78,9 @@ type Session struct {
 	failedUsage   llm.Usage
 	failedCost    float64
 	failedUnknown bool
+	// failedUnpriced: a failed attempt's usage came but had no price, so
+	// the step's cost is unknown although its tokens are known.
+	failedUnpriced bool
 
 	denials     int
 	compactions int

@@ -43,7 +43,7 @@ func (s *Session) finishStep(ctx context.Context, t *turn) stepResult {
 		c := roundUSD(*stepCost + s.failedCost)
 		stepCost = &c
 	}
-	if s.failedUnknown {
+	if s.failedUnknown || s.failedUnpriced {
 		stepCost = nil
 	}
 	s.emit(event.StepFinished{
