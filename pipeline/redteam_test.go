@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -250,6 +251,55 @@ open(p, "wb").write(zlib.compress(b"blob %d\0" % len(data) + data))
 				t.Logf("caught by the tripwire: %+v", gates)
 			case swapped || ran:
 				t.Errorf("status %s, no tripwire: the next checkout wrote README as %q (swapped object = %v), the next git status ran the submodule's fsmonitor = %v", fin.Status, readme, swapped, ran)
+			}
+		})
+	}
+}
+
+// redteamRunOut is redteamRun with the out dir out.
+func redteamRunOut(t *testing.T, repo, pin, section, out string) redteamResult {
+	t.Helper()
+	return redteamRunEnv(t, repo, pin, section, out)
+}
+
+// TestRedteamZygoteKillDaemonOutlivesRun: with Landlock only a command
+// may kill its zygote (same Landlock domain). One leaves a process in a
+// new session first, which waits for the run's run.finished and then
+// plants core.fsmonitor in .git/config and a file in the tree: after the
+// tripwire and the patch, so neither sees it, and the run reports
+// success (redteam F5). Under every layer no process of the run may be
+// left alive after it (the process counts a heartbeat in the tree); mode
+// off is the control (its zygote is only a reaper, so the plant happens).
+func TestRedteamZygoteKillDaemonOutlivesRun(t *testing.T) {
+	for _, pin := range redteamPins() {
+		t.Run(pin, func(t *testing.T) {
+			requirePin(t, pin)
+			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+			out := t.TempDir()
+			marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
+			daemon := "for i in $$(seq 300); do echo $$i > heartbeat; sleep 0.1; grep -q run.finished " + filepath.Join(out, "events.jsonl") +
+				` && { printf "[core]\n\tfsmonitor = touch ` + marker + `\n" >> .git/config; echo late > planted.txt; exit; }; done`
+			makefile := "all:\n\t(setsid bash -c '" + daemon + "' </dev/null >/dev/null 2>&1 &); sleep 0.3; kill -9 $$PPID $$(ps -o ppid= $$PPID)\n"
+			repo := gitRepo(t, map[string]string{"Makefile": makefile})
+			res := redteamRunOut(t, repo, pin, "", out)
+			beat := func() string { b, _ := os.ReadFile(filepath.Join(repo, "heartbeat")); return string(b) }
+			first := beat()
+			time.Sleep(1500 * time.Millisecond)
+			alive := beat() != first
+			planted := func() bool {
+				_, err := os.Stat(filepath.Join(repo, "planted.txt"))
+				cfg, _ := os.ReadFile(filepath.Join(repo, ".git", "config"))
+				return err == nil && strings.Contains(string(cfg), "fsmonitor")
+			}
+			for deadline := time.Now().Add(30 * time.Second); alive && !planted() && time.Now().Before(deadline); {
+				time.Sleep(200 * time.Millisecond)
+			}
+			_, fin := gatesOf(t, res.recs)
+			switch {
+			case pin == "off" && !planted():
+				t.Errorf("the control did not plant (alive after the run %v, heartbeat %q): the attack is broken", alive, beat())
+			case pin != "off" && (alive || planted()):
+				t.Errorf("a process the run (status %s) left was alive after it = %v and planted a file in the tree and core.fsmonitor in .git/config = %v", fin.Status, alive, planted())
 			}
 		})
 	}

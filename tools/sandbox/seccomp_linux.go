@@ -89,10 +89,11 @@ func parentOf(pid int) int {
 
 // BPF instruction classes the filter uses.
 const (
-	bpfLd  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-	bpfJeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-	bpfJge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-	bpfRet = unix.BPF_RET | unix.BPF_K
+	bpfLd   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+	bpfJeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	bpfJge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	bpfJset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+	bpfRet  = unix.BPF_RET | unix.BPF_K
 )
 
 // Verdicts.
@@ -157,8 +158,30 @@ func buildFilter(r filterRules) []unix.SockFilter {
 			unix.SockFilter{Code: bpfRet, K: retAllow},
 			unix.SockFilter{Code: bpfRet, K: retEACCES})
 	}
+	modeRules(block)
 	guardRules(r, block)
 	return append(prog, unix.SockFilter{Code: bpfRet, K: retAllow})
+}
+
+// modeArg is a syscall that sets a file's mode and the index of the mode
+// argument.
+type modeArg struct{ nr, arg uint32 }
+
+// modeRules appends the blocks that fail with EPERM every chmod, open,
+// creat and mknod whose mode has the setuid or setgid bit: a file the
+// command makes setuid keeps the bit after the run, where no_new_privs no
+// longer applies, and with the runner as root (uid 0 in the user
+// namespace is root outside) that is root for any local user: in the work
+// tree, or anywhere outside it with Landlock only, which has no right for
+// chmod (chmod u+s /usr/bin/python3 worked).
+func modeRules(block func(uint32, ...unix.SockFilter)) {
+	for _, m := range sysModes {
+		block(m.nr,
+			unix.SockFilter{Code: bpfLd, K: offArg(m.arg, 0)},
+			unix.SockFilter{Code: bpfJset, K: unix.S_ISUID | unix.S_ISGID, Jt: 1},
+			unix.SockFilter{Code: bpfRet, K: retAllow},
+			unix.SockFilter{Code: bpfRet, K: retEPERM})
+	}
 }
 
 // guardRules appends the blocks that keep r.guard's processes out of a
