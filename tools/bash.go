@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/seed43ef5acb/runner/tools/permission"
@@ -54,18 +55,18 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	if t.pathsErr != nil {
 		return Result{}, fmt.Errorf("bash: %w", t.pathsErr)
 	}
-	file, err := t.outputFile(call.ID)
+	create, err := t.outputFile(call.ID)
 	if err != nil {
 		return Result{}, err
 	}
-	out := newBoundedOutput(orDefault(t.env.MaxOutputBytes, DefaultMaxOutputBytes), file)
+	out := newBoundedOutput(orDefault(t.env.MaxOutputBytes, DefaultMaxOutputBytes), create)
 	timeout := t.timeout(p.TimeoutMS)
 	oc, runErr := runShell(ctx, runSpec{
 		shell: shellPath(), command: p.Command, dir: t.paths.Root(),
 		env: scrubEnv(t.env.Environ, t.env.PassEnv, sandboxed(t.env.Sandbox)), timeout: timeout, out: out,
 		sandbox: t.env.Sandbox,
 	})
-	fullPath := finishOutputFile(file, out.truncated())
+	fullPath := out.closeFile()
 	if errors.Is(runErr, sandbox.ErrUnavailable) {
 		return errorResult("bash is refused: %v", runErr), nil
 	}
@@ -95,46 +96,53 @@ func (t *bashTool) timeout(ms int) time.Duration {
 	return min(d, limit)
 }
 
-// outputFile creates the file that receives the full output
-// (OutputDir/bash-<call id>-<random>.log), or returns nil when no
-// OutputDir is configured.
-func (t *bashTool) outputFile(callID string) (*os.File, error) {
+// outputFile makes sure OutputDir exists and returns what creates the
+// file that receives the full output once it outgrows what the model
+// reads (OutputDir/bash-<call id>-<random>.log), or nil when no OutputDir
+// is configured.
+func (t *bashTool) outputFile(callID string) (func() (*os.File, error), error) {
 	if t.env.OutputDir == "" {
 		return nil, nil
 	}
 	if err := os.MkdirAll(t.env.OutputDir, 0o755); err != nil {
 		return nil, fmt.Errorf("bash: output dir: %w", err)
 	}
-	f, err := os.CreateTemp(t.env.OutputDir, "bash-"+safeName(callID)+"*.log")
-	if err != nil {
-		return nil, fmt.Errorf("bash: output file: %w", err)
-	}
-	return f, nil
+	return func() (*os.File, error) {
+		f, err := os.CreateTemp(t.env.OutputDir, "bash-"+safeName(callID)+"*.log")
+		if err != nil {
+			return nil, fmt.Errorf("bash: output file: %w", err)
+		}
+		return f, nil
+	}, nil
 }
 
-// finishOutputFile closes the full-output file and keeps it only when the
-// output was cut; it returns the kept file's path.
-func finishOutputFile(f *os.File, keep bool) string {
-	if f == nil {
-		return ""
-	}
-	name := f.Name()
-	_ = f.Close()
-	if !keep {
-		_ = os.Remove(name)
-		return ""
-	}
-	return name
+// shellFound is the last shellPath answer and the PATH it was found in.
+var shellFound struct {
+	sync.Mutex
+	path, shell string
 }
 
-// shellPath prefers bash, whose dialect the permission check parses.
+// shellPath prefers bash, whose dialect the permission check parses. The
+// answer is kept while PATH stays the same (a search of PATH is a stat per
+// directory, each bash call).
 func shellPath() string {
-	for _, s := range []string{"bash", "/bin/bash", "sh"} {
-		if p, err := exec.LookPath(s); err == nil {
-			return p
+	path := os.Getenv("PATH")
+	shellFound.Lock()
+	defer shellFound.Unlock()
+	if shellFound.shell != "" && shellFound.path == path {
+		if _, err := os.Stat(shellFound.shell); err == nil {
+			return shellFound.shell
 		}
 	}
-	return "/bin/sh"
+	shell := "/bin/sh"
+	for _, s := range []string{"bash", "/bin/bash", "sh"} {
+		if p, err := exec.LookPath(s); err == nil {
+			shell = p
+			break
+		}
+	}
+	shellFound.path, shellFound.shell = path, shell
+	return shell
 }
 
 // bashResult is what the model reads.

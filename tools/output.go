@@ -8,7 +8,10 @@ import (
 )
 
 // boundedOutput keeps the head and the tail of a stream and, optionally,
-// copies all of it to a file. It is safe for concurrent writes.
+// copies all of it to a file, which it creates only once the stream
+// outgrows what it keeps (most commands' output never does, and creating
+// a file costs more CPU than the rest of a cheap bash step's bookkeeping).
+// It is safe for concurrent writes.
 type boundedOutput struct {
 	mu      sync.Mutex
 	headMax int
@@ -16,13 +19,14 @@ type boundedOutput struct {
 	head    []byte
 	tail    []byte
 	total   int64
+	create  func() (*os.File, error) // nil: no copy file
 	file    *os.File
 	fileErr error
 }
 
-func newBoundedOutput(maxBytes int, file *os.File) *boundedOutput {
+func newBoundedOutput(maxBytes int, create func() (*os.File, error)) *boundedOutput {
 	head := maxBytes / 2
-	return &boundedOutput{headMax: head, tailMax: maxBytes - head, file: file}
+	return &boundedOutput{headMax: head, tailMax: maxBytes - head, create: create}
 }
 
 // Write never fails: a failing copy file is remembered, not reported to
@@ -30,6 +34,9 @@ func newBoundedOutput(maxBytes int, file *os.File) *boundedOutput {
 func (o *boundedOutput) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.file == nil && o.create != nil && o.fileErr == nil && o.total+int64(len(p)) > int64(o.headMax+o.tailMax) {
+		o.openFile()
+	}
 	o.total += int64(len(p))
 	if o.file != nil && o.fileErr == nil {
 		_, o.fileErr = o.file.Write(p)
@@ -47,6 +54,35 @@ func (o *boundedOutput) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// openFile creates the copy file and writes what came so far: head and
+// tail, all of it (nothing was dropped before the stream outgrew them).
+// The caller holds mu.
+func (o *boundedOutput) openFile() {
+	if o.file, o.fileErr = o.create(); o.fileErr != nil {
+		o.file = nil
+		return
+	}
+	if _, o.fileErr = o.file.Write(o.head); o.fileErr == nil {
+		_, o.fileErr = o.file.Write(o.tail)
+	}
+}
+
+// closeFile closes the copy file and returns its path ("" when there is
+// none: the stream fit).
+func (o *boundedOutput) closeFile() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.file == nil {
+		return ""
+	}
+	name := o.file.Name()
+	if err := o.file.Close(); o.fileErr == nil {
+		o.fileErr = err
+	}
+	o.file = nil
+	return name
 }
 
 // truncated reports whether some of the stream was dropped.
@@ -70,8 +106,11 @@ func (o *boundedOutput) text(fullPath string) string {
 		return strings.ToValidUTF8(string(o.head)+string(tail), "\uFFFD")
 	}
 	where := ""
-	if fullPath != "" {
+	switch {
+	case fullPath != "":
 		where = "; the full output is in " + fullPath
+	case o.fileErr != nil:
+		where = "; the full output could not be saved: " + o.fileErr.Error()
 	}
 	return strings.ToValidUTF8(string(o.head), "\uFFFD") +
 		fmt.Sprintf("\n\n… [%d bytes omitted%s] …\n\n", o.total-kept, where) +

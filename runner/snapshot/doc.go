@@ -26,8 +26,9 @@
 // such as core.autocrlf or a .gitattributes text/eol/filter attribute
 // applies) and only trees are written. A stat cache (size, mtime, ctime,
 // inode, mode → blob id, with a 2 s racy window) makes later Tracks cost
-// one lstat per file. A first Track that writes many objects puts them in
-// one pack file instead of thousands of loose objects.
+// one lstat per file. Objects go to one pack file per Track (and the steps
+// between two full Tracks share one, completed by the next full Track or
+// Close; see held.go), not to a loose file per object.
 //
 // Caveat: a `git gc --prune` in the user's repository can delete blobs
 // that only old snapshots reference through the alternate; new content is

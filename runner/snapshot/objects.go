@@ -32,14 +32,16 @@ type objectStore struct {
 	own     *filesystem.Storage
 	user    *filesystem.Storage // nil without a user repository
 	mu      sync.Mutex
-	present map[plumbing.Hash]bool // objects known to exist in the store
+	present map[plumbing.Hash]bool // objects known to exist in the store (held ones too)
 	fanout  map[string]bool        // objects/xx directories known to exist
-	bulkOK  bool                   // a Track is running: many writes go to a pack
-	written int                    // loose objects written since beginBulk
-	pack    *packWriter            // the open pack, if any
-	packMu  sync.Mutex             // serialises pack appends
-	readMu  sync.Mutex             // go-git storages are not safe for concurrent reads
-	zpool   sync.Pool              // *zlib.Writer, whose state is large to allocate
+	full    bool                   // a full Track is running: its blobs are not cached
+	packMu  sync.Mutex             // guards pack and held
+	pack    *packWriter            // the held pack, nil until an object is written after a flush
+	held    map[plumbing.Hash]heldObject
+	noPack  bool      // the held pack could not be created: write loose objects
+	readMu  sync.Mutex // go-git storages are not safe for concurrent reads
+	zpool   sync.Pool  // *zlib.Writer, whose state is large to allocate
+	recent  rawCache   // small objects read or written lately
 }
 
 func newObjectStore(storeDir string, userCommonDir string) *objectStore {
@@ -73,8 +75,9 @@ func newStorage(dir string) *filesystem.Storage {
 		filesystem.Options{LargeObjectThreshold: inMemoryLimit})
 }
 
+// close completes the held pack and closes the storages.
 func (s *objectStore) close() error {
-	err := s.own.Close()
+	err := errors.Join(s.flush(), s.own.Close())
 	if s.user != nil {
 		err = errors.Join(err, s.user.Close())
 	}
@@ -121,14 +124,22 @@ func hashObject(typ plumbing.ObjectType, data []byte) plumbing.Hash {
 	return h
 }
 
-// writeBytes stores data as an object unless it is already present.
+// writeBytes stores data as an object unless it is already present: in
+// the held pack (see flush), or as a loose object where no pack can be
+// created. data must not be changed afterwards (it may be cached).
 func (s *objectStore) writeBytes(typ plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	h := hashObject(typ, data)
 	if s.has(h) {
 		return h, nil
 	}
-	if p := s.bulkWriter(); p != nil {
-		return h, s.addToPack(p, h, typ, data)
+	s.mu.Lock()
+	full := s.full
+	s.mu.Unlock()
+	if !full || typ == plumbing.TreeObject {
+		s.recent.put(h, typ, data)
+	}
+	if ok, err := s.addHeld(h, typ, data); ok || err != nil {
+		return h, err
 	}
 	err := s.writeLoose(h, func(w io.Writer) (plumbing.Hash, error) {
 		if _, err := w.Write(objectHeader(typ, int64(len(data)))); err != nil {
@@ -177,64 +188,6 @@ func (s *objectStore) writeLoose(h plumbing.Hash, fill func(io.Writer) (plumbing
 	if err != nil {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("write object %s: %w", h, err)
-	}
-	s.mu.Lock()
-	s.present[h] = true
-	s.written++
-	s.mu.Unlock()
-	return nil
-}
-
-// beginBulk lets the following writes switch to a pack file once more
-// than bulkThreshold loose objects were written.
-func (s *objectStore) beginBulk() {
-	s.mu.Lock()
-	s.bulkOK, s.written = true, 0
-	s.mu.Unlock()
-}
-
-// endBulk completes the pack, if one was started, and makes it readable.
-func (s *objectStore) endBulk() error {
-	s.mu.Lock()
-	p := s.pack
-	s.pack, s.bulkOK = nil, false
-	s.mu.Unlock()
-	if p == nil {
-		return nil
-	}
-	err := p.finish()
-	s.readMu.Lock()
-	s.own.Reindex()
-	s.readMu.Unlock()
-	return err
-}
-
-func (s *objectStore) bulkWriter() *packWriter {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.bulkOK || (s.pack == nil && s.written < bulkThreshold) {
-		return nil
-	}
-	if s.pack == nil {
-		p, err := newPackWriter(s.dir)
-		if err != nil {
-			s.bulkOK = false // keep writing loose objects
-			return nil
-		}
-		s.pack = p
-	}
-	return s.pack
-}
-
-func (s *objectStore) addToPack(p *packWriter, h plumbing.Hash, typ plumbing.ObjectType, data []byte) error {
-	z := s.compress(data)
-	s.packMu.Lock()
-	defer s.packMu.Unlock()
-	if s.has(h) {
-		return nil
-	}
-	if err := p.add(h, typ, int64(len(data)), z); err != nil {
-		return err
 	}
 	s.markPresent(h)
 	return nil
@@ -337,6 +290,12 @@ func (s *objectStore) lookup(typ plumbing.ObjectType, h plumbing.Hash) (plumbing
 // size returns an object's size in bytes; an object larger than
 // inMemoryLimit is not read for it (only its header).
 func (s *objectStore) size(typ plumbing.ObjectType, h plumbing.Hash) (int64, error) {
+	if data, ok := s.recent.get(h, typ); ok {
+		return int64(len(data)), nil
+	}
+	if n, ok := s.heldSize(h, typ); ok {
+		return n, nil
+	}
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
 	o, err := s.lookup(typ, h)
@@ -346,8 +305,28 @@ func (s *objectStore) size(typ plumbing.ObjectType, h plumbing.Hash) (int64, err
 	return o.Size(), nil
 }
 
-// read returns an object's content from the private store or the user's.
+// read returns an object's content from the private store or the user's
+// (the held pack and the cache of recent objects first). The caller must
+// not change it.
 func (s *objectStore) read(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	if data, ok := s.recent.get(h, typ); ok {
+		return data, nil
+	}
+	if data, ok, err := s.readHeld(h, typ); ok || err != nil {
+		if err == nil {
+			s.recent.put(h, typ, data)
+		}
+		return data, err
+	}
+	data, err := s.readStored(typ, h)
+	if err == nil {
+		s.recent.put(h, typ, data)
+	}
+	return data, err
+}
+
+// readStored reads an object through go-git.
+func (s *objectStore) readStored(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
 	o, err := s.lookup(typ, h)

@@ -17,11 +17,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// bulkThreshold is how many loose objects one Track writes before it
-// switches to a pack file: a first snapshot then costs one file instead
-// of one file per blob.
-const bulkThreshold = 64
-
 // packWriter appends objects to a new pack file (version 2, no deltas)
 // and writes its version 2 index on finish, as git's fast-import does.
 type packWriter struct {
@@ -52,8 +47,9 @@ func newPackWriter(objectsDir string) (*packWriter, error) {
 	return p, nil
 }
 
-// add appends an object whose zlib-compressed content is z.
-func (p *packWriter) add(h plumbing.Hash, typ plumbing.ObjectType, size int64, z []byte) error {
+// add appends an object whose zlib-compressed content is z and returns
+// the offset of z in the pack.
+func (p *packWriter) add(h plumbing.Hash, typ plumbing.ObjectType, size int64, z []byte) (int64, error) {
 	var hdr [16]byte
 	n := 0
 	c := byte(typ)<<4 | byte(size&0x0f)
@@ -69,13 +65,14 @@ func (p *packWriter) add(h plumbing.Hash, typ plumbing.ObjectType, size int64, z
 	crc := crc32.Update(crc32.ChecksumIEEE(hdr[:n]), crc32.IEEETable, z)
 	p.entries = append(p.entries, packEntry{hash: h, off: p.off, crc: crc})
 	if _, err := p.w.Write(hdr[:n]); err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return 0, fmt.Errorf("write pack: %w", err)
 	}
 	if _, err := p.w.Write(z); err != nil {
-		return fmt.Errorf("write pack: %w", err)
+		return 0, fmt.Errorf("write pack: %w", err)
 	}
-	p.off += int64(n + len(z))
-	return nil
+	off := p.off + int64(n)
+	p.off = off + int64(len(z))
+	return off, nil
 }
 
 // finish completes the pack and its index under their final names, or

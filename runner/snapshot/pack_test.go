@@ -10,13 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestFirstTrackWritesAPack checks the bulk path: a first snapshot of a
-// directory with more than bulkThreshold files lands in one pack that git
+// TestFirstTrackWritesAPack checks the pack path: a first snapshot of a
+// directory of 200 files lands in one pack (no loose objects) that git
 // verifies and reads, and later snapshots and patches read through it.
 func TestFirstTrackWritesAPack(t *testing.T) {
 	isolateGit(t)
 	wt := t.TempDir()
-	for i := range 3 * bulkThreshold {
+	for i := range 200 {
 		writeFile(t, wt, fmt.Sprintf("d%d/f%03d.txt", i%7, i), fmt.Sprintf("file %d\nsecond line\n", i), 0o644)
 	}
 	writeFile(t, wt, "bin/blob", "\x00\x01\x02binary", 0o644)
@@ -25,6 +25,9 @@ func TestFirstTrackWritesAPack(t *testing.T) {
 	packs, _ := filepath.Glob(filepath.Join(s.storeDir, "objects", "pack", "pack-*.pack"))
 	if len(packs) != 1 {
 		t.Fatalf("packs after first Track = %v, want one", packs)
+	}
+	if loose, _ := filepath.Glob(filepath.Join(s.storeDir, "objects", "??", "*")); len(loose) != 0 {
+		t.Fatalf("first Track wrote loose objects %v, want none", loose)
 	}
 	git(t, wt, nil, "verify-pack", packs[0])
 	pristine := checkout(t, s, a)

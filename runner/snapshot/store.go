@@ -137,6 +137,7 @@ func open(root, storeDir string, opts Options, env func(string) string) (*Store,
 	}
 	s.cfg = gitignore.LoadConfig(env, repo)
 	s.base = gitignore.Base(repo, s.cfg)
+	removeUnfinishedPacks(filepath.Join(storeDir, "objects"))
 	s.objects = newObjectStore(storeDir, common)
 	if opts.Watch {
 		if s.watch, err = newWatcher(root); err != nil {
@@ -220,8 +221,8 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	var err error
-	if s.cacheDirty && s.state != nil {
+	err := s.objects.flush() // before the cache, which names the held objects
+	if err == nil && s.cacheDirty && s.state != nil {
 		err = s.saveCache()
 	}
 	err = errors.Join(err, s.objects.close())

@@ -209,9 +209,8 @@ func TestSubdirectoryWorkTreeAndSeeding(t *testing.T) {
 		t.Fatalf("files (-want +got):\n%s", d)
 	}
 	// Seeded: the blobs came from the user's index, so none were copied.
-	loose, _ := filepath.Glob(filepath.Join(s.storeDir, "objects", "??", "*"))
-	if len(loose) != 1 { // the one tree
-		t.Errorf("store holds %d loose objects, want only the tree (seeded blobs stay in the user's store)", len(loose))
+	if n := storedObjects(t, s); n != 1 { // the one tree
+		t.Errorf("store holds %d objects, want only the tree (seeded blobs stay in the user's store)", n)
 	}
 	var buf bytes.Buffer
 	writeFile(t, repo, "pkg/a.go", "package a // changed\n", 0o644)
@@ -319,4 +318,21 @@ func TestContentFiltersDisableSeeding(t *testing.T) {
 			}
 		})
 	}
+}
+
+// storedObjects counts the objects in s's store directory: loose ones and
+// those of its completed packs.
+func storedObjects(t *testing.T, s *Store) int {
+	t.Helper()
+	loose, _ := filepath.Glob(filepath.Join(s.storeDir, "objects", "??", "*"))
+	n := len(loose)
+	idxs, _ := filepath.Glob(filepath.Join(s.storeDir, "objects", "pack", "pack-*.idx"))
+	for _, idx := range idxs {
+		hs, err := readIdxHashes(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(hs)
+	}
+	return n
 }

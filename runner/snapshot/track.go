@@ -47,9 +47,9 @@ func (s *Store) track(ctx context.Context) (Tree, error) {
 		tracked:   tracked,
 		scanStart: time.Now().UnixNano(),
 	}
-	s.objects.beginBulk()
+	s.objects.beginFull()
 	root, _, err := w.walkDir(ctx, "", prev, s.base, false)
-	if berr := s.objects.endBulk(); err == nil {
+	if berr := s.objects.endFull(); err == nil {
 		err = berr
 	}
 	if err != nil {

@@ -118,10 +118,8 @@ func (s *Store) trackPaths(ctx context.Context, paths []string) (_ Tree, full st
 	}
 	sortPaths(rels)
 	var done []string // directories rescanned whole: paths below need nothing
-	s.objects.beginBulk()
 	for _, rel := range rels {
 		if err := ctx.Err(); err != nil {
-			_ = s.objects.endBulk()
 			return "", "", err
 		}
 		if under(rel, done) {
@@ -130,7 +128,6 @@ func (s *Store) trackPaths(ctx context.Context, paths []string) (_ Tree, full st
 		if strings.HasSuffix("/"+rel, "/.gitignore") {
 			// its rules decide what is in the directory: walk it whole
 			if rel == ".gitignore" {
-				_ = s.objects.endBulk()
 				return "", "the root .gitignore changed", nil
 			}
 			rel = rel[:len(rel)-len("/.gitignore")]
@@ -138,15 +135,11 @@ func (s *Store) trackPaths(ctx context.Context, paths []string) (_ Tree, full st
 		var rescanned bool
 		root, rescanned, err = s.updatePath(ctx, w, root, rel)
 		if err != nil {
-			_ = s.objects.endBulk()
 			return "", "", err
 		}
 		if rescanned {
 			done = append(done, rel)
 		}
-	}
-	if err := s.objects.endBulk(); err != nil {
-		return "", "", err
 	}
 	if err := s.rehash(root); err != nil {
 		return "", "", err
