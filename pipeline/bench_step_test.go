@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -59,8 +62,10 @@ const (
 //
 //   - runner-ms/step: this process's own user+system CPU (the agent loop,
 //     the permission check, the sandbox client, the snapshot and its watch,
-//     the event log, and the fake model server, which runs in this process
-//     too) from the 5th model request to the 35th of the 34-step session,
+//     the event log; the fake model server runs in this process too, but
+//     neither decodes nor records requests and sends replies encoded
+//     before the session) from the 5th model request to the 35th of the
+//     34-step session,
 //     divided by 30: exactly steps 5-34, without the session's fixed costs
 //     (the base and final snapshots), whose noise swamped the old figure.
 //   - children-ms/step: the CPU of the child processes (bash, and with the
@@ -100,8 +105,8 @@ func BenchmarkBashStepCPU(b *testing.B) {
 			snapshotWatch = watch
 			defer func() { snapshotWatch = prev }()
 			_ = runStepSession(b, spec, repo, 1, "") // warm: the store and its stat cache exist
-			var runner, children, total, diff []float64
-			walks := 0
+			var runner, children, total, diff, allocs, gcs []float64
+			walks, helpers := 0, 0
 			for i := 0; b.Loop(); i++ {
 				profile := ""
 				if *stepProfile != "" {
@@ -113,21 +118,25 @@ func BenchmarkBashStepCPU(b *testing.B) {
 				} else {
 					long, short = runStepSession(b, spec, repo, longSession, profile), runStepSession(b, spec, repo, shortSession, "")
 				}
-				walks += long.walks
+				walks, helpers = walks+long.walks, helpers+long.helpers
 				perStep := func(d time.Duration) float64 { return d.Seconds() * 1e3 / windowSteps }
 				runner = append(runner, perStep(long.window))
 				children = append(children, perStep(long.children-short.children))
 				total = append(total, runner[i]+children[i])
 				diff = append(diff, perStep(long.self+long.children-short.self-short.children))
+				allocs = append(allocs, float64(long.allocs)/1024/windowSteps)
+				gcs = append(gcs, float64(long.gcs)/windowSteps)
 			}
 			for _, m := range []struct {
 				unit string
 				v    []float64
-			}{{"runner-ms/step", runner}, {"children-ms/step", children}, {"total-ms/step", total}, {"diff-ms/step", diff}} {
+			}{{"runner-ms/step", runner}, {"children-ms/step", children}, {"total-ms/step", total}, {"diff-ms/step", diff},
+				{"alloc-KiB/step", allocs}, {"gc/step", gcs}} {
 				b.ReportMetric(median(m.v), m.unit)
 				b.Logf("%s: median %.2f, range %.2f-%.2f over %d", m.unit, median(m.v), slices.Min(m.v), slices.Max(m.v), len(m.v))
 			}
 			b.ReportMetric(float64(walks)/float64(len(runner)), "full-walk-steps/34")
+			b.ReportMetric(float64(helpers)/float64(len(runner)), "helper-steps/34")
 		})
 	}
 }
@@ -148,6 +157,9 @@ type sessionCPU struct {
 	children time.Duration // the processes it reaped meanwhile (bash; the zygote, its forks' parent, at the sandbox's close)
 	window   time.Duration // this process from the 5th model request to the last: steps 5..n; 0 for n <= 4
 	walks    int           // steps whose snapshot walked the whole tree
+	helpers  int           // steps whose command did not go through the zygote
+	allocs   uint64        // bytes this process allocated in the window
+	gcs      uint32        // garbage collections in the window
 }
 
 // runStepSession runs one scripted session of n bash steps. With profile
@@ -156,26 +168,33 @@ func runStepSession(b *testing.B, spec, repo string, n int, profile string) sess
 	b.Helper()
 	var got sessionCPU
 	var windowStart time.Duration
+	var memStart runtime.MemStats
+	replies := make([]llmtest.Reply, 0, n+1) // encoded before: the fake model's work is not the runner's
+	for i := range n {
+		replies = append(replies, llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+			llmtest.Call("bash", fmt.Sprintf(`{"command":"echo %d >> notes.txt"}`, i)),
+		}}.Reply())
+	}
+	replies = append(replies, llmtest.Turn{Text: "Done."}.Reply())
 	var requests atomic.Int32
 	var profFile *os.File
-	srv := llmtest.NewServerFunc(b, func(llmtest.RecordedRequest) llmtest.Reply {
-		i := int(requests.Add(1)) - 1 // requests before this one: the steps done
+	srv := llmtest.NewBenchServer(b, func(i int) llmtest.Reply { // i: the requests before this one, the steps done
+		requests.Add(1)
 		if n > shortSession && (i == shortSession || i == n) {
 			self, _ := cpuUsage()
 			if i == shortSession {
 				windowStart = self
+				runtime.ReadMemStats(&memStart)
 				profFile = startStepProfile(b, profile)
 			} else {
 				got.window = self - windowStart
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				got.allocs, got.gcs = m.TotalAlloc-memStart.TotalAlloc, m.NumGC-memStart.NumGC
 				stopStepProfile(b, profFile)
 			}
 		}
-		if i >= n {
-			return llmtest.Turn{Text: "Done."}.Reply()
-		}
-		return llmtest.Turn{ToolCalls: []llmtest.ToolCall{
-			llmtest.Call("bash", fmt.Sprintf(`{"command":"echo %d >> notes.txt"}`, i)),
-		}}.Reply()
+		return replies[min(i, n)]
 	})
 	out := b.TempDir()
 	self0, children0 := cpuUsage()
@@ -197,16 +216,26 @@ func runStepSession(b *testing.B, spec, repo string, n int, profile string) sess
 			!bytes.Contains(line, []byte("final snapshot")) {
 			got.walks++
 		}
+		if bytes.Contains(line, []byte(`"type":"tool.completed"`)) && !bytes.Contains(line, []byte(`"sandbox_launch":"zygote"`)) {
+			got.helpers++
+			if got.helpers == 1 {
+				b.Logf("a step not forked by the zygote (a helper of its own): %s", line)
+			}
+		}
 	}
 	return got
 }
 
 // startStepProfile starts a CPU profile into path; "" profiles nothing.
+// It also writes the heap profile so far to path's .allocs-start, which
+// stopStepProfile's .allocs (pprof -sample_index=alloc_space -diff_base)
+// takes from.
 func startStepProfile(b *testing.B, path string) *os.File {
 	b.Helper()
 	if path == "" {
 		return nil
 	}
+	writeHeapProfile(b, strings.TrimSuffix(path, ".prof")+".allocs-start")
 	f, err := os.Create(path)
 	if err == nil {
 		err = pprof.StartCPUProfile(f)
@@ -225,6 +254,23 @@ func stopStepProfile(b *testing.B, f *os.File) {
 	}
 	pprof.StopCPUProfile()
 	if err := f.Close(); err != nil {
+		b.Error(err)
+	}
+	writeHeapProfile(b, strings.TrimSuffix(f.Name(), ".prof")+".allocs")
+}
+
+// writeHeapProfile writes the heap profile (allocations since the start,
+// up to a garbage collection it forces: the profile is brought up to date
+// by collections only).
+func writeHeapProfile(b *testing.B, path string) {
+	b.Helper()
+	runtime.GC()
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
 		b.Error(err)
 	}
 }

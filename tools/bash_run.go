@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -15,6 +16,9 @@ import (
 // its process group were killed (a process that left the group may hold
 // the pipe open).
 const pipeDrainDelay = 2 * time.Second
+
+// copyBufs are the buffers the output of commands is copied through.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // runSpec is one shell command to run.
 type runSpec struct {
@@ -74,7 +78,9 @@ func runShell(ctx context.Context, spec runSpec) (runOutcome, error) {
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
-		_, _ = io.Copy(spec.out, pr)
+		buf := copyBufs.Get().(*[]byte)
+		defer copyBufs.Put(buf)
+		_, _ = io.CopyBuffer(spec.out, struct{ io.Reader }{pr}, *buf) // the struct hides WriteTo, which would allocate its own
 	}()
 	code, waitErr := proc.Wait() // everything the command started is gone by now
 	select {

@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -91,6 +92,8 @@ type Server struct {
 	done    chan struct{}
 
 	personality *Personality // nil: accept everything
+	bench       func(n int) Reply
+	benchN      atomic.Int64
 
 	mu         sync.Mutex
 	replies    []Reply
@@ -113,18 +116,35 @@ func NewServerFunc(t testing.TB, h Handler) *Server {
 	return newServer(t, nil, h, nil)
 }
 
+// NewBenchServer starts a server that answers every request with h(n), n
+// the number of requests before it, and neither decodes nor records the
+// requests (Requests stays empty): in a benchmark of the client, which
+// shares its process, the fake model's own work stays small. It is closed
+// when the test ends.
+func NewBenchServer(t testing.TB, h func(n int) Reply) *Server {
+	t.Helper()
+	s := &Server{t: t, done: make(chan struct{}), bench: h}
+	s.start()
+	return s
+}
+
 // newServer sets the script before the listener starts, so the serving
 // goroutines read it without a lock.
 func newServer(t testing.TB, replies []Reply, h Handler, p *Personality) *Server {
 	t.Helper()
 	s := &Server{t: t, done: make(chan struct{}), replies: replies, handler: h, personality: p}
+	s.start()
+	return s
+}
+
+// start starts the listener and closes it when the test ends.
+func (s *Server) start() {
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(func() {
+	s.t.Cleanup(func() {
 		close(s.done)
 		s.srv.CloseClientConnections()
 		s.srv.Close()
 	})
-	return s
 }
 
 // URL returns the base URL, ending in /v1.
@@ -141,6 +161,11 @@ func (s *Server) Requests() []RecordedRequest {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.bench != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		s.write(w, r, s.bench(int(s.benchN.Add(1)-1)))
+		return
+	}
 	raw, _ := io.ReadAll(r.Body)
 	rec := RecordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Raw: raw}
 	if json.Unmarshal(raw, &rec.Body) != nil {

@@ -38,7 +38,7 @@ type objectStore struct {
 	packMu  sync.Mutex             // guards pack and held
 	pack    *packWriter            // the held pack, nil until an object is written after a flush
 	held    map[plumbing.Hash]heldObject
-	noPack  bool      // the held pack could not be created: write loose objects
+	noPack  bool       // the held pack could not be created: write loose objects
 	readMu  sync.Mutex // go-git storages are not safe for concurrent reads
 	zpool   sync.Pool  // *zlib.Writer, whose state is large to allocate
 	recent  rawCache   // small objects read or written lately
