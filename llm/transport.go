@@ -9,6 +9,7 @@ import (
 	"maps"
 	"mime"
 	"net/http"
+	"slices"
 )
 
 // maxErrorBody bounds how much of an error body is kept.
@@ -92,7 +93,7 @@ func patchBody(req *http.Request, patch map[string]json.RawMessage) error {
 		return fmt.Errorf("decode request body: %w", err)
 	}
 	maps.Copy(body, patch)
-	out, err := json.Marshal(body)
+	out, err := encodeObject(body)
 	if err != nil {
 		return fmt.Errorf("encode request body: %w", err)
 	}
@@ -100,6 +101,35 @@ func patchBody(req *http.Request, patch map[string]json.RawMessage) error {
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
 	req.ContentLength = int64(len(out))
 	return nil
+}
+
+// encodeObject is json.Marshal(members) without compacting each value
+// again (json.Marshal re-validates every RawMessage byte by byte, and the
+// messages member holds the whole conversation): the values come from
+// json.Marshal or json.Unmarshal, valid and compact already. Members are
+// in sorted order, as json.Marshal writes a map.
+func encodeObject(members map[string]json.RawMessage) ([]byte, error) {
+	n := 2
+	for k, v := range members {
+		n += len(k) + len(v) + 4
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '{')
+	for i, k := range slices.Sorted(maps.Keys(members)) {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		key, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		v := members[k]
+		if len(v) == 0 {
+			v = json.RawMessage("null") // as json.Marshal writes a nil RawMessage
+		}
+		out = append(append(append(out, key...), ':'), v...)
+	}
+	return append(out, '}'), nil
 }
 
 func isJSON(contentType string) bool {

@@ -36,11 +36,11 @@ type heldObject struct {
 	off  int64 // of its zlib stream in the pack file
 }
 
-// addHeld appends an object to the held pack, creating the pack when
-// there is none; ok is false (and nothing written) when no pack can be
-// created, and the caller writes a loose object.
-func (s *objectStore) addHeld(h plumbing.Hash, typ plumbing.ObjectType, data []byte) (ok bool, err error) {
-	z := s.compress(data)
+// addHeld appends an object to the held pack (uncompressed when small),
+// creating the pack when there is none; ok is false (and nothing written)
+// when no pack can be created, and the caller writes a loose object.
+func (s *objectStore) addHeld(h plumbing.Hash, typ plumbing.ObjectType, data []byte, small bool) (ok bool, err error) {
+	z := s.compress(data, small)
 	s.packMu.Lock()
 	defer s.packMu.Unlock()
 	if s.noPack {

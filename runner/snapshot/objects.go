@@ -40,7 +40,8 @@ type objectStore struct {
 	held    map[plumbing.Hash]heldObject
 	noPack  bool       // the held pack could not be created: write loose objects
 	readMu  sync.Mutex // go-git storages are not safe for concurrent reads
-	zpool   sync.Pool  // *zlib.Writer, whose state is large to allocate
+	zpool   sync.Pool  // *zlib.Writer at BestSpeed, whose state is large to allocate
+	zstore  sync.Pool  // *zlib.Writer at NoCompression
 	recent  rawCache   // small objects read or written lately
 }
 
@@ -138,7 +139,7 @@ func (s *objectStore) writeBytes(typ plumbing.ObjectType, data []byte) (plumbing
 	if !full || typ == plumbing.TreeObject {
 		s.recent.put(h, typ, data)
 	}
-	if ok, err := s.addHeld(h, typ, data); ok || err != nil {
+	if ok, err := s.addHeld(h, typ, data, !full && len(data) <= storeLimit); ok || err != nil {
 		return h, err
 	}
 	err := s.writeLoose(h, func(w io.Writer) (plumbing.Hash, error) {

@@ -205,18 +205,30 @@ func readIdxHashes(path string) ([]plumbing.Hash, error) {
 	return out, nil
 }
 
-// compress returns the zlib stream of an object's content.
-func (s *objectStore) compress(data []byte) []byte {
+// storeLimit is the largest object a step (not a full Track) stores
+// without compression: a step writes few and small objects, and building
+// a deflate block's codes for a 60-byte blob cost more CPU than the rest
+// of writing it.
+const storeLimit = 64 << 10
+
+// compress returns the zlib stream of an object's content: deflated at
+// the best speed, or in stored blocks (level 0) when small is set.
+func (s *objectStore) compress(data []byte, small bool) []byte {
 	var b bytes.Buffer
 	b.Grow(len(data)/2 + 64)
-	zw, _ := s.zpool.Get().(*zlib.Writer)
+	pool, level := &s.zpool, zlib.BestSpeed
+	if small {
+		b.Grow(len(data) + 64)
+		pool, level = &s.zstore, zlib.NoCompression
+	}
+	zw, _ := pool.Get().(*zlib.Writer)
 	if zw == nil {
-		zw, _ = zlib.NewWriterLevel(&b, zlib.BestSpeed)
+		zw, _ = zlib.NewWriterLevel(&b, level)
 	} else {
 		zw.Reset(&b)
 	}
 	_, _ = zw.Write(data) // into a bytes.Buffer: it cannot fail
 	zw.Close()
-	s.zpool.Put(zw)
+	pool.Put(zw)
 	return b.Bytes()
 }
