@@ -23,9 +23,25 @@ type Event struct {
 	// and, for a comment on a pull request, the Pulls API.
 	GitHub Context
 	// PullRequest is the pull request a comment is on, as the Pulls API
-	// gave it (nil unless ResolvePullRequest fetched it): who opened it and
-	// its body, where a pull request the runner opened has its markers.
+	// gave it (ResolvePullRequest, for an issue_comment) or the payload
+	// of a pull_request_review_comment carries it; nil otherwise: who
+	// opened it and its body, where a pull request the runner opened has
+	// its markers.
 	PullRequest *PullRequestInfo
+	// CommentOn is where a pull_request_review_comment was made, as
+	// "path:line" (or "path:start-line" for a range, "path" for a file
+	// comment); "" for other events.
+	CommentOn string
+}
+
+// CommentPrompt is the triggering comment as a prompt: its body, after
+// the file and line of a review comment (a comment on a line of the diff
+// means that line).
+func (ev *Event) CommentPrompt() string {
+	if ev.CommentOn == "" {
+		return ev.GitHub.CommentBody
+	}
+	return fmt.Sprintf("Review comment on %s:\n\n%s", ev.CommentOn, ev.GitHub.CommentBody)
 }
 
 // PullRequestInfo is what the runner reads of a pull request beyond the
@@ -81,10 +97,13 @@ type userPayload struct {
 }
 
 type prPayload struct {
-	Number int    `json:"number"`
-	Title  string `json:"title"`
-	Head   refPay `json:"head"`
-	Base   refPay `json:"base"`
+	Number  int         `json:"number"`
+	Title   string      `json:"title"`
+	Head    refPay      `json:"head"`
+	Base    refPay      `json:"base"`
+	User    userPayload `json:"user"`
+	Body    string      `json:"body"`
+	HTMLURL string      `json:"html_url"`
 }
 
 type refPay struct {
@@ -119,6 +138,24 @@ type commentPayload struct {
 	ID   int64       `json:"id"`
 	Body string      `json:"body"`
 	User userPayload `json:"user"`
+	// A review comment's place in the diff (pull_request_review_comment).
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	StartLine int    `json:"start_line"`
+}
+
+// location is a review comment's "path:line", "path:start-line" or
+// "path" ("" without a path).
+func (cm *commentPayload) location() string {
+	switch {
+	case cm.Path == "":
+		return ""
+	case cm.Line <= 0:
+		return cm.Path
+	case cm.StartLine > 0 && cm.StartLine < cm.Line:
+		return fmt.Sprintf("%s:%d-%d", cm.Path, cm.StartLine, cm.Line)
+	}
+	return fmt.Sprintf("%s:%d", cm.Path, cm.Line)
 }
 
 func (cm *commentPayload) fill(c *Context) {
@@ -164,6 +201,14 @@ func LoadEvent(name string, payload []byte) (*Event, error) {
 	}
 	if err := fillKind(name, &p, c); err != nil {
 		return nil, err
+	}
+	if name == EventReviewComment {
+		// The payload carries the whole pull request (its head too, so
+		// ResolvePullRequest fetches nothing): who opened it and its body,
+		// as the continue flow reads them.
+		pr := p.PullRequest
+		ev.PullRequest = &PullRequestInfo{Author: pr.User.Login, Body: pr.Body, HTMLURL: pr.HTMLURL}
+		ev.CommentOn = p.Comment.location()
 	}
 	return ev, nil
 }

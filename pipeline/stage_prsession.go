@@ -62,7 +62,7 @@ func (r *execRun) setupPRSession(ctx context.Context) error {
 		return skip("not running in GitHub Actions")
 	case !r.spec.GitHub.Continue:
 		return skip("github.continue is off")
-	case r.gh.Event.GitHub.EventName != github.EventIssueComment || !r.gh.Event.GitHub.IsPR:
+	case !continuesOn(r.gh.Event.GitHub):
 		return skip("not a comment on a pull request")
 	case !r.gh.HasToken():
 		return skip("no token")
@@ -81,14 +81,28 @@ func (r *execRun) setupPRSession(ctx context.Context) error {
 	}
 	if why := r.fetchPRHistory(ctx, s); why != "" {
 		s.fresh = why
-		r.opts.Prompt = cmp.Or(r.opts.Prompt, freshPrompt(s, c.CommentBody))
+		r.opts.Prompt = cmp.Or(r.opts.Prompt, freshPrompt(s, r.gh.Event.CommentPrompt()))
 		r.annotate(workflowcmd.Annotation{Level: workflowcmd.Notice, Title: "runner: starting fresh",
 			Message: fmt.Sprintf("pull request #%d: %s; the run starts from its head with the comment as the prompt", s.number, why)})
 		return nil
 	}
 	r.opts.Continue, r.opts.Force = s.dir, true
-	r.opts.Prompt = cmp.Or(r.opts.Prompt, c.CommentBody)
+	r.opts.Prompt = cmp.Or(r.opts.Prompt, r.gh.Event.CommentPrompt())
 	return nil
+}
+
+// continuesOn reports whether the event is a comment that can continue a
+// pull request's conversation: an issue_comment on a pull request (the
+// conversation tab) or a pull_request_review_comment (a comment on a line
+// of its diff, whose file and line go into the prompt).
+func continuesOn(c github.Context) bool {
+	switch c.EventName {
+	case github.EventIssueComment:
+		return c.IsPR
+	case github.EventReviewComment:
+		return true
+	}
+	return false
 }
 
 // fetchPRHistory fetches the newest history of the pull request into a
