@@ -51,7 +51,10 @@ func zygoteCPU() time.Duration {
 // exec; off: mode off, whose commands run under a reaper) and under
 // bubblewrap with the equivalent policy, in the same run. It reports wall
 // time per op (ns/op) and the CPU of this process and all it started,
-// zygotes included (cpu-ms/op). Goal: ≤ 5 ms.
+// zygotes included (cpu-ms/op). Goal: ≤ 5 ms. zygote-watch is the
+// zygote with Policy.Protected (the work tree watched, the covers
+// refreshed before each command: nothing appears); zygote-refresh makes a
+// protected file before every command (a new zygote each time).
 // The helper is this test binary (pipeline.BenchmarkBashStepCPU runs a
 // bigger one, close to the runner's own).
 func BenchmarkCommand(b *testing.B) {
@@ -79,7 +82,10 @@ func BenchmarkCommand(b *testing.B) {
 	sets["off"] = nil
 	for _, name := range []string{"off", "landlock", "namespaces", "both"} {
 		layers := sets[name]
-		for _, launch := range []string{"zygote", "helper"} {
+		for _, launch := range []string{"zygote", "helper", "zygote-watch", "zygote-refresh"} {
+			if layers == nil && strings.HasPrefix(launch, "zygote-") {
+				continue // mode off hides nothing
+			}
 			sub := name + "/" + launch
 			b.Run(sub, func(b *testing.B) {
 				mode := sandbox.ModeAuto
@@ -94,13 +100,24 @@ func BenchmarkCommand(b *testing.B) {
 						}
 					}
 				}
-				sb, err := sandbox.New(sandbox.Policy{Mode: mode, WorkTree: tree, Layers: layers, Hidden: []string{home},
-					PerCommandHelper: launch == "helper"})
+				pol := sandbox.Policy{Mode: mode, WorkTree: tree, Layers: layers, Hidden: []string{home},
+					PerCommandHelper: launch == "helper"}
+				if strings.HasPrefix(launch, "zygote-") {
+					pol.Protected = envProtected // watch the tree: the covers refresh before each command
+				}
+				sb, err := sandbox.New(pol)
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer sb.Close()
+				n := 0
 				run(b, func() error {
+					if launch == "zygote-refresh" { // a protected file appears before every command: a new zygote each time
+						n++
+						if err := os.WriteFile(filepath.Join(tree, fmt.Sprintf(".env.%s.%d.%d", name, time.Now().UnixNano(), n)), nil, 0o644); err != nil {
+							return err
+						}
+					}
 					p, err := sb.Start(b.Context(), []string{"/bin/true"}, tree, env, sandbox.Stdio{})
 					if err != nil {
 						return err

@@ -32,6 +32,8 @@ type zygotePool struct {
 	all    map[*zygote]bool
 	broken error // a zygote could not start: every command gets a helper
 	closed bool
+	// retiring counts the retired zygotes still stopping (close waits).
+	retiring sync.WaitGroup
 }
 
 // zygote is the runner's side of one zygote process.
@@ -99,17 +101,22 @@ func (p *zygotePool) discard(z *zygote) {
 }
 
 // retire stops the idle zygotes: their covers are out of date (refresh).
-// A running one is stopped when its command ends (put).
+// They stop in the background (the next command need not wait for them;
+// close does). A running one is stopped when its command ends (put).
 func (p *zygotePool) retire() {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle = nil
 	for _, z := range idle {
 		delete(p.all, z)
+		p.retiring.Add(1)
 	}
 	p.mu.Unlock()
 	for _, z := range idle {
-		z.stop()
+		go func() {
+			defer p.retiring.Done()
+			z.stop()
+		}()
 	}
 }
 
@@ -123,6 +130,7 @@ func (p *zygotePool) close() {
 	for z := range all {
 		z.stop()
 	}
+	p.retiring.Wait()
 }
 
 // startZygote starts a zygote with the sandbox's configuration and waits
