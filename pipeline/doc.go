@@ -6,7 +6,8 @@
 // spec's ErrInvalidSpec, ErrInputs and ErrRead), mapped by ExitCode.
 //
 // Imports: pipeline/spec, github, runner, runner/report, runner/snapshot,
-// runner/event, tools, tools/mcp, tools/sandbox, tools/permission, llm and
+// runner/event, tools, tools/mcp, tools/sandbox, tools/sandbox/netproxy (the
+// network allow list's proxy), tools/permission, llm and
 // internal/workflowcmd, internal/tempdir, secret; pipeline/batch and cmd sit
 // above it.
 package pipeline

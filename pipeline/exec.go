@@ -20,6 +20,7 @@ import (
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 	"github.com/seed43ef5acb/runner/tools/mcp"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
+	"github.com/seed43ef5acb/runner/tools/sandbox/netproxy"
 )
 
 // Deadlines of the final stages, which run on contexts that survive a
@@ -73,6 +74,8 @@ type execRun struct {
 	repo     string           // the user's work tree (absolute)
 	workTree string           // where the agent works: repo, or its copy with --isolate
 	sandbox  *sandbox.Sandbox // contains bash and the checks (sandbox stage)
+	// netProxy is the proxy of sandbox.network.allow (nil without one).
+	netProxy *netproxy.Server
 	// sandboxPolicy is sandbox's policy, the base of each MCP stdio
 	// server's own sandbox
 	sandboxPolicy sandbox.Policy

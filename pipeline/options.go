@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net/netip"
 	"time"
 
 	"github.com/seed43ef5acb/runner/runner"
@@ -86,6 +88,9 @@ type ExecOptions struct {
 	// copyHook, when set, is called in the --isolate copy between listing
 	// each regular file and opening it (tests make files vanish there).
 	copyHook func(rel string)
+	// resolveHost, when set, resolves host names for the network allow
+	// list's proxy (tests resolve names to 127.0.0.1).
+	resolveHost func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // Validate checks the options that do not depend on the spec; errors wrap

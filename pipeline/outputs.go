@@ -264,7 +264,9 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 	if !r.started {
 		_ = r.emitStarted(ctx) // a run that failed before the base snapshot
 	}
+	network := r.emitNetwork() // one event per host:port, before run.finished
 	fin := r.runFinished(st)
+	fin.Network = network
 	emitErr := r.emit(fin)
 	closeErr := r.closeSinks()
 	// Once run.finished is written, result.json and summary.md follow

@@ -166,6 +166,7 @@ func (r *execRun) mcpSandbox() error {
 		sec := r.spec.MCP.Servers[srv.Name].Sandbox
 		pol := r.sandboxPolicy
 		pol.WorkTree, pol.Writable, pol.Network = r.workTree, nil, sec.Network
+		pol.Proxy, pol.NoProxy = "", nil // the allow list is the task's commands', not a server's
 		for _, w := range sec.Writable {
 			p, err := spec.ExpandPath(w, r.getenv)
 			if errors.Is(err, spec.ErrUnset) {

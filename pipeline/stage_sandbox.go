@@ -86,6 +86,9 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 		pol.Hidden = append(pol.Hidden, run)
 	}
 	pol.Hidden = append(pol.Hidden, r.snapshotStores()...)
+	if err := r.startNetProxy(&pol); err != nil {
+		return err
+	}
 	sb, err := sandbox.New(pol)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
@@ -136,7 +139,7 @@ func (r *execRun) sandboxInfo() *event.Sandbox {
 	if r.sandbox == nil {
 		return nil
 	}
-	rec := &event.Sandbox{Mode: string(r.sandbox.Mode()), Network: r.spec.Sandbox.Network, Layers: []string{}}
+	rec := &event.Sandbox{Mode: string(r.sandbox.Mode()), Network: r.spec.Sandbox.Network, NetworkAllow: r.spec.Sandbox.Allow, Layers: []string{}}
 	for _, l := range r.sandbox.Layers() {
 		rec.Layers = append(rec.Layers, string(l))
 	}
@@ -145,6 +148,9 @@ func (r *execRun) sandboxInfo() *event.Sandbox {
 		rec.LandlockABI = sandbox.Probe().LandlockABI
 	}
 	rec.Limits = sandbox.Limits(r.sandbox.Layers(), r.spec.Sandbox.Network, sandbox.Probe().LandlockABI, r.writable)
+	if len(r.spec.Sandbox.Allow) > 0 {
+		rec.Limits = append(rec.Limits, sandbox.ProxyLimits(r.sandbox.Layers(), sandbox.Probe().LandlockABI)...)
+	}
 	return rec
 }
 
@@ -153,6 +159,7 @@ func (r *execRun) closeSandbox() {
 	if r.sandbox != nil {
 		_ = r.sandbox.Close()
 	}
+	r.stopNetProxy()
 }
 
 // protectedEnvFiles lists the .env* files below root (absolute paths) that

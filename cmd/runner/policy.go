@@ -105,21 +105,35 @@ func sandboxLine(s taskspec.Sandbox, pin string) string {
 	}
 	line := sandbox.Describe(s.ModeOrDefault(), layers)
 	if s.ModeOrDefault() == sandbox.ModeOff {
+		if len(s.Allow) > 0 {
+			line += "; network allow list not enforced: " + strings.Join(sandbox.ProxyLimits(nil, 0), "; ")
+		}
 		return line
 	}
 	abi := sandbox.Probe().LandlockABI
+	if len(s.Allow) > 0 && len(layers) > 0 && !slices.Contains(layers, sandbox.LayerNamespaces) && abi < 4 {
+		return fmt.Sprintf("%s: cannot start here: the network allow list under Landlock only needs Landlock ABI ≥ 4 (this kernel has %d): "+
+			"enable user namespaces, or use network: deny (or allow)", s.ModeOrDefault(), abi)
+	}
 	if slices.Contains(layers, sandbox.LayerLandlock) {
 		line += fmt.Sprintf(" (Landlock ABI %d)", abi)
 	}
 	if len(s.Writable) > 0 {
 		line += "; writable: " + strings.Join(s.Writable, ", ")
 	}
-	if s.Network {
+	switch {
+	case s.Network:
 		line += "; network: allow"
-	} else {
+	case len(s.Allow) > 0:
+		line += "; network: allow list through the runner's proxy: " + strings.Join(s.Allow, ", ")
+	default:
 		line += "; network: deny"
 	}
-	if limits := sandbox.Limits(layers, s.Network, abi, s.Writable); len(limits) > 0 {
+	limits := sandbox.Limits(layers, s.Network, abi, s.Writable)
+	if len(s.Allow) > 0 {
+		limits = append(limits, sandbox.ProxyLimits(layers, abi)...)
+	}
+	if len(limits) > 0 {
 		line += "\n  not stopped here: " + strings.Join(limits, "\n  not stopped here: ")
 	}
 	return line

@@ -11,7 +11,8 @@
 //
 // Imports: the standard library, yaml.v3, jsonschema, doublestar,
 // tools/permission, tools/mcp (the mcp: section's server settings),
-// tools/sandbox (the sandbox: section), llm (the provider: section's
+// tools/sandbox (the sandbox: section), tools/sandbox/netproxy (its
+// network allow list entries), llm (the provider: section's
 // request profiles) and github (the .GitHub fields and event payload key
 // paths templates are checked against); nothing else of this module.
 // pipeline and pipeline/batch sit above it.

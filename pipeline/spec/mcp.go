@@ -139,6 +139,11 @@ func (d *Decoder) serverSandbox(path string, n *yaml.Node) Sandbox {
 		d.ErrorAtPos(p, "the task's sandbox.mode applies to every process it starts", "%s.mode: a server's sandbox has no mode of its own", path)
 		sb.Mode = ""
 	}
+	if sb.Allow != nil {
+		p := d.pos[path+".network"]
+		d.ErrorAtPos(p, "a server's network is allow or deny; the allow list is the task's (sandbox.network.allow)", "%s.network: a server's sandbox has no allow list", path)
+		sb.Allow = nil
+	}
 	return sb
 }
 

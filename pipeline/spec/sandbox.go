@@ -28,6 +28,11 @@ type Sandbox struct {
 	// Network is "network: allow" (default deny: an empty network
 	// namespace, loopback only).
 	Network bool
+	// Allow is "network: {allow: [...]}": the hosts (host, host:port,
+	// *.domain, IP addresses; no port means 80 and 443) commands reach
+	// through the runner's proxy (tools/sandbox/netproxy); nil when the
+	// network is denied or allowed whole.
+	Allow []string
 }
 
 // ModeOrDefault is the mode, auto when the spec gives none.
@@ -59,15 +64,7 @@ func (d *Decoder) sandbox(path string, n *yaml.Node) Sandbox {
 				return v
 			})
 		},
-		"network": func(p string, n *yaml.Node) {
-			switch v := d.Str(p, n); {
-			case deref(n).ShortTag() != "!!str":
-			case v == "allow":
-				s.Network = true
-			case v != "deny":
-				d.ErrorAt(n, "use allow or deny (the default)", "%s: %q is not allow or deny", p, v)
-			}
-		},
+		"network": func(p string, n *yaml.Node) { d.network(&s, p, n) },
 	})
 	return s
 }

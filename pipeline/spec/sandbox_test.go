@@ -57,3 +57,35 @@ func TestExpandPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxNetworkAllow: the allow list form, and its errors at the
+// entry's position with how to write it; the scalar forms still work.
+func TestSandboxNetworkAllow(t *testing.T) {
+	s, err := LoadBytes("t.yaml", []byte(base+"sandbox: {network: {allow: [proxy.golang.org, \"*.npmjs.org\", \"127.0.0.1:8080\"]}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Sandbox.Network || strings.Join(s.Sandbox.Allow, " ") != "proxy.golang.org *.npmjs.org 127.0.0.1:8080" {
+		t.Errorf("allow list: %+v", s.Sandbox)
+	}
+	for _, y := range []string{"sandbox: {network: allow}", "sandbox: {network: deny}"} {
+		s, err := LoadBytes("t.yaml", []byte(base+y+"\n"))
+		if err != nil || s.Sandbox.Allow != nil || s.Sandbox.Network != strings.HasSuffix(y, "allow}") {
+			t.Errorf("%s: %+v %v", y, s, err)
+		}
+	}
+	tests := []struct{ yaml, want string }{
+		{"sandbox: {network: {allow: [ok.example, \"http://x.example\"]}}", `4:41: sandbox.network.allow[1]: "http://x.example" is not a host name`},
+		{"sandbox: {network: {allow: [\"x.example:99999\"]}}", `4:29: sandbox.network.allow[0]: "x.example:99999": port "99999" is not a number from 1 to 65535`},
+		{"sandbox: {network: {allow: [\"*.com\"]}}", `a wildcard is "*." and a domain of at least two labels`},
+		{"sandbox: {network: {allow: []}}", `4:28: sandbox.network.allow: the allow list is empty (list the hosts commands may reach, or write network: deny)`},
+		{"sandbox: {network: {alow: [x.example]}}", `unknown key "alow" in sandbox.network (did you mean "allow"?)`},
+		{"sandbox: {network: maybe}", `sandbox.network: "maybe" is not allow or deny (use allow, deny (the default) or {allow: [host, host:port, ...]})`},
+	}
+	for _, tt := range tests {
+		_, err := LoadBytes("t.yaml", []byte(base+tt.yaml+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s:\n got %v\nwant %s", tt.yaml, err, tt.want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -147,11 +149,28 @@ func (c *Console) render(b *strings.Builder, p Payload) {
 	case GateFailed:
 		c.endGroup(b)
 		c.untrusted(b, c.paint(red, "✗ gate "+string(v.Gate))+": "+oneLine(v.Message, 300))
+	case NetworkAccess:
+		c.endGroup(b)
+		c.untrusted(b, c.networkLine(v))
 	case Publish:
 		c.published(b, v)
 	case RunFinished:
 		c.runFinished(b, v)
 	}
+}
+
+// networkLine is a network.access line: "network: allowed host:port (3
+// requests)" or, in yellow, a denied one.
+func (c *Console) networkLine(v NetworkAccess) string {
+	hp := net.JoinHostPort(sanitize(v.Host, 120), strconv.Itoa(v.Port))
+	n := fmt.Sprintf(" (%d request%s)", v.Requests, map[bool]string{true: "", false: "s"}[v.Requests == 1])
+	if !v.Allowed {
+		return c.paint(yellow, "network: denied "+hp) + n + ": add it to sandbox.network.allow to allow it"
+	}
+	if v.Failed > 0 {
+		n += fmt.Sprintf(", %d unreachable", v.Failed)
+	}
+	return "network: allowed " + hp + n
 }
 
 // trusted writes a line that holds no model- or tool-produced text.

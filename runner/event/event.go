@@ -159,6 +159,9 @@ type Sandbox struct {
 	Layers   []string `json:"layers"`
 	Writable []string `json:"writable,omitempty"`
 	Network  bool     `json:"network,omitempty"`
+	// NetworkAllow is sandbox.network.allow: the hosts commands reach
+	// through the runner's proxy.
+	NetworkAllow []string `json:"network_allow,omitempty"`
 	// LandlockABI is the kernel's Landlock ABI when the landlock layer is
 	// used (0 otherwise).
 	LandlockABI int `json:"landlock_abi,omitempty"`
@@ -388,6 +391,10 @@ type RunFinished struct {
 	// claiming what a denied call would have done never stands alone.
 	Denials     int                `json:"denials"`
 	DeniedCalls []PermissionDenied `json:"denied_calls"`
+	// Network are the allow-list proxy's decisions, one per host:port,
+	// as the network.access events said (nil without
+	// sandbox.network.allow).
+	Network []NetworkAccess `json:"network,omitempty"`
 	// Review is the pull request review review mode posted; nil when none
 	// was (not asked, or the call failed: see the publish events).
 	Review *PublishedReview `json:"review,omitempty"`

@@ -76,6 +76,8 @@ func NewPayload(typ string) (Payload, bool) {
 		return &Publish{}, true
 	case GateFailed{}.EventType():
 		return &GateFailed{}, true
+	case NetworkAccess{}.EventType():
+		return &NetworkAccess{}, true
 	case RunFinished{}.EventType():
 		return &RunFinished{}, true
 	}
@@ -86,7 +88,7 @@ func NewPayload(typ string) (Payload, bool) {
 func Types() []string {
 	return []string{"run.started", "step.started", "text", "reasoning", "tool.started",
 		"tool.completed", "tool.failed", "permission.denied", "retry", "compaction",
-		"step.finished", "patch", "check.started", "check.finished", "gate.failed", "publish", "run.finished"}
+		"step.finished", "patch", "check.started", "check.finished", "gate.failed", "network.access", "publish", "run.finished"}
 }
 
 // derefPayload turns the pointer NewPayload returned into the value type the
@@ -122,6 +124,8 @@ func derefPayload(p Payload) Payload {
 	case *CheckFinished:
 		return *v
 	case *GateFailed:
+		return *v
+	case *NetworkAccess:
 		return *v
 	case *Publish:
 		return *v

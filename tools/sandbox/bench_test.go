@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/tools/sandbox"
+	"github.com/seed43ef5acb/runner/tools/sandbox/netproxy"
 )
 
 // childCPU is the user+system CPU time of this process, of its waited-for
@@ -129,6 +131,38 @@ func BenchmarkCommand(b *testing.B) {
 				})
 			})
 		}
+	}
+	// With the network allow list: the forwarder to the proxy runs in the
+	// zygote (namespaces) or the runner (Landlock only), set up once; the
+	// per-command cost must stay the zygote's.
+	sock := filepath.Join(b.TempDir(), "proxy.sock")
+	proxy, err := netproxy.Listen(sock, netproxy.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer proxy.Close()
+	for _, name := range []string{"landlock", "namespaces"} {
+		b.Run(name+"+proxy/zygote", func(b *testing.B) {
+			layers := sets[name]
+			if sup := sandbox.Probe(); !slices.Contains(sup.Available(), layers[0]) {
+				b.Skipf("layer %s unavailable: %s", layers[0], sup.Missing())
+			}
+			sb, err := sandbox.New(sandbox.Policy{WorkTree: tree, Layers: layers, Hidden: []string{home}, Proxy: sock})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sb.Close()
+			run(b, func() error {
+				p, err := sb.Start(b.Context(), []string{"/bin/true"}, tree, env, sandbox.Stdio{})
+				if err != nil {
+					return err
+				}
+				if code, err := p.Wait(); err != nil || code != 0 || p.Launch() != sandbox.LaunchZygote {
+					return fmt.Errorf("exit %d %v via %s (%s)", code, err, p.Launch(), p.Note())
+				}
+				return nil
+			})
+		})
 	}
 	b.Run("plain", func(b *testing.B) { // fork and exec, no sandbox and no helper: the baseline
 		run(b, func() error { return exec.CommandContext(b.Context(), "/bin/true").Run() })

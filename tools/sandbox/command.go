@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,7 @@ type helperConfig struct {
 	Empty    string     `json:"empty"`
 	EmptyDir string     `json:"empty_dir"`
 	Network  bool       `json:"network,omitempty"`
+	Proxy    *proxyConf `json:"proxy,omitempty"`
 	Probe    bool       `json:"probe,omitempty"`
 	// Reaper (mode off): no layer at all, the helper only supervises the
 	// command as a child subreaper, so what it leaves running dies with it
@@ -75,6 +77,10 @@ type Sandbox struct {
 	// (Policy.PerCommandHelper).
 	perCommand bool
 	zygotes    zygotePool
+	// proxyLn is the runner's forwarder to the allow list's proxy
+	// (Landlock only, mode off); proxyEnv the commands' proxy variables.
+	proxyLn  net.Listener
+	proxyEnv []string
 }
 
 // New checks the policy against what the machine offers and prepares the
@@ -93,6 +99,10 @@ func New(p Policy) (*Sandbox, error) {
 	if p.Mode == ModeOff {
 		s.cfg = helperConfig{Reaper: true} // the zygote's, when Main was called
 		s.exe, _ = os.Executable()
+		if err := s.prepareProxy(p); err != nil {
+			return nil, err
+		}
+		s.cfg.Proxy = nil // the reaper forwards nothing: the runner does
 		return s, nil
 	}
 	if !mainCalled.Load() {
@@ -169,13 +179,14 @@ func (s *Sandbox) prepare(p Policy) error {
 		}
 		s.watch, s.hidden = w, append(s.hidden, found...)
 	}
+	s.hidden = withoutPath(s.hidden, p.Proxy) // bound before New: listed, but the one socket commands need
 	s.keep = append(slices.Clone(writable), readOnly...)
 	s.cfg = helperConfig{
 		Layers: s.layers, Writable: writable, ReadOnly: readOnly,
 		Empty: filepath.Join(ro, "empty"), EmptyDir: filepath.Join(ro, "emptydir"), Network: p.Network,
 	}
 	s.setCovers(computeCovers(s.hidden, s.keep))
-	return nil
+	return s.prepareProxy(p)
 }
 
 // LayersFor is the layers a sandbox of mode would use on this machine
@@ -206,6 +217,10 @@ func (s *Sandbox) Close() error {
 		s.watch.close()
 		s.watch = nil
 	}
+	if s.proxyLn != nil {
+		_ = s.proxyLn.Close()
+		s.proxyLn = nil
+	}
 	if s.scratch == "" {
 		return nil
 	}
@@ -229,7 +244,7 @@ func (s *Sandbox) Command(ctx context.Context, argv []string, dir string, env []
 		return nil, s.unavail
 	}
 	if s.mode == ModeOff {
-		return s.offCommand(ctx, argv, dir, env), nil
+		return s.offCommand(ctx, argv, dir, s.offEnv(env)), nil
 	}
 	cfg, _ := s.config()
 	conf, err := json.Marshal(cfg)
@@ -280,7 +295,19 @@ func (s *Sandbox) offCommand(ctx context.Context, argv []string, dir string, env
 // and the tool caches' variables (toolCaches).
 func (s *Sandbox) commandEnv(env []string) []string {
 	set := append(toolCaches(env, s.cfg.Writable), "HOME="+s.home, "TMPDIR="+s.tmp, "GIT_CONFIG_GLOBAL="+s.gitConf)
-	return withEnv(env, set...)
+	return withEnv(env, append(set, s.proxyEnv...)...)
+}
+
+// offEnv is a mode-off command's env: as given (nil: the runner's), with
+// the proxy's variables when there is an allow list.
+func (s *Sandbox) offEnv(env []string) []string {
+	if len(s.proxyEnv) == 0 {
+		return env
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	return withEnv(env, s.proxyEnv...)
 }
 
 // withEnv returns env with each "NAME=value" of set replacing any entry of

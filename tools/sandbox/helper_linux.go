@@ -3,11 +3,13 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -72,7 +74,12 @@ func helperMain(confJSON string, argv []string) int {
 		fmt.Fprintf(os.Stderr, "runner sandbox: %v\n", err)
 		return 127
 	}
-	if slices.Contains(conf.Layers, LayerNamespaces) {
+	forwarding, err := startForwarder(conf.Proxy)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "runner sandbox: %v\n", err)
+		return helperFailed
+	}
+	if slices.Contains(conf.Layers, LayerNamespaces) && !forwarding { // the forwarder needs the helper to stay
 		// The command becomes the PID namespace's init: when it exits, or
 		// is killed, or the runner dies (the death signal survives exec),
 		// the kernel kills everything else in the namespace.
@@ -81,6 +88,21 @@ func helperMain(confJSON string, argv []string) int {
 		return 126
 	}
 	return supervise(path, argv)
+}
+
+// startForwarder starts the forwarder to the allow list's proxy on
+// 127.0.0.1:Port of this network namespace, when conf asks for one; it
+// reports whether it did.
+func startForwarder(conf *proxyConf) (bool, error) {
+	if conf == nil || !conf.Forward {
+		return false, nil
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(conf.Port)))
+	if err != nil {
+		return false, fmt.Errorf("the network proxy's forwarder: %w", err)
+	}
+	go forward(ln, conf.Socket)
+	return true, nil
 }
 
 // setup applies the layers to this process, in order: namespaces (mounts,
@@ -130,7 +152,7 @@ func setup(conf helperConfig) error {
 		}
 	}
 	if seccompArch != 0 {
-		rules := rulesFor(ns, conf.Network)
+		rules := rulesFor(ns, conf.Network, conf.Proxy != nil)
 		if !ns { // with namespaces the zygote or command is init: immune
 			rules.guard, rules.groups = guarded()
 		}

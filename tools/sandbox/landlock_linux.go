@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"path/filepath"
+
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
@@ -35,6 +37,14 @@ func restrictLandlock(conf helperConfig, withNamespaces bool) error {
 		landlock.PathAccess(writeRights, conf.Writable...).IgnoreIfMissing(),
 		landlock.RWFiles(devices()...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.PathAccess(readDirRights, "/dev/pts").IgnoreIfMissing(),
+	}
+	if p := conf.Proxy; p != nil {
+		// ABI ≥ 9 restricts connect(2) to path sockets made outside the
+		// domain: the forwarder's to the proxy (its own directory).
+		rules = append(rules, landlock.PathAccess(llsys.AccessFSResolveUnix, filepath.Dir(p.Socket)))
+		if !withNamespaces {
+			rules = append(rules, landlock.ConnectTCP(uint16(p.Port))) // the runner's forwarder: the only TCP port
+		}
 	}
 	if withNamespaces || len(conf.Covers) == 0 {
 		rules = append(rules, landlock.PathAccess(readDirRights, "/"))

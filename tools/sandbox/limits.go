@@ -42,6 +42,30 @@ func Limits(layers []Layer, network bool, abi int, writable []string) []string {
 	return out
 }
 
+// ProxyLimits lists, one sentence each, what the network allow list
+// (Policy.Proxy) does not stop under layers (none: mode off) on a kernel
+// of Landlock ABI abi: run.started and `runner policy check` add them
+// to Limits when the spec has sandbox.network.allow.
+func ProxyLimits(layers []Layer, abi int) []string {
+	out := []string{
+		"network allow list: the proxy judges the host name and port a client asks for (the CONNECT line, the URL); it does not look inside TLS, so an allowed host is reached for whatever it serves (an allowed code host takes uploads too)",
+		"network allow list: only clients that honour HTTP_PROXY/HTTPS_PROXY get out, and names are resolved by the proxy (no DNS from commands)",
+	}
+	if len(layers) == 0 {
+		return append(out, "network allow list with mode off: the proxy variables are set, nothing enforces them: commands connect anywhere directly")
+	}
+	if slices.Contains(layers, LayerNamespaces) {
+		return out
+	}
+	out = append(out, "network allow list under Landlock only: TCP connect is allowed to the port of the runner's forwarder on any address "+
+		"(Landlock's TCP rules know ports, not addresses): a host elsewhere that listens on that port is reached directly; UDP, raw and other ports stay refused")
+	if abi < 9 {
+		out = append(out, fmt.Sprintf("network allow list under Landlock only, ABI %d < 9: connect(2) cannot stay refused (TCP needs it), so the machine's unix sockets "+
+			"(a session bus, Docker's) are reachable, as with network: allow; use namespaces or network: deny where that matters", abi))
+	}
+	return out
+}
+
 // LayersEnv names the environment variable of the runner that pins the
 // layers ("landlock", "namespaces" or "namespaces,landlock"), e.g. to try
 // on a machine with user namespaces what GitHub's ubuntu-24.04 runners

@@ -95,7 +95,7 @@ func (s *Sandbox) Start(ctx context.Context, argv []string, dir string, env []st
 	case reaperAvailable() && mainCalled.Load():
 		// mode off: a zygote with no layer, only the reaper (offCommand),
 		// and the command's environment as given
-		p, err := s.startInZygote(ctx, argv, dir, env, stdio)
+		p, err := s.startInZygote(ctx, argv, dir, s.offEnv(env), stdio)
 		if err == nil {
 			return p, nil
 		}

@@ -109,6 +109,20 @@ type Policy struct {
 	// Network allows the network: no network namespace and no socket
 	// rules.
 	Network bool
+	// Proxy is the path of the unix socket where the network allow
+	// list's HTTP proxy (tools/sandbox/netproxy) listens, outside the
+	// sandbox ("" : none; Network must be false). Commands get
+	// HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (and the lower-case names)
+	// pointing at http://127.0.0.1:PORT: with namespaces a forwarder in
+	// the empty network namespace (ProxyPort, in the zygote or helper)
+	// relays to the socket; with Landlock only (ABI ≥ 4, else New fails)
+	// a forwarder in the runner on an ephemeral port is the one TCP port
+	// commands may connect to; with mode off the variables are set and
+	// nothing enforces them. The socket is never covered.
+	Proxy string
+	// NoProxy are the hosts commands reach without the proxy (NO_PROXY,
+	// no_proxy), e.g. localhost inside the namespace.
+	NoProxy []string
 	// GitConfig is the text of a git configuration file the sandbox
 	// provides, read-only, as the global config (GIT_CONFIG_GLOBAL).
 	GitConfig string

@@ -17,9 +17,13 @@ type filterRules struct {
 	// families, when not nil, are the only socket(2) domains allowed;
 	// others fail with EACCES.
 	families []uint32
-	// noConnect fails connect(2) and sendto(2) with an address with
-	// EACCES: with Landlock only below ABI 9 nothing else stops a command
-	// from reaching a daemon's unix socket (Docker's, the session bus).
+	// tcpOnly allows AF_INET and AF_INET6 sockets of SOCK_STREAM with
+	// protocol 0 or IPPROTO_TCP (no UDP, raw or MPTCP: Landlock's TCP
+	// rules are what bounds them), when families is set.
+	tcpOnly bool
+	// noConnect fails connect(2) with EACCES: with Landlock only below
+	// ABI 9 nothing else stops a command from reaching a daemon's unix
+	// socket (Docker's, the session bus).
 	noConnect bool
 	// guard, when not empty, are processes no command may signal, limit
 	// or open a pidfd of (Landlock only: the zygote or helper, the runner
@@ -27,6 +31,9 @@ type filterRules struct {
 	// may not reach either, nor every process at once (pid -1). See
 	// guardRules.
 	guard, groups []uint32
+	// noSendto fails sendto(2) with an address with EACCES (a datagram
+	// to a daemon's socket).
+	noSendto bool
 }
 
 // rulesFor is the filter for a sandbox: without network, only unix and
@@ -34,14 +41,20 @@ type filterRules struct {
 // loopback only); with Landlock alone and no network, no connect either.
 // AF_VSOCK, AF_PACKET and the rest are refused in both layers: vsock is
 // not bound by a network namespace.
-func rulesFor(ns, network bool) filterRules {
+//
+// With Landlock alone and the allow list's proxy (proxy), TCP sockets are
+// allowed and so is connect(2): Landlock (ABI ≥ 4) lets them reach the
+// forwarder's port only; sendto(2) with an address stays refused.
+func rulesFor(ns, network, proxy bool) filterRules {
 	switch {
 	case network:
 		return filterRules{}
 	case ns:
 		return filterRules{families: []uint32{unix.AF_UNIX, unix.AF_NETLINK, unix.AF_INET, unix.AF_INET6}}
+	case proxy:
+		return filterRules{families: []uint32{unix.AF_UNIX, unix.AF_NETLINK}, tcpOnly: true, noSendto: true}
 	}
-	return filterRules{families: []uint32{unix.AF_UNIX, unix.AF_NETLINK}, noConnect: true}
+	return filterRules{families: []uint32{unix.AF_UNIX, unix.AF_NETLINK}, noConnect: true, noSendto: true}
 }
 
 // maxGuarded bounds the processes a filter guards (the jump offsets of a
@@ -140,16 +153,12 @@ func buildFilter(r filterRules) []unix.SockFilter {
 		unix.SockFilter{Code: bpfRet, K: retAllow},
 		unix.SockFilter{Code: bpfRet, K: retEPERM})
 	if r.families != nil {
-		k := len(r.families)
-		body := []unix.SockFilter{{Code: bpfLd, K: offArg(0, 0)}}
-		for i, f := range r.families {
-			body = append(body, unix.SockFilter{Code: bpfJeq, K: f, Jt: uint8(k - i)})
-		}
-		body = append(body, unix.SockFilter{Code: bpfRet, K: retEACCES}, unix.SockFilter{Code: bpfRet, K: retAllow})
-		block(sysSocket, body...)
+		block(sysSocket, socketBody(r)...)
 	}
 	if r.noConnect {
 		block(sysConnect, unix.SockFilter{Code: bpfRet, K: retEACCES})
+	}
+	if r.noSendto {
 		block(sysSendto, // an address (args[4] not NULL) is a connect
 			unix.SockFilter{Code: bpfLd, K: offArg(4, 0)},
 			unix.SockFilter{Code: bpfJeq, K: 0, Jf: 3},
@@ -217,6 +226,40 @@ func guardRules(r filterRules, block func(uint32, ...unix.SockFilter)) {
 	}
 	block(sysTkill, unix.SockFilter{Code: bpfRet, K: retEPERM})
 	block(sysPidfdSendSignal, unix.SockFilter{Code: bpfRet, K: retENOSYS})
+}
+
+// socketBody judges socket(2): the families allowed, and with tcpOnly
+// inet and inet6 of type SOCK_STREAM (flags masked) with protocol 0 or
+// IPPROTO_TCP; every other socket fails with EACCES.
+func socketBody(r filterRules) []unix.SockFilter {
+	k := len(r.families)
+	body := []unix.SockFilter{{Code: bpfLd, K: offArg(0, 0)}}
+	tcp := []unix.SockFilter{ // reached by the inet jumps below
+		{Code: bpfLd, K: offArg(1, 0)},
+		{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: 0xf}, // SOCK_NONBLOCK and SOCK_CLOEXEC off
+		{Code: bpfJeq, K: unix.SOCK_STREAM, Jf: 3},
+		{Code: bpfLd, K: offArg(2, 0)},
+		{Code: bpfJeq, K: 0, Jt: 2},
+		{Code: bpfJeq, K: unix.IPPROTO_TCP, Jt: 1},
+		{Code: bpfRet, K: retEACCES},
+		{Code: bpfRet, K: retAllow},
+	}
+	inet := 0
+	if r.tcpOnly {
+		inet = 2
+	}
+	// after the k+inet jumps: deny, allow, then the tcp part
+	for i, f := range r.families {
+		body = append(body, unix.SockFilter{Code: bpfJeq, K: f, Jt: uint8(k + inet - i)})
+	}
+	if r.tcpOnly {
+		body = append(body, unix.SockFilter{Code: bpfJeq, K: unix.AF_INET, Jt: 3}, unix.SockFilter{Code: bpfJeq, K: unix.AF_INET6, Jt: 2})
+	}
+	body = append(body, unix.SockFilter{Code: bpfRet, K: retEACCES}, unix.SockFilter{Code: bpfRet, K: retAllow})
+	if r.tcpOnly {
+		body = append(body, tcp...)
+	}
+	return body
 }
 
 // installFilter installs the filter for rules on every thread of this

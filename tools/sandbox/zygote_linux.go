@@ -89,6 +89,12 @@ func zygoteMain(confJSON string) int {
 		z.send(zygoteMsg{Op: "ready", Error: err.Error()}, nil)
 		return helperFailed
 	}
+	// Once per zygote, not per command: a goroutine of this process, which
+	// the kills after each command do not reach.
+	if _, err := startForwarder(conf.Proxy); err != nil {
+		z.send(zygoteMsg{Op: "ready", Error: err.Error()}, nil)
+		return helperFailed
+	}
 	z.send(zygoteMsg{Op: "ready"}, nil)
 	return z.serve()
 }

