@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,7 +21,7 @@ const netProxySocket = "netproxy/proxy.sock"
 // before the sandbox is built (its socket is then never covered), and
 // points pol at it: HTTP_PROXY and friends for the commands, NO_PROXY
 // for the sandbox's own loopback unless the list names loopback.
-func (r *execRun) startNetProxy(pol *sandbox.Policy) error {
+func (r *execRun) startNetProxy(ctx context.Context, pol *sandbox.Policy) error {
 	allow := r.spec.Sandbox.Allow
 	if len(allow) == 0 {
 		return nil
@@ -33,7 +34,7 @@ func (r *execRun) startNetProxy(pol *sandbox.Policy) error {
 	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		return fmt.Errorf("%w: the network proxy: %w", ErrInfra, err)
 	}
-	srv, err := netproxy.Listen(sock, netproxy.Options{Allow: list, Resolve: r.opts.resolveHost})
+	srv, err := netproxy.Listen(ctx, sock, netproxy.Options{Allow: list, Resolve: r.opts.resolveHost})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInfra, err)
 	}

@@ -67,7 +67,7 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 // stores in the runner's $HOME and $XDG_RUNTIME_DIR hidden, the git guard as a read-only
 // global config, its scratch ($HOME, $TMPDIR) in the run's temporary
 // directory.
-func (r *execRun) setupSandbox(_ context.Context) error {
+func (r *execRun) setupSandbox(ctx context.Context) error {
 	pol := r.sandboxPolicy
 	pol.WorkTree, pol.ScratchDir = r.workTree, r.runTemp.Path()
 	rules, err := r.spec.Ruleset()
@@ -86,7 +86,7 @@ func (r *execRun) setupSandbox(_ context.Context) error {
 		pol.Hidden = append(pol.Hidden, run)
 	}
 	pol.Hidden = append(pol.Hidden, r.snapshotStores()...)
-	if err := r.startNetProxy(&pol); err != nil {
+	if err := r.startNetProxy(ctx, &pol); err != nil {
 		return err
 	}
 	sb, err := sandbox.New(pol)

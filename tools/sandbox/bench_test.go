@@ -136,7 +136,7 @@ func BenchmarkCommand(b *testing.B) {
 	// zygote (namespaces) or the runner (Landlock only), set up once; the
 	// per-command cost must stay the zygote's.
 	sock := filepath.Join(b.TempDir(), "proxy.sock")
-	proxy, err := netproxy.Listen(sock, netproxy.Options{})
+	proxy, err := netproxy.Listen(b.Context(), sock, netproxy.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -97,7 +98,7 @@ func startForwarder(conf *proxyConf) (bool, error) {
 	if conf == nil || !conf.Forward {
 		return false, nil
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(conf.Port)))
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(conf.Port)))
 	if err != nil {
 		return false, fmt.Errorf("the network proxy's forwarder: %w", err)
 	}

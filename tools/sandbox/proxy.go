@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,7 +48,7 @@ func (s *Sandbox) prepareProxy(p Policy) error {
 			return fmt.Errorf("%w: the network allow list under Landlock only needs Landlock ABI ≥ 4 (TCP rules) to keep commands to the proxy, "+
 				"and this kernel has ABI %d: enable user namespaces, or use network: deny (or allow)", ErrUnavailable, abi)
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 		if err != nil {
 			return fmt.Errorf("sandbox: the proxy's forwarder: %w", err)
 		}
@@ -91,7 +92,7 @@ func forward(ln net.Listener, socket string) {
 // until both are done.
 func relay(c net.Conn, socket string) {
 	defer c.Close()
-	u, err := net.Dial("unix", socket)
+	u, err := (&net.Dialer{}).DialContext(context.Background(), "unix", socket)
 	if err != nil {
 		return
 	}

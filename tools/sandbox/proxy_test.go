@@ -45,7 +45,7 @@ func startProxy(t *testing.T, u *upstreams) *netproxy.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	srv, err := netproxy.Listen(filepath.Join(dir, "proxy.sock"), netproxy.Options{Allow: allow})
+	srv, err := netproxy.Listen(t.Context(), filepath.Join(dir, "proxy.sock"), netproxy.Options{Allow: allow})
 	if err != nil {
 		t.Fatal(err)
 	}

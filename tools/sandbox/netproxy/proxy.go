@@ -59,10 +59,11 @@ type Server struct {
 const dialTimeout = 30 * time.Second
 
 // Listen starts a proxy on a new unix socket at path (mode 0600; a stale
-// file there is removed first) and serves it until Close.
-func Listen(path string, opts Options) (*Server, error) {
+// file there is removed first) and serves it until Close (ctx bounds the
+// listen call only).
+func Listen(ctx context.Context, path string, opts Options) (*Server, error) {
 	_ = os.Remove(path)
-	ln, err := net.Listen("unix", path)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("netproxy: listen on %s: %w", path, err)
 	}

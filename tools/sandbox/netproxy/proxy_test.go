@@ -101,7 +101,7 @@ func TestProxy(t *testing.T) {
 	}
 	sock := filepath.Join(t.TempDir(), "p.sock")
 	var first []Access
-	srv, err := Listen(sock, Options{Allow: allow, OnFirst: func(a Access) { first = append(first, a) },
+	srv, err := Listen(t.Context(), sock, Options{Allow: allow, OnFirst: func(a Access) { first = append(first, a) },
 		Resolve: func(_ context.Context, h string) ([]netip.Addr, error) {
 			if h == "registry.test" {
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
@@ -115,7 +115,8 @@ func TestProxy(t *testing.T) {
 	c := proxyClient(sock)
 	get := func(u string) (int, string) {
 		t.Helper()
-		resp, err := c.Get(u)
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, u, nil)
+		resp, err := c.Do(req)
 		if err != nil {
 			t.Fatalf("GET %s: %v", u, err)
 		}
@@ -139,7 +140,7 @@ func TestProxy(t *testing.T) {
 		t.Errorf("other port of an allowed address: %d", code)
 	}
 	// CONNECT through the proxy to the allowed port, then HTTP inside the tunnel
-	conn, err := net.Dial("unix", sock)
+	conn, err := (&net.Dialer{}).DialContext(t.Context(), "unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestProxy(t *testing.T) {
 	if !strings.HasPrefix(string(got), "HTTP/1.1 200 Connection Established") || !strings.Contains(string(got), "upstream x /t") {
 		t.Errorf("CONNECT tunnel: %q", got)
 	}
-	conn, _ = net.Dial("unix", sock)
+	conn, _ = (&net.Dialer{}).DialContext(t.Context(), "unix", sock)
 	fmt.Fprintf(conn, "CONNECT evil.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n\r\n")
 	got, _ = io.ReadAll(conn)
 	conn.Close()
@@ -174,17 +175,18 @@ func TestProxy(t *testing.T) {
 // TestProxyUpstreamDown: an allowed host that refuses connections gets
 // 502 and is counted as failed.
 func TestProxyUpstreamDown(t *testing.T) {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	ln, _ := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
 	allow, _ := ParseList([]string{addr})
 	sock := filepath.Join(t.TempDir(), "p.sock")
-	srv, err := Listen(sock, Options{Allow: allow})
+	srv, err := Listen(t.Context(), sock, Options{Allow: allow})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	resp, err := proxyClient(sock).Get("http://" + addr + "/")
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://"+addr+"/", nil)
+	resp, err := proxyClient(sock).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
