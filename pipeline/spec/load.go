@@ -86,7 +86,9 @@ var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // yamlError records a YAML syntax error. yaml.v3 reports lines only, and
 // for parser errors ("did not find expected …") the 0-based line of the
-// construct the error is in, hence the +1.
+// construct the error is in, hence the +1. A tab in the indentation is
+// reported on the line of the scalar before it ("violates indentation") or
+// on no line at all, so the tab itself is looked for (tabPos).
 func (d *Decoder) yamlError(err error) {
 	p, msg := Pos{1, 1}, err.Error()
 	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
@@ -97,8 +99,38 @@ func (d *Decoder) yamlError(err error) {
 			p.Line = max(line, 1)
 		}
 		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	if t, ok := d.tabPos(p.Line, msg); ok {
+		p = t
 	}
 	d.ErrorAtPos(p, "fix the YAML syntax", "YAML: %s", msg)
+}
+
+// tabPos finds the tab a YAML error is about: for a tab error, the first
+// tab in the indentation of the reported line or the two after it; for a
+// character that cannot start a token, a tab in the reported line's
+// indentation. ok is false when there is none.
+func (d *Decoder) tabPos(line int, msg string) (Pos, bool) {
+	last := line
+	switch {
+	case strings.Contains(msg, "tab character"):
+		last = line + 2
+	case !strings.Contains(msg, "cannot start any token"):
+		return Pos{}, false
+	}
+	for l := line; l <= last; l++ {
+		text, ok := d.srcLine(l)
+		if !ok {
+			break
+		}
+		indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
+		if i := strings.IndexByte(indent, '\t'); i >= 0 {
+			return Pos{Line: l, Col: i + 1}, true
+		}
+	}
+	return Pos{}, false
 }
 
 // templateField is a string value to check as a template once the inputs

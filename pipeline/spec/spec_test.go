@@ -83,6 +83,13 @@ func TestLoadErrors(t *testing.T) {
 		want []string
 	}{
 		{"yaml syntax", "version: 1\nname: [x\n", []string{"2:1: YAML: did not find expected ',' or ']'"}},
+		// A tab in the indentation is reported where the tab is, whatever
+		// line yaml.v3 names (the scalar before it, or none).
+		{"tab after a scalar", base + "\tpermissions: {}\n", []string{"4:1: YAML: found a tab character that violates indentation"}},
+		{"tab in a mapping", base + "limits:\n  max_steps: 3\n\ttimeout: 1m\n", []string{"6:1: YAML: found a tab character that violates indentation"}},
+		{"tab after spaces", base + "permissions:\n  \tread: allow\n", []string{"5:3: YAML: "}},
+		{"tab on the first line", "\tversion: 1\n", []string{"1:1: YAML: found character that cannot start any token"}},
+		{"tab in a block scalar", "version: 1\nname: t\nprompt: |\n  x\n\ty\n", []string{"5:1: YAML: found a tab character where an indentation space is expected"}},
 		{"empty", "", []string{`1:1: the task spec is empty (start with "version: 1")`}},
 		{"not a mapping", "- a\n", []string{"1:1: the task spec: expected a mapping, got a list"}},
 		{"two documents", base + "---\nname: x\n", []string{"4:1: the file holds more than one YAML document"}},
