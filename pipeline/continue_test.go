@@ -221,6 +221,11 @@ func TestContinueRefusals(t *testing.T) {
 		!strings.Contains(res.Error.Message, "work tree changed") {
 		t.Errorf("diverged: exit %d, %+v, %v", ExitCode(err), res, err)
 	}
+	// The refused run's log (and so its console) starts with run.started,
+	// before the patch event of its final stages.
+	if types := recordTypes(t, filepath.Join(out2, "events.jsonl")); len(types) < 2 || types[0] != "run.started" || types[len(types)-1] != "run.finished" {
+		t.Errorf("refused run's events %v: want run.started first, run.finished last", types)
+	}
 	if len(unused.Requests()) != 0 {
 		t.Fatalf("a refused continue called the model")
 	}
@@ -337,4 +342,24 @@ func TestContinueCheckedBeforeTheProvider(t *testing.T) {
 	if ExitCode(err) != ExitUsage || !strings.Contains(fmt.Sprint(err), "history.jsonl does not exist") {
 		t.Errorf("exit %d, %v: want the missing history named first", ExitCode(err), err)
 	}
+}
+
+// recordTypes is the type of every record of an events.jsonl, in order.
+func recordTypes(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		types = append(types, rec.Type)
+	}
+	return types
 }

@@ -285,6 +285,9 @@ func (r *execRun) mainStages() []Stage {
 // success into delivery_failed.
 func (r *execRun) finalStages(status *runStatus) []Stage {
 	return []Stage{
+		// First: run.started, when the run failed before it (a refused
+		// --continue), so the log and the console begin with it.
+		stageFunc{"started-late", r.emitStartedLate},
 		// After the work tree stopped changing: the patch of the whole run.
 		stageFunc{"patch", r.finalPatch},
 		// Before any outcome is written: the patch judged by the edit rules,

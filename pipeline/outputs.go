@@ -255,6 +255,15 @@ func (r *execRun) structuredOutput() json.RawMessage {
 	return so
 }
 
+// emitStartedLate writes run.started for a run that failed before its
+// stage, ahead of the final stages' events.
+func (r *execRun) emitStartedLate(ctx context.Context) error {
+	if r.started || r.writer == nil {
+		return nil
+	}
+	return r.emitStarted(ctx)
+}
+
 // writeOutputs writes run.finished (the log's last line), closes the log,
 // then result.json and summary.md, and prints the run's answer on stdout
 // unless the log goes there: the structured output as one JSON document

@@ -19,7 +19,9 @@ import (
 
 // checkSandbox checks the spec's sandbox section before anything is
 // written: the section's writable paths expanded (one whose variable is
-// unset is skipped, with a note), and mode required without every layer
+// unset is skipped, with a note when no entry of the list opened a
+// directory: a list that names its fallback, [$GOCACHE,
+// ~/.cache/go-build], says nothing), and mode required without every layer
 // is a usage error (exit 2), and so is an unknown or missing layer pinned
 // by the runner's RUNNER_SANDBOX_LAYERS (sandbox.ParseLayers); mode off is
 // said on stderr. The secret values of the protected .env* files are
@@ -27,12 +29,11 @@ import (
 func (r *execRun) checkSandbox(_ context.Context) error {
 	sec := r.spec.Sandbox
 	r.sandboxPolicy = sandbox.Policy{Mode: sec.ModeOrDefault(), Network: sec.Network, GitConfig: tools.GitGuard()}
+	var unset []string
 	for _, w := range sec.Writable {
 		p, err := spec.ExpandPath(w, r.getenv)
-		if errors.Is(err, spec.ErrUnset) {
-			if !r.opts.Quiet { // harmless: nothing names that directory here
-				fmt.Fprintf(r.opts.Stderr, "runner: note: sandbox.writable %s is skipped: it is not set in this environment\n", w)
-			}
+		if errors.Is(err, spec.ErrUnset) { // harmless: nothing names that directory here
+			unset = append(unset, w)
 			continue
 		}
 		if err != nil {
@@ -40,6 +41,11 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 		}
 		r.sandboxPolicy.Writable = append(r.sandboxPolicy.Writable, p)
 		r.writable = append(r.writable, p)
+	}
+	if len(r.writable) == 0 && !r.opts.Quiet {
+		for _, w := range unset {
+			fmt.Fprintf(r.opts.Stderr, "runner: note: sandbox.writable %s is skipped: it is not set in this environment\n", w)
+		}
 	}
 	rules, err := r.spec.Ruleset()
 	if err != nil {
