@@ -146,7 +146,10 @@ func checkBash(rs permission.Ruleset, p permission.Paths, pathsErr error, comman
 		v.Reason = fmt.Sprintf("%s %s: %s", c.Kind, strconv.Quote(c.Subject), c.Decision.Reason)
 		return v
 	}
-	v.Reason = fmt.Sprintf("all %d checks allowed", len(v.Checks))
+	v.Reason = "1 check allowed"
+	if len(v.Checks) > 1 {
+		v.Reason = fmt.Sprintf("all %d checks allowed", len(v.Checks))
+	}
 	return v
 }
 

@@ -231,6 +231,13 @@ func TestCheckBashProvenance(t *testing.T) {
 	if !strings.Contains(v.Reason, `rm *`) {
 		t.Errorf("reason %q does not name the deciding rule", v.Reason)
 	}
+	// The reason of an allowed line counts its checks in good English.
+	if r := Check(open(), wt, "ls").Reason; r != "1 check allowed" {
+		t.Errorf("one allowed check: reason %q", r)
+	}
+	if r := Check(open(), wt, "ls; echo hi").Reason; r != "all 2 checks allowed" {
+		t.Errorf("two allowed checks: reason %q", r)
+	}
 	d := Check(strict(), wt, "rm x").Checks[0].Decision
 	if d.Rule != nil || !strings.Contains(d.Reason, "default deny") {
 		t.Errorf("default deny provenance = %+v", d)
