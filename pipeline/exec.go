@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/github"
+	"github.com/seed43ef5acb/runner/internal/mirror"
 	"github.com/seed43ef5acb/runner/internal/tempdir"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
@@ -86,6 +87,14 @@ type execRun struct {
 	// secretPaths are the changed files the secret gate found a secret in
 	// (Result.SecretPaths).
 	secretPaths []string
+	// outFiles makes every file the runner writes while commands run (the
+	// log, history, tool outputs, MCP stderr, the cassette); started
+	// (mirrored) where a command could write them (startMirror), and
+	// compared and put back once no command runs (restoreOut): what it
+	// changed (outChanged) and could not put back (outLost)
+	outFiles   *mirror.Set
+	outChanged []string
+	outLost    error
 	// runTemp is the run's own temporary directory (the --isolate copy,
 	// its snapshot store, the sandboxes' scratch), locked while the run
 	// lives and removed on every exit path; a killed run's is collected
@@ -168,7 +177,7 @@ type execRun struct {
 // Errors found before the out dir exists (bad usage, an invalid spec, a
 // missing API key) are returned at once and write nothing.
 func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
-	r := &execRun{opts: opts, start: time.Now(), log: slog.New(slog.DiscardHandler)}
+	r := &execRun{opts: opts, start: time.Now(), log: slog.New(slog.DiscardHandler), outFiles: mirror.New()}
 	if r.opts.Stdout == nil {
 		r.opts.Stdout = io.Discard
 	}
@@ -255,6 +264,9 @@ func (r *execRun) mainStages() []Stage {
 		stageFunc{"isolate", r.isolateCopy},
 		// On the final work tree: the sandbox of bash and the checks.
 		stageFunc{"sandbox", r.setupSandbox},
+		// Once the layers are known, before any command (MCP servers, the
+		// agent): where commands could write the out dir, mirror it.
+		stageFunc{"mirror", r.startMirror},
 		// Before the agent: the base tree is what the patch is taken against.
 		stageFunc{"snapshot", r.baseSnapshot},
 		// With this run's store locked (so never taken): old stores collected.
@@ -314,7 +326,11 @@ func (r *execRun) finalStages(status *runStatus) []Stage {
 // finish runs the final stages and turns the run's status into Exec's error.
 func (r *execRun) finish(ctx context.Context, mainErr error) error {
 	defer r.removeTemp()
-	r.stopMCP() // before the final snapshot: stdio servers run in the work tree
+	// Before the final snapshot: stdio servers and leftovers run in the
+	// work tree. Then, with no command left, this run's own files are
+	// checked against their mirror.
+	r.stopCommands()
+	r.restoreOut()
 	status := &runStatus{}
 	var finalErrs []error
 	for _, s := range r.finalStages(status) {

@@ -143,15 +143,8 @@ func (r *execRun) runGates(_ context.Context) error {
 		}
 		gates = append(gates, event.GateFailed{Gate: event.GateGitTripwire, Paths: changed, Message: msg})
 	}
-	if r.tripwire != nil {
-		if changed, lost := r.tripwire.state.restore(); len(changed) > 0 {
-			msg := "a command changed the runner's own state (" + strings.Join(changed, ", ") +
-				": earlier runs' records; no layer of this sandbox makes .runner read-only); the runner put it back"
-			if len(lost) > 0 {
-				msg += ", except " + strings.Join(lost, ", ") + " (over the tripwire's memory cap: do not trust them)"
-			}
-			gates = append(gates, event.GateFailed{Gate: event.GateRunnerState, Paths: changed, Message: msg})
-		}
+	if g, ok := r.stateGate(); ok {
+		gates = append(gates, g)
 	}
 	var attrs []string
 	for _, f := range r.files {
@@ -179,6 +172,31 @@ func (r *execRun) runGates(_ context.Context) error {
 	}
 	r.violations = gates
 	return nil
+}
+
+// stateGate reports the runner's own state that a command changed, where
+// no layer makes it read-only: earlier runs' out dirs under .runner (the
+// state tripwire, put back here) and this run's own files (put back by
+// restoreOut when the commands ended).
+func (r *execRun) stateGate() (event.GateFailed, bool) {
+	var paths, msgs []string
+	if r.tripwire != nil {
+		if changed, lost := r.tripwire.state.restore(); len(changed) > 0 {
+			msg := "a command changed the runner's own state (" + strings.Join(changed, ", ") +
+				": earlier runs' records; no layer of this sandbox makes .runner read-only); the runner put it back"
+			if len(lost) > 0 {
+				msg += ", except " + strings.Join(lost, ", ") + " (over the tripwire's memory cap: do not trust them)"
+			}
+			paths, msgs = append(paths, changed...), append(msgs, msg)
+		}
+	}
+	if msg := r.outDirMessage(); msg != "" {
+		paths, msgs = append(paths, r.outChanged...), append(msgs, msg)
+	}
+	if len(paths) == 0 {
+		return event.GateFailed{}, false
+	}
+	return event.GateFailed{Gate: event.GateRunnerState, Paths: paths, Message: strings.Join(msgs, "; ")}, true
 }
 
 // editGate judges every changed path of the patch by the edit rules: a

@@ -13,6 +13,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/seed43ef5acb/runner/internal/mirror"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -71,15 +72,15 @@ type historyLine struct {
 // complete step on disk. It implements runner.History.
 type historyFile struct {
 	mu     sync.Mutex
-	f      *os.File
+	f      *mirror.File
 	redact *event.Redactor
 	sum    hash.Hash // SHA-256 of every byte written, for run.finished
 	size   int64
 }
 
 // createHistory creates path and writes the header line.
-func createHistory(path string, header historyLine, redact *event.Redactor) (*historyFile, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+func createHistory(files *mirror.Set, path string, header historyLine, redact *event.Redactor) (*historyFile, error) {
+	f, err := files.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}

@@ -41,12 +41,13 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	if r.outDir == "" {
 		r.outDir = filepath.Join(".runner", "runs", r.runID)
 	}
-	if err := os.MkdirAll(r.outDir, 0o755); err != nil {
+	if err := r.outFiles.MkdirAll(r.outDir); err != nil {
 		return fmt.Errorf("%w: out dir: %w", ErrInfra, err)
 	}
 	if r.opts.Out == "" {
 		ignoreRunnerDir(".runner")
 	}
+	r.outFiles.Watch(r.outDir, r.repo)
 	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
 	r.redactor = event.NewRedactor(r.opts.Environ, append(append([]string{r.opts.APIKey}, r.mcpSecrets...), r.envSecrets...)...)
 	if r.opts.Events == "-" {
@@ -57,11 +58,11 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		if err := os.MkdirAll(filepath.Dir(r.eventsPath), 0o755); err != nil {
 			return fmt.Errorf("%w: events: %w", ErrInfra, err)
 		}
-		w, err := event.Create(r.eventsPath, r.runID)
+		f, err := r.outFiles.Create(r.eventsPath)
 		if err != nil {
-			return fmt.Errorf("%w: events: %w", ErrInfra, err)
+			return fmt.Errorf("%w: events: create event log: %w", ErrInfra, err)
 		}
-		r.writer = w
+		r.writer = event.Own(f, r.runID)
 	}
 	r.denials = &denialLog{}
 	r.logGuard = &logGuard{next: r.writer, stop: r.stopMain}

@@ -116,7 +116,7 @@ func (r *execRun) openHistory(_ context.Context) error {
 	if c := r.continued; c != nil {
 		header.Continues, header.Chain = c.history.header.RunID, c.chain
 	}
-	h, err := createHistory(filepath.Join(r.outDir, report.HistoryFile), header, r.redactor)
+	h, err := createHistory(r.outFiles, filepath.Join(r.outDir, report.HistoryFile), header, r.redactor)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInfra, err)
 	}

@@ -137,6 +137,7 @@ func (r *execRun) startMCP(ctx context.Context) error {
 		WorkDir:   r.workTree,
 		StderrDir: filepath.Join(r.outDir, mcpStderrDir),
 		OutputDir: filepath.Join(r.outDir, toolOutputDir),
+		Files:     outputFiles{r.outFiles},
 		Redact:    r.redactor.Redact,
 		Logger:    r.log,
 	}, Version())

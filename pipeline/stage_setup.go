@@ -135,7 +135,7 @@ func (r *execRun) transport(_ context.Context) (http.RoundTripper, error) {
 		r.replayPrompt = recordedPrompt(c)
 		return c.RoundTripper(), nil
 	case r.opts.Record != "":
-		f, err := os.Create(r.opts.Record)
+		f, err := r.outFiles.Create(r.opts.Record)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --record: %w", ErrUsage, err)
 		}

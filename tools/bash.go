@@ -98,17 +98,18 @@ func (t *bashTool) timeout(ms int) time.Duration {
 
 // outputFile makes sure OutputDir exists and returns what creates the
 // file that receives the full output once it outgrows what the model
-// reads (OutputDir/bash-<call id>-<random>.log), or nil when no OutputDir
-// is configured.
-func (t *bashTool) outputFile(callID string) (func() (*os.File, error), error) {
+// reads (OutputDir/bash-<call id>-<random>.log, made by Env.Files), or
+// nil when no OutputDir is configured.
+func (t *bashTool) outputFile(callID string) (func() (OutputFile, error), error) {
 	if t.env.OutputDir == "" {
 		return nil, nil
 	}
-	if err := os.MkdirAll(t.env.OutputDir, 0o755); err != nil {
+	files := OrPlain(t.env.Files)
+	if err := files.MkdirAll(t.env.OutputDir); err != nil {
 		return nil, fmt.Errorf("bash: output dir: %w", err)
 	}
-	return func() (*os.File, error) {
-		f, err := os.CreateTemp(t.env.OutputDir, "bash-"+safeName(callID)+"*.log")
+	return func() (OutputFile, error) {
+		f, err := files.CreateTemp(t.env.OutputDir, "bash-"+safeName(callID)+"*.log")
 		if err != nil {
 			return nil, fmt.Errorf("bash: output file: %w", err)
 		}

@@ -16,6 +16,8 @@ type Env struct {
 	// OutputDir receives the full output of bash commands whose output was
 	// cut (empty: the full text is not kept).
 	OutputDir string
+	// Files makes the files of OutputDir (nil: plain files).
+	Files OutputFiles
 	// Environ is the base environment for bash ("NAME=value").
 	Environ []string
 	// PassEnv names variables the spec passes explicitly: kept even when

@@ -2,7 +2,7 @@ package tools
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"sync"
 )
@@ -19,12 +19,12 @@ type boundedOutput struct {
 	head    []byte
 	tail    []byte
 	total   int64
-	create  func() (*os.File, error) // nil: no copy file
-	file    *os.File
+	create  func() (OutputFile, error) // nil: no copy file
+	file    OutputFile
 	fileErr error
 }
 
-func newBoundedOutput(maxBytes int, create func() (*os.File, error)) *boundedOutput {
+func newBoundedOutput(maxBytes int, create func() (OutputFile, error)) *boundedOutput {
 	head := maxBytes / 2
 	return &boundedOutput{headMax: head, tailMax: maxBytes - head, create: create}
 }
@@ -120,11 +120,11 @@ func (o *boundedOutput) text(fullPath string) string {
 // BoundText cuts text that is already whole in memory (an MCP result) the
 // way bash output is cut: at most maxBytes (0: DefaultMaxOutputBytes) of
 // head and tail with a marker between them. When it cuts and dir is not
-// empty, the full text is saved as dir/PREFIX-<random>.log and the marker
-// names that file. It returns the text for the model and whether it was
+// empty, the full text is saved as dir/PREFIX-<random>.log (made by files;
+// nil: a plain file) and the marker names that file. It returns the text for the model and whether it was
 // cut; an error means the full text could not be saved (the cut text is
 // still returned).
-func BoundText(text string, maxBytes int, dir, prefix string) (string, bool, error) {
+func BoundText(text string, maxBytes int, dir, prefix string, files OutputFiles) (string, bool, error) {
 	out := newBoundedOutput(orDefault(maxBytes, DefaultMaxOutputBytes), nil)
 	_, _ = out.Write([]byte(text))
 	if !out.truncated() {
@@ -133,19 +133,20 @@ func BoundText(text string, maxBytes int, dir, prefix string) (string, bool, err
 	if dir == "" {
 		return out.text(""), true, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	files = OrPlain(files)
+	if err := files.MkdirAll(dir); err != nil {
 		return out.text(""), true, fmt.Errorf("output dir: %w", err)
 	}
-	f, err := os.CreateTemp(dir, safeName(prefix)+"-*.log")
+	f, err := files.CreateTemp(dir, safeName(prefix)+"-*.log")
 	if err != nil {
 		return out.text(""), true, fmt.Errorf("output file: %w", err)
 	}
-	_, werr := f.WriteString(text)
+	_, werr := io.WriteString(f, text)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr != nil {
-		_ = os.Remove(f.Name())
+		_ = f.Remove()
 		return out.text(""), true, fmt.Errorf("output file: %w", werr)
 	}
 	return out.text(f.Name()), true, nil

@@ -48,7 +48,7 @@ func WithRedactor(r *Redactor) Option {
 }
 
 // NewWriter returns a Writer that writes lines of run runID to w. The caller
-// keeps ownership of w; Close syncs it when it is an *os.File.
+// keeps ownership of w; Close syncs it when it has Sync (an *os.File).
 func NewWriter(w io.Writer, runID string, opts ...Option) *Writer {
 	wr := &Writer{w: w, runID: runID, now: time.Now}
 	if rw, ok := w.(rewinder); ok {
@@ -72,6 +72,15 @@ func Create(path, runID string, opts ...Option) (*Writer, error) {
 	w := NewWriter(f, runID, opts...)
 	w.owned = f
 	return w, nil
+}
+
+// Own returns a Writer of run runID that writes to w and owns it: Close
+// syncs w (when it has Sync) and closes it. The pipeline passes the event
+// log's file this way when it mirrors it (internal/mirror).
+func Own(w io.WriteCloser, runID string, opts ...Option) *Writer {
+	wr := NewWriter(w, runID, opts...)
+	wr.owned = w
+	return wr
 }
 
 // Emit writes p as the next line. It returns ErrClosed after Close and a
@@ -177,7 +186,7 @@ func (w *Writer) Close() error {
 	if f, ok := w.w.(interface{ Flush() error }); ok {
 		err = f.Flush()
 	}
-	if f, ok := w.w.(*os.File); ok {
+	if f, ok := w.w.(interface{ Sync() error }); ok {
 		if serr := f.Sync(); serr != nil && err == nil && !isUnsyncable(serr) {
 			err = serr
 		}

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os/exec"
 	"time"
+
+	"github.com/seed43ef5acb/runner/tools"
 )
 
 // DefaultTimeout bounds a server's start-up and each of its calls when the
@@ -134,6 +136,8 @@ type Options struct {
 	// OutputDir receives the full text of results that were cut for the
 	// model ("": not kept).
 	OutputDir string
+	// Files makes the files of StderrDir and OutputDir (nil: plain files).
+	Files tools.OutputFiles
 	// MaxOutputBytes bounds a result's text for the model, head and tail
 	// together (0: tools.DefaultMaxOutputBytes).
 	MaxOutputBytes int

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/seed43ef5acb/runner/tools"
 )
 
 // ProtocolVersion is the MCP revision the client asks for. Pinned to the
@@ -132,11 +133,12 @@ func (c *conn) openStderr() error {
 	if c.opts.StderrDir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(c.opts.StderrDir, 0o755); err != nil {
+	files := tools.OrPlain(c.opts.Files)
+	if err := files.MkdirAll(c.opts.StderrDir); err != nil {
 		return fmt.Errorf("%w: server %q: stderr log: %w", ErrStart, c.srv.Name, err)
 	}
 	path := filepath.Join(c.opts.StderrDir, c.srv.Name+".stderr")
-	f, err := os.Create(path)
+	f, err := files.Create(path)
 	if err != nil {
 		return fmt.Errorf("%w: server %q: stderr log: %w", ErrStart, c.srv.Name, err)
 	}

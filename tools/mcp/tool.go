@@ -122,7 +122,7 @@ func (t *tool) fail(format string, args ...any) tools.Result {
 // result turns the server's answer into what the model reads, bounded.
 func (t *tool) result(res *sdk.CallToolResult, callID string, pc *progressCount) tools.Result {
 	text := ResultText(res)
-	out, cut, err := tools.BoundText(text, t.opts.MaxOutputBytes, t.opts.OutputDir, "mcp-"+t.c.srv.Name+"-"+callID)
+	out, cut, err := tools.BoundText(text, t.opts.MaxOutputBytes, t.opts.OutputDir, "mcp-"+t.c.srv.Name+"-"+callID, t.opts.Files)
 	if err != nil {
 		t.opts.logger().Warn("mcp: full result not saved", "server", t.c.srv.Name, "error", err)
 	}
