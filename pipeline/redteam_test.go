@@ -270,6 +270,10 @@ func redteamRunOut(t *testing.T, repo, pin, section, out string) redteamResult {
 // success (redteam F5). Under every layer no process of the run may be
 // left alive after it (the process counts a heartbeat in the tree); mode
 // off is the control (its zygote is only a reaper, so the plant happens).
+// The zygote (make's parent, read from /proc: no procps needed) is killed
+// before make: killed the other way round, a mode-off zygote that runs
+// between the two kills sees its command end and kills the daemon, and
+// the control fails (seen once in CI under -race on two busy cores).
 func TestRedteamZygoteKillDaemonOutlivesRun(t *testing.T) {
 	for _, pin := range redteamPins() {
 		t.Run(pin, func(t *testing.T) {
@@ -279,7 +283,7 @@ func TestRedteamZygoteKillDaemonOutlivesRun(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
 			daemon := "for i in $$(seq 300); do echo $$i > heartbeat; sleep 0.1; grep -q run.finished " + filepath.Join(out, "events.jsonl") +
 				` && { printf "[core]\n\tfsmonitor = touch ` + marker + `\n" >> .git/config; echo late > planted.txt; exit; }; done`
-			makefile := "all:\n\t(setsid bash -c '" + daemon + "' </dev/null >/dev/null 2>&1 &); sleep 0.3; kill -9 $$PPID $$(ps -o ppid= $$PPID)\n"
+			makefile := "all:\n\t(setsid bash -c '" + daemon + "' </dev/null >/dev/null 2>&1 &); sleep 0.3; kill -9 $$(cut -d' ' -f4 /proc/$$PPID/stat) $$PPID\n"
 			repo := gitRepo(t, map[string]string{"Makefile": makefile})
 			res := redteamRunOut(t, repo, pin, "", out)
 			beat := func() string { b, _ := os.ReadFile(filepath.Join(repo, "heartbeat")); return string(b) }
