@@ -49,6 +49,8 @@ func (e Environ) Get(key string) string {
 
 // CLI is the root command.
 type CLI struct {
+	VersionFlag kong.VersionFlag `name:"version" help:"Print the runner's version and exit."`
+
 	Exec     ExecCmd     `cmd:"" help:"Run a task spec against a work tree."`
 	Batch    BatchCmd    `cmd:"" help:"Run one task over many repositories; merge shards; publish pull requests."`
 	Report   ReportCmd   `cmd:"" help:"Summarise event logs as Markdown or JSON."`
@@ -74,13 +76,18 @@ func newParser(ctx context.Context, cli *CLI, streams Streams, env Environ) (*ko
 		kong.Writers(streams.Stdout, streams.Stderr),
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
+		kong.Vars{"version": "runner " + pipeline.Version()},
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(streams, env),
 	)
 }
 
-// runCLI parses args, runs the command and returns the exit code.
+// runCLI parses args, runs the command and returns the exit code. No
+// arguments at all print the help (stdout, exit 0), as `runner --help`.
 func runCLI(ctx context.Context, args []string, streams Streams, environ []string) (code int) {
+	if len(args) == 0 {
+		args = []string{"--help"}
+	}
 	var cli CLI
 	parser, err := newParser(ctx, &cli, streams, Environ(environ))
 	if err != nil {
@@ -99,7 +106,7 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 	stderr := redactingWriter{w: streams.Stderr, r: event.NewRedactor(environ)}
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "runner: error: %v\n", err)
+		fmt.Fprintf(stderr, "runner: %v: %v\n", pipeline.ErrUsage, err)
 		fmt.Fprintf(stderr, "run %q for usage\n", usageCommand(err))
 		return pipeline.ExitUsage
 	}
