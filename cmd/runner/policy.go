@@ -8,6 +8,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/pipeline"
 	taskspec "github.com/seed43ef5acb/runner/pipeline/spec"
+	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/permission"
 	"github.com/seed43ef5acb/runner/tools/permission/bashcheck"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -68,11 +69,11 @@ func (c *PolicyCheckCmd) Run(streams Streams, env Environ) error {
 		}
 	}
 	x := bashcheck.Explain(rules, c.Repo, q)
-	sb := sandboxLine(spec.Sandbox, env.Get(sandbox.LayersEnv))
+	sb := sandboxFor(spec.Sandbox, env.Get(sandbox.LayersEnv))
 	if c.JSON {
 		data, err := json.MarshalIndent(struct {
 			permission.Explanation
-			Sandbox string `json:"sandbox"`
+			Sandbox sandboxState `json:"sandbox"`
 		}{x, sb}, "", "  ")
 		if err != nil {
 			return err
@@ -81,7 +82,7 @@ func (c *PolicyCheckCmd) Run(streams Streams, env Environ) error {
 		if err != nil {
 			return err
 		}
-	} else if _, err := fmt.Fprintf(streams.Stdout, "%ssandbox: %s\n", x.Text(), sb); err != nil {
+	} else if _, err := fmt.Fprintf(streams.Stdout, "%ssandbox: %s\n", x.Text(), sb.Text()); err != nil {
 		return err
 	}
 	if !x.Allowed {
@@ -90,51 +91,91 @@ func (c *PolicyCheckCmd) Run(streams Streams, env Environ) error {
 	return nil
 }
 
-// sandboxLine says how the spec's commands would be contained on this
-// machine: mode and layers (pinned by RUNNER_SANDBOX_LAYERS when pin is
-// set), the Landlock ABI, the holes, what the layers do not stop here, or
-// why it cannot start.
-func sandboxLine(s taskspec.Sandbox, pin string) string {
+// sandboxState is how the spec's commands would be contained on this
+// machine: the shape run.started records (event.Sandbox: mode, layers,
+// Landlock ABI, holes, what the layers do not stop here), plus why no
+// sandbox can start, for `policy check --json`.
+type sandboxState struct {
+	event.Sandbox
+	// Error says why the sandbox cannot start here ("" when it can).
+	Error string `json:"error,omitempty"`
+}
+
+// sandboxFor works out the sandboxState of spec section s, with the
+// layers pinned by pin (RUNNER_SANDBOX_LAYERS) when it is set.
+func sandboxFor(s taskspec.Sandbox, pin string) sandboxState {
+	mode := s.ModeOrDefault()
+	st := sandboxState{Sandbox: event.Sandbox{Mode: string(mode), Layers: []string{}, Network: s.Network, NetworkAllow: s.Allow}}
 	pinned, err := sandbox.ParseLayers(pin)
 	if err != nil {
-		return fmt.Sprintf("%s: cannot start here: %v", s.ModeOrDefault(), err)
+		st.Error = err.Error()
+		return st
 	}
-	layers, err := sandbox.ChooseLayers(s.ModeOrDefault(), pinned)
+	layers, err := sandbox.ChooseLayers(mode, pinned)
 	if err != nil {
-		return fmt.Sprintf("%s: cannot start here: %v", s.ModeOrDefault(), err)
+		st.Error = err.Error()
+		return st
 	}
-	line := sandbox.Describe(s.ModeOrDefault(), layers)
-	if s.ModeOrDefault() == sandbox.ModeOff {
+	for _, l := range layers {
+		st.Layers = append(st.Layers, string(l))
+	}
+	if mode == sandbox.ModeOff {
 		if len(s.Allow) > 0 {
-			line += "; network allow list not enforced: " + strings.Join(sandbox.ProxyLimits(nil, 0), "; ")
+			st.Limits = sandbox.ProxyLimits(nil, 0)
 		}
-		return line
+		return st
 	}
 	abi := sandbox.Probe().LandlockABI
 	if len(s.Allow) > 0 && len(layers) > 0 && !slices.Contains(layers, sandbox.LayerNamespaces) && abi < 4 {
-		return fmt.Sprintf("%s: cannot start here: the network allow list under Landlock only needs Landlock ABI ≥ 4 (this kernel has %d): "+
-			"enable user namespaces, or use network: deny (or allow)", s.ModeOrDefault(), abi)
+		st.Error = fmt.Sprintf("the network allow list under Landlock only needs Landlock ABI ≥ 4 (this kernel has %d): "+
+			"enable user namespaces, or use network: deny (or allow)", abi)
+		return st
 	}
 	if slices.Contains(layers, sandbox.LayerLandlock) {
-		line += fmt.Sprintf(" (Landlock ABI %d)", abi)
+		st.LandlockABI = abi
 	}
-	if len(s.Writable) > 0 {
-		line += "; writable: " + strings.Join(s.Writable, ", ")
+	st.Writable = s.Writable
+	st.Limits = sandbox.Limits(layers, s.Network, abi, s.Writable)
+	if len(s.Allow) > 0 {
+		st.Limits = append(st.Limits, sandbox.ProxyLimits(layers, abi)...)
+	}
+	return st
+}
+
+// Text is the human form printed after "sandbox: ": the mode and layers
+// (or why it cannot start), the Landlock ABI, the holes, then one "not
+// stopped here:" line per limit.
+func (st sandboxState) Text() string {
+	if st.Error != "" {
+		return st.Mode + ": cannot start here: " + st.Error
+	}
+	layers := make([]sandbox.Layer, len(st.Layers))
+	for i, l := range st.Layers {
+		layers[i] = sandbox.Layer(l)
+	}
+	line := sandbox.Describe(sandbox.Mode(st.Mode), layers)
+	if sandbox.Mode(st.Mode) == sandbox.ModeOff {
+		if len(st.NetworkAllow) > 0 {
+			line += "; network allow list not enforced: " + strings.Join(st.Limits, "; ")
+		}
+		return line
+	}
+	if st.LandlockABI > 0 {
+		line += fmt.Sprintf(" (Landlock ABI %d)", st.LandlockABI)
+	}
+	if len(st.Writable) > 0 {
+		line += "; writable: " + strings.Join(st.Writable, ", ")
 	}
 	switch {
-	case s.Network:
+	case st.Network:
 		line += "; network: allow"
-	case len(s.Allow) > 0:
-		line += "; network: allow list through the runner's proxy: " + strings.Join(s.Allow, ", ")
+	case len(st.NetworkAllow) > 0:
+		line += "; network: allow list through the runner's proxy: " + strings.Join(st.NetworkAllow, ", ")
 	default:
 		line += "; network: deny"
 	}
-	limits := sandbox.Limits(layers, s.Network, abi, s.Writable)
-	if len(s.Allow) > 0 {
-		limits = append(limits, sandbox.ProxyLimits(layers, abi)...)
-	}
-	if len(limits) > 0 {
-		line += "\n  not stopped here: " + strings.Join(limits, "\n  not stopped here: ")
+	for _, l := range st.Limits {
+		line += "\n  not stopped here: " + l
 	}
 	return line
 }

@@ -21,7 +21,7 @@ func TestSandboxLineAllowList(t *testing.T) {
 			t.Logf("layer %s is not available here: %s", pin, sup.Missing())
 			continue
 		}
-		line := sandboxLine(sec, pin)
+		line := sandboxFor(sec, pin).Text()
 		if !strings.Contains(line, "network: allow list through the runner's proxy: proxy.golang.org, *.npmjs.org") ||
 			!strings.Contains(line, "not stopped here: network allow list: the proxy judges the host name and port") {
 			t.Errorf("%s: %s", pin, line)
@@ -32,7 +32,7 @@ func TestSandboxLineAllowList(t *testing.T) {
 			t.Errorf("%s (ABI %d): port gap said %v, unix socket gap said %v:\n%s", pin, sup.LandlockABI, port, unixSockets, line)
 		}
 	}
-	off := sandboxLine(taskspec.Sandbox{Mode: sandbox.ModeOff, Allow: sec.Allow}, "")
+	off := sandboxFor(taskspec.Sandbox{Mode: sandbox.ModeOff, Allow: sec.Allow}, "").Text()
 	if !strings.Contains(off, "network allow list not enforced") || !strings.Contains(off, "nothing enforces them") {
 		t.Errorf("off: %s", off)
 	}
