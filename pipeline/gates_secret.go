@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -53,12 +54,34 @@ func (r *execRun) secretGate() (event.GateFailed, bool) {
 	_ = os.Remove(tmp)
 	slices.Sort(files)
 	r.secretPaths = files
-	msg := "the patch holds a secret (an environment value or a token shape); the patch file is written redacted and nothing is published"
+	msg := "the patch holds a secret" + inFiles(files) + " (an environment value or a token shape); the patch file is written redacted and nothing is published"
 	if len(hidden) > 0 {
-		msg = "the changed files hold a secret (an environment value or a token shape; in " + strings.Join(hidden, ", ") +
+		msg = "the changed files hold a secret" + inFiles(files) + " (an environment value or a token shape; in " + namePaths(hidden) +
 			" not visible in the patch's text: binary or left out); the patch file is written redacted without them and nothing is published"
 	}
 	return event.GateFailed{Gate: event.GateSecret, Paths: files, Message: msg}, true
+}
+
+// maxNamedPaths bounds the paths a gate's message names; the event's
+// paths list them all.
+const maxNamedPaths = 5
+
+// namePaths joins paths with ", ", the first maxNamedPaths of them and
+// "and N more".
+func namePaths(paths []string) string {
+	if len(paths) <= maxNamedPaths {
+		return strings.Join(paths, ", ")
+	}
+	return strings.Join(paths[:maxNamedPaths], ", ") + fmt.Sprintf(" and %d more", len(paths)-maxNamedPaths)
+}
+
+// inFiles is " in a.py, b.py" for the files named, "" for none (a
+// secret in a patch line outside any file's section).
+func inFiles(files []string) string {
+	if len(files) == 0 {
+		return ""
+	}
+	return " in " + namePaths(files)
 }
 
 // secretFiles lists the files (work-tree-relative slash paths) the final

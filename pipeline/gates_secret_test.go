@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,5 +58,35 @@ func TestGateSecretInBinaryFile(t *testing.T) {
 	if strings.Contains(patch, "b/blob.bin") || !strings.Contains(patch, "# runner: blob.bin is left out") ||
 		strings.Contains(patch, "dt-0123456789abcdefXYZ") || !strings.Contains(patch, "b/notes.txt") {
 		t.Errorf("patch:\n%s", patch)
+	}
+}
+
+// TestGateSecretNamesFiles: the secret gate's message (stderr, summary.md,
+// run.finished's error) names the files that hold the secret, the first
+// maxNamedPaths of them and how many more; the event lists them all.
+func TestGateSecretNamesFiles(t *testing.T) {
+	for _, n := range []int{1, maxNamedPaths + 2} {
+		t.Run(fmt.Sprint(n, " files"), func(t *testing.T) {
+			repo := gitRepo(t, map[string]string{"README": "x\n"})
+			var calls []llmtest.ToolCall
+			var names []string
+			for i := range n {
+				name := fmt.Sprintf("config%d.py", i)
+				names = append(names, name)
+				calls = append(calls, llmtest.Call("write", `{"path":"`+name+`","content":"KEY = 'dt-0123456789abcdefXYZ'\n"}`))
+			}
+			code, recs, _ := gateRun(t, repo, "", llmtest.Turn{ToolCalls: calls}.Reply())
+			gates, fin := gatesOf(t, recs)
+			if code != ExitTaskFailed || len(gates) != 1 || gates[0].Gate != event.GateSecret || len(gates[0].Paths) != n {
+				t.Fatalf("exit %d, gates %+v: want the secret gate with %d paths", code, gates, n)
+			}
+			want := "the patch holds a secret in " + strings.Join(names, ", ") + " ("
+			if n > maxNamedPaths {
+				want = "the patch holds a secret in " + strings.Join(names[:maxNamedPaths], ", ") + " and 2 more ("
+			}
+			if !strings.HasPrefix(gates[0].Message, want) || fin.Error == nil || !strings.Contains(fin.Error.Message, want) {
+				t.Errorf("gate message %q, run error %+v: want them to begin %q", gates[0].Message, fin.Error, want)
+			}
+		})
 	}
 }
