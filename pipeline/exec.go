@@ -121,6 +121,9 @@ type execRun struct {
 	store   *snapshot.Store
 	base    snapshot.Tree
 	started bool // run.started was emitted
+	// since is when the work tree began to be watched for ignored files
+	// written (snapshot.FileClock, before the base snapshot)
+	since time.Time
 
 	// mcp stages: the servers as resolved from the spec, the values of
 	// their ${NAME} references (secrets), and the running servers
@@ -154,6 +157,9 @@ type execRun struct {
 	// patch stage: the whole change, and a continued run's own (run.patch)
 	files    []snapshot.FileChange
 	runFiles []snapshot.FileChange
+	// ignored names the files in ignored paths written during the run
+	// (nil when none): in the final patch event and run.finished
+	ignored *event.IgnoredWritten
 
 	// outputs stage: the run.finished record, once result.json is written
 	finished *event.RunFinished
@@ -213,6 +219,7 @@ func (r *execRun) outcome() Result {
 		res.Files = eventFiles(r.files)
 	}
 	res.SecretPaths = r.secretPaths
+	res.IgnoredWritten = r.ignored
 	if f := r.finished; f != nil {
 		res.Reported, res.Status, res.ExitCode, res.Error = true, f.Status, f.ExitCode, f.Error
 		res.FinalMessage, res.Steps, res.Tokens, res.CostUSD, res.PatchPath = f.FinalMessage, f.Steps, f.Tokens, f.CostUSD, f.PatchPath

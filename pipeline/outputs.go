@@ -235,6 +235,7 @@ func (r *execRun) runFinished(st *runStatus) event.RunFinished {
 		Tokens: r.result.Tokens, CostUSD: r.result.CostUSD,
 		DurationMS: time.Since(r.start).Milliseconds(), PatchPath: r.reportedPatch(),
 		FilesChanged: len(r.files), Review: r.review, History: r.history.digest(),
+		IgnoredWritten: r.ignored,
 	}
 	fin.Denials, fin.DeniedCalls = r.denials.snapshot()
 	if st.Status != event.StatusSuccess {

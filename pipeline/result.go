@@ -38,6 +38,10 @@ type Result struct {
 	// sorted; nil when none. Whatever copies the work tree's files
 	// (batch's saved tree) leaves them out.
 	SecretPaths []string
+	// IgnoredWritten names the files in paths git ignores that were
+	// created or changed during the run (not in any patch, left in the
+	// work tree); nil when none were.
+	IgnoredWritten *event.IgnoredWritten
 	// CommentURL, PRURL and ReviewURL are the publish outcome under
 	// GitHub Actions: the sticky comment, the pull request opened and the
 	// review posted (review mode); "" when none.

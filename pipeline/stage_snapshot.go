@@ -31,6 +31,9 @@ func (r *execRun) baseSnapshot(ctx context.Context) error {
 	case r.isolated:
 		opts.StoreDir = filepath.Join(r.runTemp.Path(), "snapshots")
 	}
+	// Before the base snapshot and any command (MCP servers start after
+	// it): an ignored file changed from here on is one of the run's.
+	r.since = snapshot.FileClock()
 	store, err := snapshot.Open(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("%w: snapshot: %w", ErrInfra, err)
@@ -118,7 +121,24 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 	}
 	p := patchEvent(nil, tree, files)
 	p.Tracking = "full (final snapshot)"
+	p.IgnoredWritten = r.ignoredWritten(ctx)
+	r.ignored = p.IgnoredWritten
 	return r.emit(p)
+}
+
+// ignoredWritten names the files in paths git ignores that were created
+// or changed since the base snapshot (nil when none): no patch holds them
+// and they stay in the work tree, so the run says so. A search that fails
+// is recorded as its error; it does not fail the patch.
+func (r *execRun) ignoredWritten(ctx context.Context) *event.IgnoredWritten {
+	got, err := r.store.IgnoredWritten(ctx, r.since, event.MaxIgnoredListed)
+	switch {
+	case err != nil:
+		return &event.IgnoredWritten{Paths: []string{}, Error: err.Error()}
+	case got.Total == 0:
+		return nil
+	}
+	return &event.IgnoredWritten{Paths: got.Paths, Total: got.Total, Isolated: r.isolated}
 }
 
 // patchEvent is a patch event for files changed up to tree.

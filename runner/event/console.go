@@ -139,6 +139,9 @@ func (c *Console) render(b *strings.Builder, p Payload) {
 		if v.Step == nil {
 			c.endGroup(b)
 			c.trusted(b, fmt.Sprintf("Changes: %s", diffstat(len(v.Files), v.Additions, v.Deletions)))
+			if w := v.IgnoredWritten; w != nil {
+				c.untrusted(b, c.ignoredLine(w))
+			}
 		}
 	case CheckStarted:
 		c.endPending(b)

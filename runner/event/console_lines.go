@@ -150,3 +150,32 @@ func (c *Console) runFinished(b *strings.Builder, v RunFinished) {
 		c.resumeCommands(b)
 	}
 }
+
+// ignoredLine is the console's line under "Changes:" for files in paths
+// git ignores that the run created or changed: not in the patch, left in
+// the work tree (the first 5 named; paths are the commands' text).
+func (c *Console) ignoredLine(w *IgnoredWritten) string {
+	if w.Error != "" {
+		return "  " + c.paint(yellow, "⚠ ignored paths not searched") + ": " + oneLine(w.Error, 300)
+	}
+	names := make([]string, 0, 6)
+	for i, p := range w.Paths {
+		if i == 5 {
+			break
+		}
+		names = append(names, sanitize(p, 120))
+	}
+	if more := w.Total - len(names); more > 0 {
+		names = append(names, fmt.Sprintf("and %d more", more))
+	}
+	unit := "files"
+	if w.Total == 1 {
+		unit = "file"
+	}
+	where := "left in the work tree"
+	if w.Isolated {
+		where = "gone with the --isolate copy"
+	}
+	return "  " + c.paint(yellow, fmt.Sprintf("⚠ not in the patch: %d %s in ignored paths written, %s", w.Total, unit, where)) +
+		": " + strings.Join(names, ", ")
+}

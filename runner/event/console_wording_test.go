@@ -123,3 +123,32 @@ func TestSayOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleIgnoredWritten: under "Changes:" the console names the
+// first five files written in ignored paths (their names are the
+// commands': control characters dropped; under Actions inside
+// stop-commands, so a name cannot be a workflow command) and counts the
+// rest.
+func TestConsoleIgnoredWritten(t *testing.T) {
+	w := &IgnoredWritten{Paths: []string{"a", "b", "c", "d", "e\x1b[2Jx", "f"}, Total: 9}
+	for _, gha := range []bool{false, true} {
+		var b bytes.Buffer
+		c := NewConsole(&b, ConsoleOptions{GitHubActions: gha})
+		for _, p := range []Payload{Patch{Tree: "aa", IgnoredWritten: w}, RunFinished{Status: StatusSuccess}} {
+			if err := c.Emit(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		want := "⚠ not in the patch: 9 files in ignored paths written, left in the work tree: a, b, c, d, e[2Jx, and 4 more\n"
+		if !strings.Contains(out, want) || strings.Contains(out, "\x1b") || strings.Index(out, "Changes:") > strings.Index(out, want) {
+			t.Errorf("actions %v: console lacks %q under Changes:\n%s", gha, want, out)
+		}
+		if gha && !strings.Contains(out[:strings.Index(out, want)], "::stop-commands::") {
+			t.Errorf("the names are not inside stop-commands:\n%s", out)
+		}
+	}
+}

@@ -334,7 +334,33 @@ type Patch struct {
 	// step's commands ran) or "full (reason)" (a walk of the whole tree,
 	// e.g. "full (inotify queue overflow)"). Empty in older logs.
 	Tracking string `json:"tracking,omitempty"`
+	// IgnoredWritten (the final patch only) names the files in paths git
+	// ignores that were created or changed during the run; nil when none
+	// were (or in older logs).
+	IgnoredWritten *IgnoredWritten `json:"ignored_written,omitempty"`
 }
+
+// IgnoredWritten names the files of the work tree in paths git ignores
+// (node_modules/, .venv/, build/, an ignored local.cfg) that were created
+// or changed during the run, by a command, a check, an MCP server or
+// anything else writing there: no patch holds them, yet they stay in the
+// work tree (a payload in node_modules/.bin runs at the next npm test
+// outside the sandbox). Paths are work-tree-relative slash paths, sorted,
+// the first MaxIgnoredListed; Total counts them all. Isolated says the
+// work tree was the --isolate copy, removed at the end of the run with
+// these files. Error says why the work tree could not be searched (Paths
+// and Total are then empty).
+type IgnoredWritten struct {
+	Paths    []string `json:"paths"`
+	Total    int      `json:"total"`
+	Isolated bool     `json:"isolated,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// MaxIgnoredListed bounds IgnoredWritten.Paths (Total counts every file):
+// a build that writes 100,000 files into node_modules cannot grow the
+// record without bound.
+const MaxIgnoredListed = 100
 
 // CheckStarted marks a check command about to run.
 type CheckStarted struct {
@@ -402,7 +428,10 @@ type RunFinished struct {
 	// wrote it (nil when the run kept none: it ended before the agent);
 	// --continue refuses a history that does not match it.
 	History *HistoryDigest `json:"history,omitempty"`
-	Error   *RunError      `json:"error,omitempty"`
+	// IgnoredWritten is the final patch event's: files in paths git
+	// ignores created or changed during the run (nil when none).
+	IgnoredWritten *IgnoredWritten `json:"ignored_written,omitempty"`
+	Error          *RunError       `json:"error,omitempty"`
 }
 
 // HistoryDigest identifies a history.jsonl: the SHA-256 (lower-case hex)

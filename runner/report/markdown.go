@@ -52,7 +52,7 @@ func (r Report) Markdown(o MarkdownOptions) string {
 		o.HeadingLevel = 3
 	}
 	h := strings.Repeat("#", o.HeadingLevel+1)
-	fixed := r.head(o) + r.summaryTable() + r.errorBlock() + r.denialsNote() + r.deliveryBlock()
+	fixed := r.head(o) + r.summaryTable() + r.errorBlock() + r.denialsNote() + r.ignoredNote() + r.deliveryBlock()
 	footer := ""
 	if o.Footer != "" {
 		footer = "\n" + strings.TrimRight(o.Footer, "\n") + "\n"
@@ -196,6 +196,9 @@ func (r Report) summaryTable() string {
 	row("Duration", event.FormatMS(r.DurationMS))
 	if r.Diff != nil {
 		row("Changes", diffText(len(r.Diff.Files), r.Diff.Additions, r.Diff.Deletions))
+	}
+	if w := r.IgnoredWritten; w != nil && w.Total > 0 {
+		row("Ignored paths written", fmt.Sprintf("%s, not in the patch", countText(w.Total, "file", "files")))
 	}
 	if len(r.Checks) > 0 {
 		row("Checks", r.checksText())

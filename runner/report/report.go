@@ -52,6 +52,10 @@ type Report struct {
 	Error    *event.RunError `json:"error,omitempty"`
 	// Continues names the run this one continued (runner exec --continue).
 	Continues *event.Continued `json:"continues,omitempty"`
+	// IgnoredWritten names the files in paths git ignores that were
+	// created or changed during the run, as the final patch event (or
+	// run.finished) said: not in the patch, left in the work tree.
+	IgnoredWritten *event.IgnoredWritten `json:"ignored_written,omitempty"`
 }
 
 // ToolUse counts the calls of one tool.
@@ -193,6 +197,9 @@ func (b *builder) add(rec event.Record, p event.Payload) {
 		if b.r.Diff == nil || !b.r.Diff.Final || v.Step == nil {
 			b.r.Diff = &Diff{Final: v.Step == nil, Files: v.Files, Additions: v.Additions, Deletions: v.Deletions}
 		}
+		if v.Step == nil && v.IgnoredWritten != nil {
+			b.r.IgnoredWritten = v.IgnoredWritten
+		}
 	case event.CheckFinished:
 		b.r.Checks = append(b.r.Checks, Check{Name: v.Name, Command: v.Command, Attempt: v.Attempt,
 			Passed: v.Passed, ExitCode: v.ExitCode, DurationMS: v.DurationMS, Output: v.Output})
@@ -239,6 +246,9 @@ func (b *builder) runFinished(v event.RunFinished) {
 		b.r.StructuredOutput = v.StructuredOutput
 	}
 	b.r.Error = v.Error
+	if v.IgnoredWritten != nil {
+		b.r.IgnoredWritten = v.IgnoredWritten
+	}
 }
 
 func (b *builder) finish() Report {
