@@ -132,3 +132,44 @@ func gitRepoCopy(t *testing.T, repo string) string {
 	}
 	return clone
 }
+
+// TestSparseFileIsNotRead: a command that makes a 1 TiB sparse file (no
+// disk used) does not keep the runner reading it for hours (redteam2 R1:
+// 3 GiB took 46 s per snapshot, past limits.timeout): the step's
+// snapshot, the final patch, the secret gate stat it only, and the run is
+// failed, patch_incomplete, naming the file as not read.
+func TestSparseFileIsNotRead(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	repo := filepath.Join(t.TempDir(), "repo")
+	mustWrite(t, filepath.Join(repo, "a.txt"), "a\n")
+	gitRepoCopy(t, repo)
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	mustWrite(t, spec, strings.Replace(strings.Replace(binaryLimitSpec, `"printf *": allow`, `"truncate *": allow`, 1), "LIMIT", "", 1))
+	srv := newModel(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"truncate -s 1T big.bin"}`)}}.Reply(),
+		llmtest.Turn{Text: "Made it."}.Reply())
+	out := t.TempDir()
+	var stderr bytes.Buffer
+	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, Quiet: true,
+		BaseURL: srv.URL(), APIKey: "sk-unit-0123456789abcdef", Stdout: &bytes.Buffer{}, Stderr: &stderr})
+	if fi, serr := os.Stat(filepath.Join(repo, "big.bin")); serr != nil || fi.Size() != 1<<40 {
+		t.Fatalf("the command made no 1 TiB file (%v): %s", serr, stderr.String())
+	}
+	data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	recs := validLog(t, data)
+	var fin event.RunFinished
+	if err := recs[len(recs)-1].Decode(&fin); err != nil {
+		t.Fatal(err)
+	}
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != ExitTaskFailed || fin.Status != event.StatusFailed ||
+		fin.Error == nil || fin.Error.Class != event.ClassPatchIncomplete {
+		t.Fatalf("err = %v, run.finished %+v: want failed, patch_incomplete\n%s", err, fin, stderr.String())
+	}
+	if !strings.Contains(fin.Error.Message, "big.bin (0 → 1099511627776 bytes, not read: larger than 256 MiB)") {
+		t.Errorf("message = %q, want big.bin named as not read", fin.Error.Message)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
 
 // secretGate searches the patch and the files it adds or changes for
@@ -90,8 +91,8 @@ func inFiles(files []string) string {
 func (r *execRun) secretFiles() []string {
 	var out []string
 	for _, f := range r.files {
-		if f.Status == event.ChangeDeleted {
-			continue
+		if f.Status == event.ChangeDeleted || snapshot.NotRead(f.Omitted) {
+			continue // a file over the snapshot's read limit is not in the patch, and the run fails for it
 		}
 		p := filepath.Join(r.workTree, filepath.FromSlash(f.Path))
 		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {

@@ -35,8 +35,14 @@ func omittedMessage(files []snapshot.FileChange, limit int64) string {
 	om := omittedFiles(files)
 	names := make([]string, 0, len(om))
 	for _, f := range om {
-		names = append(names, fmt.Sprintf("%s (%d → %d bytes, new blob %s)", f.Path, f.Omitted.OldSize, f.Omitted.NewSize,
-			f.Omitted.NewBlob))
+		blob := "new blob " + f.Omitted.NewBlob
+		switch {
+		case f.Omitted.NewBlob == "" && f.Omitted.NewSize > 0:
+			blob = "not read: larger than " + snapshot.SizeText(snapshot.UnhashedLimit)
+		case f.Omitted.NewBlob == "":
+			blob = "deleted"
+		}
+		names = append(names, fmt.Sprintf("%s (%d → %d bytes, %s)", f.Path, f.Omitted.OldSize, f.Omitted.NewSize, blob))
 	}
 	return fmt.Sprintf("the patch leaves out %d binary change(s) larger than the binary patch limit of %s: %s; "+
 		"the patch applies without them, so take those files from the work tree the run left (not kept with --isolate), "+

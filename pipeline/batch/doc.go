@@ -22,6 +22,6 @@
 // (which reads the environment and wires it in).
 //
 // Imports: pipeline, pipeline/spec, github, runner (its Backoff),
-// runner/event, runner/report, internal/tempdir (locked temporary
-// directories); go-git for cloning. Only cmd sits above it.
+// runner/event, runner/report, runner/snapshot (NotRead), internal/tempdir
+// (locked temporary directories); go-git for cloning. Only cmd sits above it.
 package batch

@@ -16,6 +16,7 @@ import (
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
 
 // Files the pipeline executor adds to out/<repo-id>/.
@@ -247,7 +248,7 @@ func outcomeOf(res pipeline.Result) (Outcome, error) {
 func saveTree(workDir, outDir string, files []event.FileChange, secrets []string) error {
 	dst := filepath.Join(outDir, TreeDir)
 	for _, f := range files {
-		if f.Status == event.ChangeDeleted || slices.Contains(secrets, f.Path) {
+		if f.Status == event.ChangeDeleted || slices.Contains(secrets, f.Path) || snapshot.NotRead(f.Omitted) {
 			continue
 		}
 		if err := copyChanged(workDir, dst, f.Path); err != nil {

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,8 +58,10 @@ func (s *Store) statEntry(dirfd int, abs, name string, scanStart int64) (entry, 
 }
 
 // hashEntry stores the content of a file or symlink entry and sets its
-// hash. A file that changed size while read is marked racy.
-func (s *Store) hashEntry(abs string, e entry) (entry, bool, error) {
+// hash. A file that changed size while read is marked racy. A regular
+// file larger than UnhashedLimit is not read: its hash is unhashedID of
+// its stat. ctx ends the reading of a large file between blocks.
+func (s *Store) hashEntry(ctx context.Context, abs string, e entry) (entry, bool, error) {
 	if e.mode == modeSymlink {
 		target, err := os.Readlink(abs)
 		if err != nil {
@@ -70,7 +73,11 @@ func (s *Store) hashEntry(abs string, e entry) (entry, bool, error) {
 		e.hash, err = s.objects.writeBytes(plumbing.BlobObject, []byte(target))
 		return e, true, err
 	}
-	h, n, err := s.objects.writeFileBlob(abs, e.st.size)
+	if e.st.size > UnhashedLimit {
+		e.hash = unhashedID(e.st)
+		return e, true, nil
+	}
+	h, n, err := s.objects.writeFileBlob(ctx, abs, e.st.size)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return e, false, nil

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -212,7 +213,7 @@ func (s *objectStore) ensureFanout(dir string) error {
 
 // writeFileBlob stores the regular file at path as a blob and returns its
 // id and the number of bytes read.
-func (s *objectStore) writeFileBlob(path string, size int64) (plumbing.Hash, int64, error) {
+func (s *objectStore) writeFileBlob(ctx context.Context, path string, size int64) (plumbing.Hash, int64, error) {
 	if size <= inMemoryLimit {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -222,7 +223,7 @@ func (s *objectStore) writeFileBlob(path string, size int64) (plumbing.Hash, int
 		return h, int64(len(data)), err
 	}
 	for attempt := 0; ; attempt++ {
-		h, n, err := s.streamFileBlob(path)
+		h, n, err := s.streamFileBlob(ctx, path)
 		if errors.Is(err, errChanged) && attempt < 2 {
 			continue
 		}
@@ -230,13 +231,13 @@ func (s *objectStore) writeFileBlob(path string, size int64) (plumbing.Hash, int
 	}
 }
 
-func (s *objectStore) streamFileBlob(path string) (plumbing.Hash, int64, error) {
-	h, n, err := hashFileStream(path, io.Discard)
+func (s *objectStore) streamFileBlob(ctx context.Context, path string) (plumbing.Hash, int64, error) {
+	h, n, err := hashFileStream(ctx, path, io.Discard)
 	if err != nil || s.has(h) {
 		return h, n, err
 	}
 	err = s.writeLoose(h, func(w io.Writer) (plumbing.Hash, error) {
-		got, m, err := hashFileStream(path, w)
+		got, m, err := hashFileStream(ctx, path, w)
 		if err == nil && m != n {
 			err = errChanged
 		}
@@ -246,8 +247,8 @@ func (s *objectStore) streamFileBlob(path string) (plumbing.Hash, int64, error) 
 }
 
 // hashFileStream hashes the file as a blob, also copying header and
-// content to w.
-func hashFileStream(path string, w io.Writer) (plumbing.Hash, int64, error) {
+// content to w. It stops with ctx's error between blocks.
+func hashFileStream(ctx context.Context, path string, w io.Writer) (plumbing.Hash, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return plumbing.ZeroHash, 0, fmt.Errorf("read %s: %w", path, err)
@@ -263,8 +264,11 @@ func hashFileStream(path string, w io.Writer) (plumbing.Hash, int64, error) {
 	if _, err := w.Write(hdr); err != nil {
 		return plumbing.ZeroHash, 0, err
 	}
-	n, err := io.Copy(io.MultiWriter(d, w), f)
+	n, err := io.Copy(io.MultiWriter(d, w), ctxReader{ctx, f})
 	if err != nil {
+		if ctx.Err() != nil {
+			return plumbing.ZeroHash, n, ctx.Err()
+		}
 		return plumbing.ZeroHash, 0, fmt.Errorf("read %s: %w", path, err)
 	}
 	if n != fi.Size() {
@@ -273,6 +277,20 @@ func hashFileStream(path string, w io.Writer) (plumbing.Hash, int64, error) {
 	var h plumbing.Hash
 	copy(h[:], d.Sum(nil))
 	return h, n, nil
+}
+
+// ctxReader reads r until ctx ends (checked before each read: io.Copy's
+// 32 KiB blocks).
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // lookup finds an object in the private store or the user's; the caller
@@ -291,6 +309,9 @@ func (s *objectStore) lookup(typ plumbing.ObjectType, h plumbing.Hash) (plumbing
 // size returns an object's size in bytes; an object larger than
 // inMemoryLimit is not read for it (only its header).
 func (s *objectStore) size(typ plumbing.ObjectType, h plumbing.Hash) (int64, error) {
+	if n, ok := unhashedSize(h); ok && typ == plumbing.BlobObject {
+		return n, nil
+	}
 	if data, ok := s.recent.get(h, typ); ok {
 		return int64(len(data)), nil
 	}

@@ -117,7 +117,9 @@ func (s *Store) sizeChange(c *change) (sizedChange, error) {
 	if sc.newSize, err = s.blobSize(c.to); err != nil {
 		return sc, err
 	}
-	if c.to.mode == 0 && sc.oldSize > s.maxBin {
+	_, oldUnhashed := unhashedSize(c.from.hash)
+	_, newUnhashed := unhashedSize(c.to.hash)
+	if c.to.mode == 0 && sc.oldSize > s.maxBin && !oldUnhashed {
 		return sc, nil // a deletion needs no content (fileSection writes it without reading)
 	}
 	if max(sc.oldSize, sc.newSize) > s.maxBin {
@@ -125,10 +127,13 @@ func (s *Store) sizeChange(c *change) (sizedChange, error) {
 			Reason:  fmt.Sprintf("binary change larger than the %s binary patch limit", SizeText(s.maxBin)),
 			OldSize: sc.oldSize, NewSize: sc.newSize,
 		}
-		if c.from.mode != 0 {
+		if oldUnhashed || newUnhashed {
+			sc.omitted.Reason += fmt.Sprintf("; a file over %s is not read (its content is not hashed)", SizeText(UnhashedLimit))
+		}
+		if c.from.mode != 0 && !oldUnhashed {
 			sc.omitted.OldBlob = c.from.hash.String()
 		}
-		if c.to.mode != 0 {
+		if c.to.mode != 0 && !newUnhashed {
 			sc.omitted.NewBlob = c.to.hash.String()
 		}
 	}
@@ -250,13 +255,18 @@ func writeOmittedNote(bw *bufio.Writer, sized []sizedChange, limit int64) {
 			continue
 		}
 		fmt.Fprintf(bw, "runner:   %s: old %s (%d bytes), new %s (%d bytes)\n", sized[i].newPath,
-			blobText(o.OldBlob), o.OldSize, blobText(o.NewBlob), o.NewSize)
+			blobText(o.OldBlob, o.OldSize), o.OldSize, blobText(o.NewBlob, o.NewSize), o.NewSize)
 	}
 	bw.WriteString("runner: the files as the run left them are in its work tree; this patch applies without them.\n\n")
 }
 
-func blobText(h string) string {
-	if h == "" {
+// blobText names one side of an omitted change: its blob, "none" when
+// the side is missing, "not read" for a file over UnhashedLimit.
+func blobText(h string, size int64) string {
+	switch {
+	case h == "" && size > 0:
+		return "not read"
+	case h == "":
 		return "none"
 	}
 	return "blob " + h

@@ -44,6 +44,7 @@ func (s *Store) track(ctx context.Context) (Tree, error) {
 	}
 	w := &walker{
 		s:         s,
+		ctx:       ctx,
 		tracked:   tracked,
 		scanStart: time.Now().UnixNano(),
 	}

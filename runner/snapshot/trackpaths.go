@@ -108,7 +108,7 @@ func (s *Store) trackPaths(ctx context.Context, paths []string) (_ Tree, full st
 		paths = append(paths, changed...)
 		s.tracked = tracked // dirContext and visit judge by the new index
 	}
-	w := &walker{s: s, tracked: tracked, scanStart: time.Now().UnixNano()}
+	w := &walker{s: s, ctx: ctx, tracked: tracked, scanStart: time.Now().UnixNano()}
 	root := s.state
 	var rels []string
 	for _, p := range paths {

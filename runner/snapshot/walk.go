@@ -30,6 +30,7 @@ const racyWindow int64 = 2e9
 // and builds the trees bottom-up in its Post hook.
 type walker struct {
 	s         *Store
+	ctx       context.Context // ends the hashing of a large file between blocks
 	tracked   *trackedSet
 	scanStart int64       // ns
 	dirty     atomic.Bool // the result differs from the previous state
@@ -240,7 +241,7 @@ func (w *walker) fileEntry(dirfd int, abs, name string, prev *dirNode) (entry, b
 		}
 	}
 	w.dirty.Store(true)
-	return w.s.hashEntry(abs, e)
+	return w.s.hashEntry(w.ctx, abs, e)
 }
 
 // finishDir drops empty directories, sorts the entries and computes the
