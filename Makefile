@@ -29,7 +29,7 @@ lint:
 		echo "make lint: golangci-lint is not installed. Install $(GOLANGCI_LINT_VERSION) with:"; \
 		echo "  GOBIN=$(CURDIR)/.ci/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)"; \
 		echo "(bash .ci/run does this)"; exit 1; fi
-	$(GOLANGCI_LINT) run ./...
+	$(GOLANGCI_LINT) run --allow-parallel-runners ./...
 	@ACTIONLINT="$(ACTIONLINT)" ACTIONLINT_VERSION="$(ACTIONLINT_VERSION)" GO="$(GO)" bash .ci/lint-workflows
 
 # action.yml end to end under nektos/act (self-hosted platform, no
