@@ -64,6 +64,7 @@ func TestExecNetworkAllowList(t *testing.T) {
 			var stderr bytes.Buffer
 			_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
 				APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: []string{"PATH=" + os.Getenv("PATH"), sandbox.LayersEnv + "=" + pin},
+				loopbackNames: true, // the upstream listens on 127.0.0.1 (TestProxyRefusesInternalAddresses: off)
 				resolveHost: func(_ context.Context, h string) ([]netip.Addr, error) {
 					if h == "registry.test" {
 						return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil

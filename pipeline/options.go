@@ -91,6 +91,9 @@ type ExecOptions struct {
 	// resolveHost, when set, resolves host names for the network allow
 	// list's proxy (tests resolve names to 127.0.0.1).
 	resolveHost func(ctx context.Context, host string) ([]netip.Addr, error)
+	// loopbackNames lets an allowed name resolve to loopback (tests whose
+	// upstream listens on 127.0.0.1: netproxy.Options.LoopbackNames).
+	loopbackNames bool
 }
 
 // Validate checks the options that do not depend on the spec; errors wrap

@@ -34,7 +34,7 @@ func (r *execRun) startNetProxy(ctx context.Context, pol *sandbox.Policy) error 
 	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		return fmt.Errorf("%w: the network proxy: %w", ErrInfra, err)
 	}
-	srv, err := netproxy.Listen(ctx, sock, netproxy.Options{Allow: list, Resolve: r.opts.resolveHost})
+	srv, err := netproxy.Listen(ctx, sock, netproxy.Options{Allow: list, Resolve: r.opts.resolveHost, LoopbackNames: r.opts.loopbackNames})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInfra, err)
 	}

@@ -38,6 +38,12 @@ type Options struct {
 	// Resolve looks a host name up (nil: net.DefaultResolver). Tests
 	// resolve names to 127.0.0.1 with it.
 	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	// LoopbackNames lets a host name resolve to a loopback address. Off,
+	// a name that resolves to the runner machine's own loopback is
+	// refused unless the list names that address itself (see
+	// internalAddr); tests whose upstreams listen on 127.0.0.1 turn it on.
+	// Link-local and unspecified addresses stay refused.
+	LoopbackNames bool
 	// OnFirst, when not nil, is called (from the request's goroutine) the
 	// first time a host:port is allowed or denied.
 	OnFirst func(Access)
@@ -265,6 +271,11 @@ func (s *Server) dialUpstream(ctx context.Context, network, hostport string) (ne
 	if err != nil {
 		return nil, err
 	}
+	if _, perr := netip.ParseAddr(normalHost(host)); perr != nil { // a name, not an address
+		if addrs, err = s.publicAddrs(normalHost(host), port, addrs); err != nil {
+			return nil, err
+		}
+	}
 	d := net.Dialer{Timeout: dialTimeout}
 	var errs []error
 	for _, a := range addrs {
@@ -275,6 +286,63 @@ func (s *Server) dialUpstream(ctx context.Context, network, hostport string) (ne
 		errs = append(errs, err)
 	}
 	return nil, errors.Join(errs...)
+}
+
+// internalAddrError is a host name that resolved only to addresses of
+// the runner machine itself (loopback, unspecified) or of its link
+// (link-local: 169.254.169.254 is the cloud metadata service): the allow
+// list names hosts, and a name must not open what the list would have to
+// name by address (DNS rebinding, a wildcard whose subdomains someone
+// else controls). The client gets 403 naming the address.
+type internalAddrError struct {
+	host string
+	addr netip.Addr
+	port int
+	kind string
+}
+
+func (e *internalAddrError) Error() string {
+	hp := net.JoinHostPort(e.addr.String(), strconv.Itoa(e.port))
+	return fmt.Sprintf("%s resolved to %s, %s address: a name in the allow list never reaches the runner machine's own or link-local services; "+
+		"to allow it, add the address itself (%q) to sandbox.network.allow", e.host, e.addr, e.kind, hp)
+}
+
+// internalAddr names the kind of a, with its article, as internalAddrError refuses it ("" for
+// any other address). IPv4-mapped IPv6 addresses count as their IPv4.
+func internalAddr(a netip.Addr) string {
+	a = a.Unmap()
+	switch {
+	case a.IsLoopback():
+		return "a loopback"
+	case a.IsUnspecified():
+		return "an unspecified" // 0.0.0.0 and :: connect to the machine itself
+	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
+		return "a link-local"
+	}
+	return ""
+}
+
+// publicAddrs drops the addresses of host (a name) that internalAddr
+// refuses, unless the allow list names the address itself on port (or,
+// for loopback, LoopbackNames is set). The error names the first one
+// refused when none is left.
+func (s *Server) publicAddrs(host string, port int, addrs []netip.Addr) ([]netip.Addr, error) {
+	out := addrs[:0:0]
+	var refused error
+	for _, a := range addrs {
+		kind := internalAddr(a)
+		if kind == "" || kind == "a loopback" && s.opts.LoopbackNames || s.opts.Allow.Allows(a.Unmap().String(), port) {
+			out = append(out, a)
+			continue
+		}
+		if refused == nil {
+			refused = &internalAddrError{host: host, addr: a.Unmap(), port: port, kind: kind}
+		}
+	}
+	if len(out) == 0 {
+		return nil, refused
+	}
+	return out, nil
 }
 
 // resolve is host's addresses (host itself when it is one).
@@ -305,6 +373,10 @@ func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, err erro
 		}
 	}
 	s.failed(hostport, err)
+	if ie := (*internalAddrError)(nil); errors.As(err, &ie) {
+		http.Error(w, "runner: the sandbox denied network access: "+ie.Error(), http.StatusForbidden)
+		return
+	}
 	http.Error(w, fmt.Sprintf("runner: the sandbox's proxy could not reach %s: %v", hostport, err), http.StatusBadGateway)
 }
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -196,5 +197,89 @@ func TestProxyUpstreamDown(t *testing.T) {
 	}
 	if a := srv.Accesses(); len(a) != 1 || !a[0].Allowed || a[0].Failed != 1 || a[0].Error == "" {
 		t.Errorf("accesses %+v", a)
+	}
+}
+
+// TestProxyRefusesInternalAddresses: an allowed host NAME that resolves to
+// the runner machine's loopback (DNS rebinding; a wildcard whose
+// subdomains someone else controls), in IPv4-mapped form, to 0.0.0.0
+// (which connects to the machine itself) or to a link-local address (the
+// cloud metadata service) is refused with 403 naming the address, by
+// plain HTTP and by CONNECT, and a listener on 127.0.0.1 gets nothing
+// (redteam2 R5: the proxy dialled whatever the name resolved to). With
+// LoopbackNames the loopback names reach it; 0.0.0.0 and link-local stay
+// refused.
+func TestProxyRefusesInternalAddresses(t *testing.T) {
+	var hits atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "loopback-service-secret")
+	}))
+	defer up.Close()
+	_, portStr, _ := net.SplitHostPort(up.Listener.Addr().String())
+	names := map[string]string{"rebind.test": "127.0.0.1", "mapped.test": "::ffff:127.0.0.1", "zero.test": "0.0.0.0", "meta.test": "169.254.169.254"}
+	var entries []string
+	for n := range names {
+		entries = append(entries, n+":"+portStr)
+	}
+	allow, err := ParseList(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(_ context.Context, h string) ([]netip.Addr, error) {
+		if a, ok := names[h]; ok {
+			return []netip.Addr{netip.MustParseAddr(a)}, nil
+		}
+		return nil, fmt.Errorf("no such host %s", h)
+	}
+	for _, loopbackNames := range []bool{false, true} {
+		t.Run(fmt.Sprintf("loopback-names=%v", loopbackNames), func(t *testing.T) {
+			hits.Store(0)
+			sock := filepath.Join(t.TempDir(), "p.sock")
+			srv, err := Listen(t.Context(), sock, Options{Allow: allow, Resolve: resolve, LoopbackNames: loopbackNames})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			for name, addr := range names {
+				refused := !loopbackNames || name == "meta.test" || name == "zero.test"
+				want := fmt.Sprintf("resolved to %s", netip.MustParseAddr(addr).Unmap())
+				req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://"+name+":"+portStr+"/", nil)
+				resp, err := proxyClient(sock).Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if refused && (resp.StatusCode != 403 || !strings.Contains(string(body), want) || !strings.Contains(string(body), "add the address itself")) {
+					t.Errorf("GET via %s (%s): %d %q, want 403 naming the address", name, addr, resp.StatusCode, body)
+				}
+				if !refused && (resp.StatusCode != 200 || string(body) != "loopback-service-secret") {
+					t.Errorf("GET via %s (%s) with LoopbackNames: %d %q, want the upstream's answer", name, addr, resp.StatusCode, body)
+				}
+				conn, err := (&net.Dialer{}).DialContext(t.Context(), "unix", sock)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(conn, "CONNECT %[1]s:%[2]s HTTP/1.1\r\nHost: %[1]s:%[2]s\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", name, portStr)
+				got, _ := io.ReadAll(conn)
+				conn.Close()
+				if refused && (!strings.HasPrefix(string(got), "HTTP/1.1 403") || !strings.Contains(string(got), want)) {
+					t.Errorf("CONNECT %s (%s): %q, want 403 naming the address", name, addr, got)
+				}
+			}
+			wantHits := int32(0)
+			if loopbackNames {
+				wantHits = 4 // rebind and mapped, by GET and by CONNECT
+			}
+			if got := hits.Load(); got != wantHits {
+				t.Errorf("the listener on 127.0.0.1 got %d requests, want %d", got, wantHits)
+			}
+			for _, a := range srv.Accesses() {
+				if refused := !loopbackNames || a.Host == "meta.test" || a.Host == "zero.test"; refused && (a.Failed != 2 || !strings.Contains(a.Error, "resolved to")) {
+					t.Errorf("access %+v: want 2 failed with the address named", a)
+				}
+			}
+		})
 	}
 }
