@@ -226,11 +226,17 @@ func TestDaemonSocketsUnreachable(t *testing.T) {
 			received <- struct{}{}
 		}
 	}()
+	// reached is only asked when the command's connect or sendto
+	// succeeded: then the connection or datagram is queued, and what is
+	// left is this test's goroutine taking it, which a loaded machine can
+	// delay far beyond any short wait (a fixed 200 ms let the control
+	// fail). The long wait is spent only when a sandboxed command reached
+	// some other socket at the path.
 	reached := func(ch chan struct{}) bool {
 		select {
 		case <-ch:
 			return true
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(30 * time.Second):
 			return false
 		}
 	}

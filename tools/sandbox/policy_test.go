@@ -206,11 +206,18 @@ func dialFromSandbox(t *testing.T, layers []sandbox.Layer, before bool) bool {
 	}
 	defer sb.Close()
 	exe, _ := os.Executable()
-	_, _, _ = runIn(t, t.Context(), sb, []string{exe}, tree, []string{dialUnixEnv + "=" + sock})
+	if _, code, _ := runIn(t, t.Context(), sb, []string{exe}, tree, []string{dialUnixEnv + "=" + sock}); code != 0 {
+		return false // the dial failed: nothing is on its way to the listener
+	}
+	// The dial succeeded, so the connection and its bytes are queued on
+	// some socket at that path: wait for this listener's goroutine to take
+	// them (it can be slow to be scheduled on a loaded machine; a fixed
+	// short wait let the control fail), and only give up, unreached, when
+	// the command connected to something else.
 	select {
 	case <-got:
 		return true
-	case <-time.After(100 * time.Millisecond):
+	case <-time.After(30 * time.Second):
 		return false
 	}
 }
