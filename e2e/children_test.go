@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +57,7 @@ func TestUnsandboxedJobsDieWithTheRunner(t *testing.T) {
 			if err := os.WriteFile(spec, []byte(offSpec), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			id := fmt.Sprintf("%06d", time.Now().UnixNano()%1_000_000)
+			id := fmt.Sprintf("%012d", rand.Int64N(1_000_000_000_000)) // random per process: no other run's sleep has it
 			script := fmt.Sprintf(`sleep 300.%s & setsid sleep 301.%s & echo started; wait`, id, id)
 			args := fmt.Sprintf(`{"command":%q}`, script)
 			srv := newModel(t, llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", args)}}.Reply(),
@@ -88,7 +89,7 @@ func TestUnsandboxedJobsDieWithTheRunner(t *testing.T) {
 				t.Errorf("exit %d (%v) after SIGTERM, want 130", code, err)
 			}
 			left := sleepsOf(id)
-			for deadline := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = sleepsOf(id) {
+			for deadline := time.Now().Add(30 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = sleepsOf(id) {
 				time.Sleep(20 * time.Millisecond) // the death signal is delivered asynchronously
 			}
 			for _, pid := range left {

@@ -118,7 +118,12 @@ func startFault(t *testing.T, r *rand.Rand, repo, spec, out string, secs int) *f
 // run's, which must collect what that run left).
 func startFaultIn(t *testing.T, r *rand.Rand, repo, spec, out string, secs int, tmp string) *faultRun {
 	t.Helper()
-	token := fmt.Sprintf("%d.%08d", secs, r.IntN(100_000_000)) // sleep N.xxxxxxxx: unique
+	// sleep N.xxxxxxxxxxxx: unique. Not from r: the seed makes r's numbers
+	// the same in every process, and the same test running at the same
+	// time elsewhere on the machine (another package's binary, another
+	// checkout) would have the same sleep, found as this run's process.
+	token := fmt.Sprintf("%d.%012d", secs, rand.Int64N(1_000_000_000_000))
+	_ = r.IntN(100_000_000) // the draw the token once took: a seed replays the moments it did
 	srv := newModel(t, faultTurns(token)...)
 	fr := &faultRun{stderr: &bytes.Buffer{}, done: make(chan error, 1), tmp: tmp, token: token}
 	fr.cmd = exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--out", out, "--base-url", srv.URL(), "--quiet")

@@ -169,7 +169,7 @@ func assertDead(t *testing.T, file string) {
 	}
 	for _, f := range fields {
 		pid, _ := strconv.Atoi(f)
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for alive(pid) {
 			if time.Now().After(deadline) {
 				t.Errorf("process %d still running", pid)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +47,7 @@ func childrenDieWithRunner(t *testing.T, layers []sandbox.Layer, perCommand bool
 				mode = sandbox.ModeOff
 			}
 			requireLayers(t, layers)
-			id := fmt.Sprintf("%06d", time.Now().UnixNano()%1_000_000)
+			id := markID()
 			tree := t.TempDir()
 			// sleep takes fractional seconds: the digits mark our processes
 			script := "sleep 300." + id + " & setsid sleep 301." + id + " & (sleep 302." + id + " &) ; echo started; wait"
@@ -73,7 +74,7 @@ func childrenDieWithRunner(t *testing.T, layers []sandbox.Layer, perCommand bool
 				_ = runner.Process.Kill()
 				t.Fatalf("sandboxed bash did not start: %q", line)
 			}
-			for deadline := time.Now().Add(5 * time.Second); len(marked(id)) < 3 && time.Now().Before(deadline); {
+			for deadline := time.Now().Add(30 * time.Second); len(marked(id)) < 3 && time.Now().Before(deadline); {
 				time.Sleep(10 * time.Millisecond) // the jobs exec sleep after bash printed
 			}
 			if n := len(marked(id)); n != 3 {
@@ -84,7 +85,7 @@ func childrenDieWithRunner(t *testing.T, layers []sandbox.Layer, perCommand bool
 			}
 			_ = runner.Wait()
 			left := marked(id)
-			for deadline := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = marked(id) {
+			for deadline := time.Now().Add(30 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = marked(id) {
 				time.Sleep(20 * time.Millisecond) // the kernel delivers the death signal asynchronously
 			}
 			for _, pid := range left {
@@ -93,7 +94,7 @@ func childrenDieWithRunner(t *testing.T, layers []sandbox.Layer, perCommand bool
 			if len(left) > 0 { // mode off too: its commands run under the helper as a reaper
 				t.Errorf("%d processes (mode %s) survived the runner's SIGKILL", len(left), mode)
 			}
-			for deadline := time.Now().Add(5 * time.Second); len(marked(tree)) > 0 && time.Now().Before(deadline); {
+			for deadline := time.Now().Add(30 * time.Second); len(marked(tree)) > 0 && time.Now().Before(deadline); {
 				time.Sleep(20 * time.Millisecond)
 			}
 			if helpers := marked(tree); len(helpers) > 0 {
@@ -102,6 +103,14 @@ func childrenDieWithRunner(t *testing.T, layers []sandbox.Layer, perCommand bool
 		}
 	}
 }
+
+// markID is a 12-digit random number for the fractional part of a test's
+// sleeps ("sleep 300.<id>"), by which marked finds them: random per
+// process, so the same test running at the same moment in another
+// process (another package's test binary, another checkout's run on a
+// shared machine) never has the same marks. A clock's last digits could
+// repeat, and a short one is a substring of many.
+func markID() string { return fmt.Sprintf("%012d", rand.Int64N(1_000_000_000_000)) }
 
 // marked lists the pids of processes whose command line holds id (and is
 // one of the test's sleeps, unless id is a path: the helpers' policy

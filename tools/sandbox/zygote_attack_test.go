@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +42,7 @@ func TestZygoteLeftoverCannotTamper(t *testing.T) {
 	for name, layers := range layerSets() {
 		t.Run(name, func(t *testing.T) {
 			sb, tree := zygoteSandbox(t, layers)
-			id := strconv.FormatInt(time.Now().UnixNano()%1_000_000, 10)
+			id := markID()
 			evil := `for i in $(seq 300); do echo tampered > victim; sleep 0.01; done`
 			script := "setsid bash -c '" + evil + "; sleep 303." + id + "' & (bash -c '" + evil + "' &) ; sleep 304." + id + " & echo left"
 			if out, code, _ := runIn(t, t.Context(), sb, []string{"bash", "-c", script}, tree, pathEnv()); code != 0 || out != "left\n" {
@@ -72,7 +71,7 @@ func TestZygoteCommandsCannotSeeEachOther(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sb, tree := zygoteSandbox(t, layers)
 			secret := "ghp_other" + randomHex(t)
-			id := strconv.FormatInt(time.Now().UnixNano()%1_000_000, 10)
+			id := markID()
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			first, err := sb.Start(ctx, []string{"bash", "-c", "sleep 305." + id + "; true"}, tree,
@@ -80,7 +79,7 @@ func TestZygoteCommandsCannotSeeEachOther(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for deadline := time.Now().Add(5 * time.Second); len(marked(id)) == 0 && time.Now().Before(deadline); {
+			for deadline := time.Now().Add(30 * time.Second); len(marked(id)) == 0 && time.Now().Before(deadline); {
 				time.Sleep(10 * time.Millisecond)
 			}
 			if len(marked(id)) != 1 {
