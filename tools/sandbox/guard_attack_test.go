@@ -155,8 +155,9 @@ func TestLandlockGuardsItsParents(t *testing.T) {
 
 // TestKilledParentLeavesNoDaemon: a command starts a daemon in a new
 // session that writes into the work tree a second later, then tries to
-// kill its zygote or helper (kill -9 $PPID, then its process group) and
-// exits. Under every layer the daemon is gone when the command's end is
+// kill its zygote or helper (kill -9 $PPID, then its process group, read
+// from /proc before the first kill: no procps needed, and the parent
+// cannot have gone yet) and exits. Under every layer the daemon is gone when the command's end is
 // reported: nothing is written after it, and the next command runs in the
 // same zygote.
 func TestKilledParentLeavesNoDaemon(t *testing.T) {
@@ -166,7 +167,7 @@ func TestKilledParentLeavesNoDaemon(t *testing.T) {
 			for launch, perCommand := range launchSets() {
 				late := filepath.Join(tree, "late-"+launch)
 				script := `(setsid bash -c 'sleep 1; echo pwned > ` + late + `' &); ` +
-					`kill -9 $PPID; kill -9 -- -$(ps -o pgid= $PPID | tr -d ' '); sleep 0.2; echo survived`
+					`pgid=$(cut -d' ' -f5 /proc/$PPID/stat); kill -9 $PPID; kill -9 -- -$pgid; sleep 0.2; echo survived`
 				var out string
 				var code int
 				if perCommand {
