@@ -303,11 +303,11 @@ func TestCancelledRunCancelsTheCall(t *testing.T) {
 	})
 }
 
-// waitFor polls cond for up to 10 s (an event in another process; no
-// timing is asserted).
+// waitFor polls cond for up to 60 s (an event in another process, which a
+// loaded machine can delay; no timing is asserted).
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -115,14 +115,20 @@ func checkDetectorSeesRequests(t *testing.T, b *browser) {
 		t.Fatal(err)
 	}
 	before := len(b.requests())
-	if err := chromedp.Do(b.ctx, chromedp.Navigate(fileURL(page)), chromedp.Sleep(300*time.Millisecond)); err != nil {
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(fileURL(page))); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(b.requests()[before:], "http://report-test.invalid/pixel.png") {
+	// The events and the proxy's lines come in asynchronously: wait for
+	// them (a deadline for a loaded machine, not a timing assertion; a
+	// fixed 300 ms wait let the control fail).
+	seen := func() bool { return slices.Contains(b.requests()[before:], "http://report-test.invalid/pixel.png") }
+	for deadline := time.Now().Add(30 * time.Second); !seen() && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !seen() {
 		t.Errorf("the DevTools events missed the image request: %q", b.requests()[before:])
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(b.proxy.requests()) == 0 && time.Now().Before(deadline) {
+	for deadline := time.Now().Add(30 * time.Second); len(b.proxy.requests()) == 0 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 	}
 	got := b.proxy.requests()
