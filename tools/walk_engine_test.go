@@ -61,16 +61,24 @@ func TestGrepFoldKelvin(t *testing.T) {
 // TestGrepEngineMatchesPrevious compares grep, glob and list on random
 // trees with the previous sequential implementation (walk_oracle_test.go):
 // same output and metadata, including order, truncation and match limits.
+// grep runs with one walker and with three against the same oracle
+// answer, computed once (the oracle was most of this test's time under
+// -race, and the tools package came near go test's 10-minute timeout);
+// each seed's tree is a parallel subtest.
 func TestGrepEngineMatchesPrevious(t *testing.T) {
 	t.Parallel()
 	for seed := range 2 {
-		dir := t.TempDir()
-		genTree(t, dir, rand.New(rand.NewPCG(uint64(seed), 9)), 120+seed*150)
-		for _, workers := range []int{1, 3} {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			genTree(t, dir, rand.New(rand.NewPCG(uint64(seed), 9)), 120+seed*150)
 			for _, start := range []string{".", firstDir(t, dir)} {
 				for _, pat := range grepPatterns {
 					for _, inc := range []string{"", "*.{txt,md}", "d*/**"} {
-						checkGrep(t, dir, start, pat, inc, workers)
+						want, meta := oracleGrep(dir, start, pat, inc)
+						for _, workers := range []int{1, 3} {
+							checkGrep(t, dir, start, pat, inc, workers, want, meta)
+						}
 					}
 				}
 				for _, g := range []string{"**", "**/*.go", "*", "d*/**/f1*"} {
@@ -85,11 +93,13 @@ func TestGrepEngineMatchesPrevious(t *testing.T) {
 					t.Errorf("list %s:\n%s", start, cmp.Diff(want, got))
 				}
 			}
-		}
+		})
 	}
 }
 
-func checkGrep(t *testing.T, dir, start, pat, inc string, workers int) {
+// checkGrep runs grep with workers walkers and compares it with the
+// oracle's output want and metadata meta.
+func checkGrep(t *testing.T, dir, start, pat, inc string, workers int, want string, meta map[string]any) {
 	t.Helper()
 	raw, err := json.Marshal(GrepParams{Pattern: pat, Path: start, Include: inc})
 	if err != nil {
@@ -99,7 +109,6 @@ func checkGrep(t *testing.T, dir, start, pat, inc string, workers int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, meta := oracleGrep(dir, start, pat, inc)
 	if res.Output != want || fmt.Sprint(res.Metadata) != fmt.Sprint(meta) {
 		t.Errorf("grep %q in %s include %q (%d workers): (-previous +new)\n%s\nmetadata %v, previous %v",
 			pat, start, inc, workers, cmp.Diff(want, res.Output), res.Metadata, meta)
