@@ -62,9 +62,10 @@ func TestGrepFoldKelvin(t *testing.T) {
 // trees with the previous sequential implementation (walk_oracle_test.go):
 // same output and metadata, including order, truncation and match limits.
 // grep runs with one walker and with three against the same oracle
-// answer, computed once (the oracle was most of this test's time under
-// -race, and the tools package came near go test's 10-minute timeout);
-// each seed's tree is a parallel subtest.
+// answer, computed once with each distinct line matched once (the
+// oracle was most of this test's time under -race, and the tools
+// package came near go test's 10-minute timeout); each seed's tree is a
+// parallel subtest.
 func TestGrepEngineMatchesPrevious(t *testing.T) {
 	t.Parallel()
 	for seed := range 2 {
@@ -75,7 +76,7 @@ func TestGrepEngineMatchesPrevious(t *testing.T) {
 			for _, start := range []string{".", firstDir(t, dir)} {
 				for _, pat := range grepPatterns {
 					for _, inc := range []string{"", "*.{txt,md}", "d*/**"} {
-						want, meta := oracleGrep(dir, start, pat, inc)
+						want, meta := oracleGrepWith(dir, start, inc, memoMatch(pat))
 						for _, workers := range []int{1, 3} {
 							checkGrep(t, dir, start, pat, inc, workers, want, meta)
 						}

@@ -70,7 +70,30 @@ func oracleWalk(root, start string) []oracleEntry {
 
 // oracleGrep is the previous grep over a directory: output and metadata.
 func oracleGrep(root, start, pattern, include string) (string, map[string]any) {
+	return oracleGrepWith(root, start, include, regexp.MustCompile(pattern).MatchString)
+}
+
+// memoMatch is pattern's MatchString with each distinct line's answer
+// kept: the same result (a regexp's match is a function of the text), for
+// the equivalence tests, where genTree's large files repeat one line
+// thousands of times and the oracle's per-line regexp under -race was
+// most of the tools package's time. The benchmarks time oracleGrep as it
+// was.
+func memoMatch(pattern string) func(string) bool {
 	re := regexp.MustCompile(pattern)
+	seen := map[string]bool{}
+	return func(s string) bool {
+		m, ok := seen[s]
+		if !ok {
+			m = re.MatchString(s)
+			seen[s] = m
+		}
+		return m
+	}
+}
+
+// oracleGrepWith is oracleGrep with the line matcher given.
+func oracleGrepWith(root, start, include string, match func(string) bool) (string, map[string]any) {
 	var lines []string
 	matches, files := 0, 0
 	for _, e := range oracleWalk(root, start) {
@@ -94,7 +117,7 @@ func oracleGrep(root, start, pattern, include string) (string, map[string]any) {
 			sc.Buffer(make([]byte, 64*1024), maxGrepFileBytes)
 			for n := 1; sc.Scan(); n++ {
 				text := sc.Text()
-				if !re.MatchString(text) {
+				if !match(text) {
 					continue
 				}
 				hit = true
