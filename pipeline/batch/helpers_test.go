@@ -232,10 +232,18 @@ func (f *fakeExec) run(ctx context.Context, job Job) (Outcome, error) {
 	steps := max(f.steps, 1)
 	h := sha256.New()
 	for i := range steps {
-		select {
-		case <-ctx.Done():
-			return Outcome{Status: event.StatusCancelled}, ctx.Err()
-		case <-time.After(f.delay):
+		// A step that takes time (delay) can be cancelled; one that takes
+		// none cannot. Without the delay a select would pick at random
+		// between the timer and a context that is already done: in
+		// TestRunEndToEnd the first jobs wait at the gate inside their
+		// deadline (timeout 3s), and on a loaded machine that wait can
+		// outlast it, so an edit then ended timeout or not by chance.
+		if f.delay > 0 {
+			select {
+			case <-ctx.Done():
+				return Outcome{Status: event.StatusCancelled}, ctx.Err()
+			case <-time.After(f.delay):
+			}
 		}
 		body := fmt.Sprintf("step %d of %s\n%s", i, job.RepoID, strings.Repeat("x", 512))
 		if err := os.WriteFile(filepath.Join(job.WorkDir, fmt.Sprintf("step%d.txt", i)), []byte(body), 0o644); err != nil {
