@@ -176,7 +176,7 @@ func TestDelayWithinIdleTimeout(t *testing.T) {
 	r := llmtest.Text("late but fine")
 	r.Delay = 50 * time.Millisecond
 	srv := llmtest.NewServer(t, r)
-	events := collect(t, newProvider(t, srv, 2*time.Second), llm.Request{Model: "m"})
+	events := collect(t, newProvider(t, srv, 30*time.Second), llm.Request{Model: "m"}) // far above the delay, on a loaded machine too
 	if s := summarize(events); s["text"] != "late but fine" || s["finish_reason"] != "stop" {
 		t.Errorf("got %v", s)
 	}

@@ -23,7 +23,7 @@ import (
 
 func providerFor(t *testing.T, srv *llmtest.Server) *llm.Provider {
 	t.Helper()
-	p, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test", HTTPClient: srv.Client(), IdleTimeout: 5 * time.Second})
+	p, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test", HTTPClient: srv.Client(), IdleTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

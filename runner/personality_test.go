@@ -100,7 +100,7 @@ func TestProviderPersonalities(t *testing.T) {
 			run := func(p llm.Profile) (Result, *llmtest.Server) {
 				srv := llmtest.NewPersonalityServer(t, tc.p, personalitySession(tc.model, tc.ids)...)
 				provider, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "test", HTTPClient: srv.Client(),
-					IdleTimeout: 5 * time.Second, Profile: &p})
+					IdleTimeout: time.Minute, Profile: &p})
 				if err != nil {
 					t.Fatal(err)
 				}
