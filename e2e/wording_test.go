@@ -59,7 +59,9 @@ func TestConsoleSaysItOnce(t *testing.T) {
 }
 
 // TestTimeoutNamesItsLimit: a run cut by --timeout says which limit, its
-// value and where it came from, and the cut step says why it ended.
+// value and where it came from, and the cut step says why it ended. The
+// timeout must land in step 1 (the stalled model call): 2 s leaves a
+// loaded machine's start-up room (with 300 ms the test relied on a quick one).
 func TestTimeoutNamesItsLimit(t *testing.T) {
 	t.Parallel()
 	spec, repo := smallRepo(t)
@@ -67,13 +69,13 @@ func TestTimeoutNamesItsLimit(t *testing.T) {
 	stall.Stall, stall.StallAfter = true, 2
 	srv := newModel(t, stall)
 	env := append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
-	res := runRunner(t, repo, env, "exec", spec, "--out", t.TempDir(), "--base-url", srv.URL(), "--timeout", "300ms")
+	res := runRunner(t, repo, env, "exec", spec, "--out", t.TempDir(), "--base-url", srv.URL(), "--timeout", "2s")
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
 	for _, want := range []string{
 		"step 1: cut short by the timeout",
-		"runner: the run's timeout (300ms, --timeout) was reached\n",
+		"runner: the run's timeout (2s, --timeout) was reached\n",
 	} {
 		if !strings.Contains(res.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
