@@ -126,6 +126,21 @@ func (l *listeners) received() []string {
 	return slices.Clone(l.got)
 }
 
+// receivedAtLeast waits until n things reached the listeners (or 30 s
+// passed) and returns them: for a control, where the attack's sends
+// succeeded and only this test's goroutines are left to take them, which
+// a loaded machine can delay past received's short grace.
+func (l *listeners) receivedAtLeast(n int) []string {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		l.mu.Lock()
+		got := slices.Clone(l.got)
+		l.mu.Unlock()
+		if len(got) >= n || time.Now().After(deadline) {
+			return got
+		}
+	}
+}
+
 // victim is a work tree with a malicious build step, a protected .env and
 // a real git repository, and the secrets the attack hunts.
 type victim struct {
@@ -321,7 +336,7 @@ func TestAttackHarnessCatchesUnsandboxed(t *testing.T) {
 			t.Errorf("unsandboxed, the attack should have written %s: %v", f, err)
 		}
 	}
-	if got := l.received(); len(got) < 2 {
+	if got := l.receivedAtLeast(2); len(got) < 2 {
 		t.Errorf("unsandboxed, the attack should have reached the listeners, got %q", got)
 	}
 	if b, _ := os.ReadFile(v.existing); !strings.Contains(string(b), "pwned") {
