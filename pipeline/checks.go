@@ -122,6 +122,7 @@ func (r *execRun) runCheck(ctx context.Context, c spec.Check) (checkResult, erro
 		return checkResult{}, fmt.Errorf("%w: check %s: %w", ErrInfra, c.Name, err)
 	}
 	res, err := bash.Run(ctx, tools.Call{ID: "check-" + c.Name, Input: input})
+	r.afterCommand() // before check.finished and the feedback carry its output
 	if err != nil && ctx.Err() == nil {
 		return checkResult{}, fmt.Errorf("%w: check %s: %w", ErrInfra, c.Name, err)
 	}

@@ -111,9 +111,12 @@ type execRun struct {
 	console    *event.Console
 	sink       event.Sink
 	redactor   *event.Redactor
-	eventsCopy *bytes.Buffer // a copy of the log when it goes to stdout
-	denials    *denialLog    // the permission.denied events, for run.finished
-	logGuard   *logGuard     // notes a failed log write and stops the main stages
+	// toolRedactor blanks the exact secret values in tool results before
+	// the model reads them (redactResults); nil before the agent stage
+	toolRedactor *event.Redactor
+	eventsCopy   *bytes.Buffer // a copy of the log when it goes to stdout
+	denials      *denialLog    // the permission.denied events, for run.finished
+	logGuard     *logGuard     // notes a failed log write and stops the main stages
 	// stopMain cancels the main stages' context (nil before Exec sets it)
 	stopMain func(error)
 
@@ -132,7 +135,10 @@ type execRun struct {
 	// envSecrets are the secret values of the protected .env* files
 	// (envFileSecrets): redacted everywhere, and a patch holding one fails.
 	envSecrets []string
-	mcp        *mcp.Set
+	// protected tracks the protected .env* files read for the redactors
+	// (afterCommand learns the ones commands make during the run)
+	protected *protectedValues
+	mcp       *mcp.Set
 	// mcpSandboxes hold the stdio servers, by server name
 	mcpSandboxes map[string]*sandbox.Sandbox
 	mcpHoles     map[string]mcpHoles
@@ -183,7 +189,7 @@ type execRun struct {
 // Errors found before the out dir exists (bad usage, an invalid spec, a
 // missing API key) are returned at once and write nothing.
 func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
-	r := &execRun{opts: opts, start: time.Now(), log: slog.New(slog.DiscardHandler), outFiles: mirror.New()}
+	r := &execRun{opts: opts, start: time.Now(), log: slog.New(slog.DiscardHandler), outFiles: mirror.New(), protected: &protectedValues{}}
 	if r.opts.Stdout == nil {
 		r.opts.Stdout = io.Discard
 	}

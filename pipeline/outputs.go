@@ -49,7 +49,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	}
 	r.outFiles.Watch(r.outDir, r.repo)
 	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
-	r.redactor = event.NewRedactor(r.opts.Environ, append(append([]string{r.opts.APIKey}, r.mcpSecrets...), r.envSecrets...)...)
+	r.redactor = event.NewRedactor(r.opts.Environ, r.secretValues()...)
 	if r.opts.Events == "-" {
 		r.eventsCopy = &bytes.Buffer{}
 		r.writer = event.NewWriter(io.MultiWriter(r.opts.Stdout, r.eventsCopy), r.runID)

@@ -2,11 +2,8 @@ package pipeline
 
 import (
 	"context"
-	"sort"
-	"strings"
 
 	"github.com/seed43ef5acb/runner/runner/event"
-	"github.com/seed43ef5acb/runner/secret"
 	"github.com/seed43ef5acb/runner/tools"
 )
 
@@ -18,50 +15,31 @@ import (
 // show HEAD:.env` inside an allowed `make`) or a copy. Token shapes are
 // left alone here (the model must read and rewrite files that hold test
 // fixtures); the logs redact them as before. Each value becomes
-// event.Redacted.
+// event.Redacted, a URL's password alone too (secret.Literals).
 func (r *execRun) redactResults(ts []tools.Tool) []tools.Tool {
-	var lits []string
-	seen := map[string]bool{}
-	add := func(v string) {
-		v = strings.TrimSpace(v)
-		if len(v) >= secret.MinLen && !seen[v] {
-			seen[v] = true
-			lits = append(lits, v)
-		}
-	}
-	for _, v := range r.envSecrets {
-		add(v)
-	}
-	add(r.opts.APIKey)
-	for _, v := range r.mcpSecrets {
-		add(v)
-	}
-	for _, kv := range r.opts.Environ {
-		if name, val, ok := strings.Cut(kv, "="); ok && secret.IsName(name) {
-			add(val)
-		}
-	}
-	if len(lits) == 0 {
-		return ts
-	}
-	sort.Slice(lits, func(i, j int) bool { return len(lits[i]) > len(lits[j]) }) // a secret holding another goes whole
-	pairs := make([]string, 0, 2*len(lits))
-	for _, l := range lits {
-		pairs = append(pairs, l, event.Redacted)
-	}
-	rep := strings.NewReplacer(pairs...)
+	r.toolRedactor = event.NewLiteralRedactor(r.opts.Environ, r.secretValues()...)
 	out := make([]tools.Tool, len(ts))
 	for i, t := range ts {
-		out[i] = &redactedTool{tool: t, rep: rep}
+		out[i] = &redactedTool{tool: t, red: r.toolRedactor, after: r.afterCommand}
 	}
 	return out
+}
+
+// secretValues are the exact secret values the run knows when it starts
+// (besides the environment's): the provider key, the MCP servers' header
+// and environment secrets, the protected .env* files' values.
+func (r *execRun) secretValues() []string {
+	return append(append([]string{r.opts.APIKey}, r.mcpSecrets...), r.envSecrets...)
 }
 
 // redactedTool is a tool whose result output has the run's secret values
 // replaced (redactResults).
 type redactedTool struct {
 	tool tools.Tool
-	rep  *strings.Replacer
+	red  *event.Redactor
+	// after runs once the tool returned, before its output is redacted
+	// (execRun.afterCommand: values a command just made known join red)
+	after func()
 }
 
 func (t *redactedTool) Info() tools.Info { return t.tool.Info() }
@@ -72,6 +50,9 @@ func (t *redactedTool) Unwrap() tools.Tool { return t.tool }
 // Run runs the tool and redacts its output.
 func (t *redactedTool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	res, err := t.tool.Run(ctx, call)
-	res.Output = t.rep.Replace(res.Output)
+	if t.after != nil {
+		t.after()
+	}
+	res.Output = t.red.Redact(res.Output)
 	return res, err
 }

@@ -165,14 +165,19 @@ func TestExecCoversProtectedFilesThatAppear(t *testing.T) {
 }
 
 // TestExecCoversControl: the same attack with sandbox.mode off reads every
-// secret, so the test above can fail.
+// secret, so the test above can fail. The check that read the protected
+// file the first check made shows it in its event redacted: the value
+// joined the redactor when the first check returned (afterCommand).
 func TestExecCoversControl(t *testing.T) {
 	requireTool(t, "make")
 	secret, checkSecret, gitSecret := "agentsecret-4f1d90ab", "checksecret-7a2be013", "gitsecret-90dd3c15"
 	c := runCoversAttack(t, "", "sandbox: {mode: off}\n", secret, checkSecret, gitSecret)
 	agent, check, _, _ := lootOf(t, c)
-	if strings.Count(agent, secret) != 3 || !strings.Contains(agent, gitSecret) || !strings.Contains(check, checkSecret) {
+	if strings.Count(agent, secret) != 3 || !strings.Contains(agent, gitSecret) || !strings.Contains(check, "CHECK_TOKEN="+event.Redacted) {
 		t.Errorf("unsandboxed, the attack should read every secret:\nagent: %s\ncheck: %s", agent, check)
+	}
+	if strings.Contains(check, checkSecret) {
+		t.Errorf("the check's event holds the value of a protected file made during the run:\n%s", check)
 	}
 }
 

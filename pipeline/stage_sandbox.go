@@ -51,7 +51,9 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.envSecrets = envFileSecrets(protectedEnvFiles(r.workTree, rules))
+	envFiles := protectedEnvFiles(r.workTree, rules)
+	r.protected.remember(envFiles)
+	r.envSecrets = envFileSecrets(envFiles)
 	if r.sandboxPolicy.Layers, err = sandbox.ParseLayers(r.getenv(sandbox.LayersEnv)); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}

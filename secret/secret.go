@@ -6,7 +6,10 @@
 // of the module.
 package secret
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // MinLen is the shortest value treated as a secret: shorter ones
 // ("ollama", "dummy", "none") are placeholders, and hiding them would blank
@@ -95,4 +98,85 @@ func urlPassword(v string) bool {
 	}
 	_, pass, ok := strings.Cut(userinfo, ":")
 	return ok && pass != ""
+}
+
+// Literals returns the exact strings to redact for the secret value v: v
+// itself (trimmed) and, for every URL in v with a password
+// (scheme://user:pass@host…), the password as written and percent-decoded,
+// so a command, a log line or an error that prints the password alone
+// (a driver's config dump, `urlparse(...).password`) is caught too.
+// Strings shorter than MinLen are left out, and so is a password that is
+// the URL's user name or occurs in its scheme, host or path
+// (postgres://postgres:postgres@postgres/postgres is a development default,
+// and blanking "postgres" everywhere would hide the word, not a secret).
+func Literals(v string) []string {
+	v = strings.TrimSpace(v)
+	var out []string
+	add := func(s string) {
+		if len(s) >= MinLen && !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	add(v)
+	for _, pw := range urlPasswords(v) {
+		add(pw)
+	}
+	return out
+}
+
+// urlPasswords returns the passwords of the URLs in v with one: as
+// written and, when it differs, percent-decoded.
+func urlPasswords(v string) []string {
+	var out []string
+	for rest := v; ; {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			return out
+		}
+		scheme := rest[:i]
+		if j := strings.LastIndexAny(scheme, " \t\n\"'`=<>(,;"); j >= 0 {
+			scheme = scheme[j+1:]
+		}
+		rest = rest[i+3:]
+		end := strings.IndexAny(rest, " \t\n\"'`<>")
+		if end < 0 {
+			end = len(rest)
+		}
+		authority := rest[:end]
+		if k := strings.IndexAny(authority, "/?#"); k >= 0 {
+			authority = authority[:k]
+		}
+		userinfo, _, ok := cutLast(authority, "@")
+		if !ok {
+			continue
+		}
+		after := rest[len(userinfo)+1 : end]
+		user, pw, ok := strings.Cut(userinfo, ":")
+		if !ok || pw == "" || pw == user || strings.Contains(scheme+"://"+after, pw) {
+			continue
+		}
+		out = append(out, pw)
+		if dec, err := url.PathUnescape(pw); err == nil && dec != pw && dec != user {
+			out = append(out, dec)
+		}
+	}
+}
+
+// cutLast is strings.Cut at the last sep (a password may hold '@' that
+// was not percent-encoded; the host never does).
+func cutLast(s, sep string) (before, after string, found bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

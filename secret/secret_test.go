@@ -1,6 +1,9 @@
 package secret
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestIsName: the names the scrub and the redactor disagreed on (and
 // more), and names that only look secret.
@@ -33,6 +36,35 @@ func TestIsValue(t *testing.T) {
 	} {
 		if got := IsValue(v); got != want {
 			t.Errorf("IsValue(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestLiterals: a URL-shaped secret is redacted whole and by its
+// password alone (as written and percent-decoded); development defaults
+// whose password is the user, the scheme, the host or the database are
+// not turned into literals, nor are short ones.
+func TestLiterals(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"postgres://app:s3cr3t-Pa55word@db.internal:5432/app", []string{"postgres://app:s3cr3t-Pa55word@db.internal:5432/app", "s3cr3t-Pa55word"}},
+		{"mysql://u:p%40ss%2Fw0rd!@h/db?x=1", []string{"mysql://u:p%40ss%2Fw0rd!@h/db?x=1", "p%40ss%2Fw0rd!", "p@ss/w0rd!"}},
+		{"redis://:only-a-password-1@cache:6379/0", []string{"redis://:only-a-password-1@cache:6379/0", "only-a-password-1"}},
+		{"amqp://guest:p@ssw0rd-x@mq/vhost@x", []string{"amqp://guest:p@ssw0rd-x@mq/vhost@x", "p@ssw0rd-x"}},
+		{"primary=https://a:first-password@h1/x replica=https://b:second-password@h2/y",
+			[]string{"primary=https://a:first-password@h1/x replica=https://b:second-password@h2/y", "first-password", "second-password"}},
+		{"postgres://postgres:postgres@postgres/postgres", []string{"postgres://postgres:postgres@postgres/postgres"}},
+		{"postgres://app:app@localhost/app", []string{"postgres://app:app@localhost/app"}},
+		{"postgres://app:pw@h/db", []string{"postgres://app:pw@h/db"}},
+		{"https://example.com/a@b:c", []string{"https://example.com/a@b:c"}},
+		{"  plain-secret-value  ", []string{"plain-secret-value"}},
+		{"short", nil},
+	} {
+		got := Literals(tc.in)
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("Literals(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -1,9 +1,13 @@
 package event
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/seed43ef5acb/runner/secret"
 )
@@ -18,11 +22,52 @@ const MinSecretLen = secret.MinLen
 // Redactor replaces secrets with "[REDACTED]": the values of secret-looking
 // environment variables, explicit extra values, and common token shapes
 // (OpenAI, GitHub, Slack, AWS, Google, Hugging Face keys, private key blocks,
-// bearer and basic credentials, JWTs, passwords in URLs). A nil *Redactor
-// redacts nothing. It is safe for concurrent use.
+// bearer and basic credentials, JWTs, passwords in URLs). Each value is
+// taken with its secret.Literals (a URL's password alone too). Values
+// learned during the run (a protected file a command made) join with Add.
+// A nil *Redactor redacts nothing. It is safe for concurrent use.
 type Redactor struct {
-	literals *strings.Replacer // nil when there are none
+	mu       sync.Mutex                 // serialises Add
+	literals atomic.Pointer[literalSet] // nil when there are none
 	patterns []secretPattern
+}
+
+// literalSet is an immutable set of exact values and their replacer.
+type literalSet struct {
+	values []string
+	seen   map[string]bool
+	rep    *strings.Replacer
+}
+
+// with returns a new set holding s's values and vals' Literals, or s
+// itself when none is new.
+func (s *literalSet) with(vals []string) *literalSet {
+	next := &literalSet{seen: map[string]bool{}}
+	if s != nil {
+		next.values = slices.Clone(s.values)
+		maps.Copy(next.seen, s.seen)
+	}
+	added := false
+	for _, v := range vals {
+		for _, l := range secret.Literals(v) {
+			if !next.seen[l] {
+				next.seen[l] = true
+				next.values = append(next.values, l)
+				added = true
+			}
+		}
+	}
+	if !added {
+		return s
+	}
+	// Longest first, so a secret containing another is replaced whole.
+	sort.SliceStable(next.values, func(i, j int) bool { return len(next.values[i]) > len(next.values[j]) })
+	pairs := make([]string, 0, 2*len(next.values))
+	for _, l := range next.values {
+		pairs = append(pairs, l, Redacted)
+	}
+	next.rep = strings.NewReplacer(pairs...)
+	return next
 }
 
 type secretPattern struct {
@@ -42,39 +87,48 @@ type secretPattern struct {
 func IsSecretName(name string) bool { return secret.IsName(name) }
 
 // NewRedactor builds a Redactor from environ ("NAME=value" entries, as
-// os.Environ returns) and extra secret values (the provider key, tokens read
-// from files). Values shorter than MinSecretLen are ignored.
+// os.Environ returns: those whose name or value looks secret, the rule of
+// the tools' environment scrub) and extra secret values (the provider key,
+// tokens read from files), plus the token shapes. Values shorter than
+// MinSecretLen are ignored.
 func NewRedactor(environ []string, extra ...string) *Redactor {
-	seen := map[string]bool{}
-	var lits []string
-	add := func(v string) {
-		v = strings.TrimSpace(v)
-		if len(v) < MinSecretLen || seen[v] {
-			return
-		}
-		seen[v] = true
-		lits = append(lits, v)
-	}
+	r := NewLiteralRedactor(environ, extra...)
+	r.patterns = tokenPatterns()
+	return r
+}
+
+// NewLiteralRedactor is NewRedactor without the token shapes: only the
+// exact values are replaced (what a tool result sent to the model gets,
+// where a test fixture shaped like a token must stay readable).
+func NewLiteralRedactor(environ []string, extra ...string) *Redactor {
+	var vals []string
 	for _, kv := range environ {
 		name, val, ok := strings.Cut(kv, "=")
-		if ok && IsSecretName(name) {
-			add(val)
+		if ok && (IsSecretName(name) || secret.IsValue(val)) {
+			vals = append(vals, val)
 		}
 	}
-	for _, v := range extra {
-		add(v)
-	}
-	r := &Redactor{patterns: tokenPatterns()}
-	if len(lits) > 0 {
-		// Longest first, so a secret containing another is replaced whole.
-		sort.Slice(lits, func(i, j int) bool { return len(lits[i]) > len(lits[j]) })
-		pairs := make([]string, 0, 2*len(lits))
-		for _, l := range lits {
-			pairs = append(pairs, l, Redacted)
-		}
-		r.literals = strings.NewReplacer(pairs...)
-	}
+	r := &Redactor{}
+	r.Add(append(vals, extra...)...)
 	return r
+}
+
+// Add makes the Redactor replace vals (and their secret.Literals) from
+// now on; what was redacted before is not redone. It reports whether any
+// value was new.
+func (r *Redactor) Add(vals ...string) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := r.literals.Load()
+	next := cur.with(vals)
+	if next == cur {
+		return false
+	}
+	r.literals.Store(next)
+	return true
 }
 
 // tokenPatterns are the token shapes redacted wherever they appear.
@@ -119,8 +173,8 @@ func (r *Redactor) Redact(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
-	if r.literals != nil {
-		s = r.literals.Replace(s)
+	if lits := r.literals.Load(); lits != nil {
+		s = lits.rep.Replace(s)
 	}
 	var low string
 	lower := func() string {

@@ -63,6 +63,11 @@ type Sandbox struct {
 
 	mu  sync.Mutex   // guards what follows (refresh changes it before a command)
 	cfg helperConfig // what the next zygote or helper is told
+	// found is every protected file the watch found, in order
+	// (ProtectedFound); pending those the next refresh has not hidden
+	// yet, walked why the watch last walked the tree whole
+	found, pending []string
+	walked         string
 	// hidden is every path to hide: the policy's, the sockets', the
 	// protected files found.
 	hidden []string
@@ -102,7 +107,12 @@ func New(p Policy) (*Sandbox, error) {
 		if err := s.prepareProxy(p); err != nil {
 			return nil, err
 		}
-		s.cfg.Proxy = nil // the reaper forwards nothing: the runner does
+		s.cfg.Proxy = nil                                     // the reaper forwards nothing: the runner does
+		if p.Protected != nil && filepath.IsAbs(p.WorkTree) { // nothing to hide, but ProtectedFound still tells
+			if w, found, err := newCoverWatch(filepath.Clean(p.WorkTree), p.Protected); err == nil {
+				s.watch, s.found = w, found
+			}
+		}
 		return s, nil
 	}
 	if !mainCalled.Load() {
@@ -177,7 +187,7 @@ func (s *Sandbox) prepare(p Policy) error {
 		if err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
-		s.watch, s.hidden = w, append(s.hidden, found...)
+		s.watch, s.hidden, s.found = w, append(s.hidden, found...), slices.Clone(found)
 	}
 	s.hidden = withoutPath(s.hidden, p.Proxy) // bound before New: listed, but the one socket commands need
 	s.keep = append(slices.Clone(writable), readOnly...)

@@ -28,15 +28,13 @@ type Refresh struct {
 // meanwhile keep the covers they started with.
 func (s *Sandbox) refresh() *Refresh {
 	s.mu.Lock()
-	if s.watch == nil && s.landlockListed == nil {
+	if s.mode == ModeOff || s.watch == nil && s.landlockListed == nil {
 		s.mu.Unlock()
-		return nil
+		return nil // mode off hides nothing (its watch serves ProtectedFound)
 	}
-	var found []string
-	walked := ""
-	if s.watch != nil {
-		found, walked = s.watch.take()
-	}
+	s.drain()
+	found, walked := s.pending, s.walked
+	s.pending, s.walked = nil, ""
 	for _, p := range found {
 		if !slices.Contains(s.hidden, p) {
 			s.hidden = append(s.hidden, p)
@@ -73,6 +71,44 @@ func (s *Sandbox) refresh() *Refresh {
 	s.mu.Unlock()
 	s.zygotes.retire()
 	return ref
+}
+
+// drain moves the protected files the watch found since the last drain
+// to s.pending (for the next refresh) and s.found. s.mu is held.
+func (s *Sandbox) drain() {
+	if s.watch == nil {
+		return
+	}
+	found, walked := s.watch.take()
+	if walked != "" {
+		s.walked = walked
+	}
+	for _, p := range found {
+		if !slices.Contains(s.pending, p) {
+			s.pending = append(s.pending, p)
+		}
+		if !slices.Contains(s.found, p) {
+			s.found = append(s.found, p)
+		}
+	}
+}
+
+// ProtectedFound returns every protected file (Policy.Protected) found in
+// the work tree so far, there when the sandbox was set up or appeared
+// since, in the order found (absolute paths; one removed since stays
+// listed), and true; or nil and false when nothing watches the work tree
+// (no Protected, or off Linux): the caller must walk it. With mode off
+// the watch runs too (nothing is hidden: the caller redacts what it
+// learns). Cheap when nothing appeared: one read of the inotify queue.
+// The files it finds are hidden from the next command on, as before.
+func (s *Sandbox) ProtectedFound() ([]string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watch == nil {
+		return nil, false
+	}
+	s.drain()
+	return slices.Clone(s.found), true
 }
 
 // setCovers sets the helper's covers and, with Landlock only, the read
