@@ -168,7 +168,7 @@ func (r *execRun) mcpSandbox() error {
 		pol := r.sandboxPolicy
 		pol.WorkTree, pol.Writable, pol.Network = r.workTree, nil, sec.Network
 		pol.Proxy, pol.NoProxy = "", nil // the allow list is the task's commands', not a server's
-		for _, w := range sec.Writable {
+		for i, w := range sec.Writable {
 			p, err := spec.ExpandPath(w, r.getenv)
 			if errors.Is(err, spec.ErrUnset) {
 				fmt.Fprintf(r.opts.Stderr, "runner: mcp.servers.%s: %v: that hole is not opened\n", srv.Name, err)
@@ -176,6 +176,9 @@ func (r *execRun) mcpSandbox() error {
 			}
 			if err != nil {
 				return fmt.Errorf("%w: mcp.servers.%s: %w", ErrUsage, srv.Name, err)
+			}
+			if err := r.broadWritable(sec, fmt.Sprintf("mcp.servers.%s.sandbox.writable[%d]", srv.Name, i), w, p); err != nil {
+				return err
 			}
 			pol.Writable = append(pol.Writable, p)
 		}

@@ -30,7 +30,7 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 	sec := r.spec.Sandbox
 	r.sandboxPolicy = sandbox.Policy{Mode: sec.ModeOrDefault(), Network: sec.Network, GitConfig: tools.GitGuard()}
 	var unset []string
-	for _, w := range sec.Writable {
+	for i, w := range sec.Writable {
 		p, err := spec.ExpandPath(w, r.getenv)
 		if errors.Is(err, spec.ErrUnset) { // harmless: nothing names that directory here
 			unset = append(unset, w)
@@ -38,6 +38,9 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 		}
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+		if err := r.broadWritable(sec, fmt.Sprintf("sandbox.writable[%d]", i), w, p); err != nil {
+			return err
 		}
 		r.sandboxPolicy.Writable = append(r.sandboxPolicy.Writable, p)
 		r.writable = append(r.writable, p)
@@ -64,6 +67,33 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 		fmt.Fprintln(r.opts.Stderr, "runner: WARNING: sandbox.mode is off: bash and the checks run unsandboxed, with the runner's file system and network access")
 	}
 	return nil
+}
+
+// broadWritable refuses a writable entry (at key path key, written w,
+// expanded to p) that opens more than a build cache (spec.BroadWritable:
+// /, the runner's $HOME or a directory holding it or the work tree) unless
+// its section says allow_broad: true: a spec error at the entry's
+// position, exit 2, saying how to fix it. The text alone is checked when
+// the spec loads; here the expanded path ($XDG_CACHE_HOME=/home/u, a
+// parent of the work tree).
+func (r *execRun) broadWritable(sec spec.Sandbox, key, w, p string) error {
+	if sec.AllowBroad {
+		return nil
+	}
+	tree, err := filepath.Abs(r.workTree)
+	if err != nil {
+		tree = r.workTree
+	}
+	what := spec.BroadWritable(p, r.getenv("HOME"), tree)
+	if what == "" {
+		return nil
+	}
+	e := &spec.Error{File: r.spec.Path, Line: 1, Col: 1, Hint: spec.BroadHint,
+		Msg: fmt.Sprintf("%s: %q is %s here, which makes %s writable to every command", key, w, p, what)}
+	if pos, ok := r.spec.Position(key); ok {
+		e.Line, e.Col = pos.Line, pos.Col
+	}
+	return e
 }
 
 // setupSandbox builds the OS sandbox every bash command and check runs in

@@ -3,6 +3,8 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -33,6 +35,10 @@ type Sandbox struct {
 	// through the runner's proxy (tools/sandbox/netproxy); nil when the
 	// network is denied or allowed whole.
 	Allow []string
+	// AllowBroad is "allow_broad: true": a Writable entry may be / , the
+	// runner's $HOME or a directory holding it or the work tree (refused
+	// otherwise: BroadWritable).
+	AllowBroad bool
 }
 
 // ModeOrDefault is the mode, auto when the spec gives none.
@@ -57,6 +63,7 @@ func (d *Decoder) sandbox(path string, n *yaml.Node) Sandbox {
 		"writable": func(p string, n *yaml.Node) {
 			s.Writable = d.StrList(p, n, func(p string, n *yaml.Node) string {
 				v := d.NonEmpty(p, n)
+				d.pos[p] = posOf(n)
 				if v != "" && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~/") && !strings.HasPrefix(v, "$") {
 					d.ErrorAt(n, "the work tree is writable already; give an absolute path, ~/… or $NAME/… (e.g. $GOCACHE, ~/.npm)",
 						"%s: %q is a relative path", p, v)
@@ -64,9 +71,68 @@ func (d *Decoder) sandbox(path string, n *yaml.Node) Sandbox {
 				return v
 			})
 		},
-		"network": func(p string, n *yaml.Node) { d.network(&s, p, n) },
+		"network":     func(p string, n *yaml.Node) { d.network(&s, p, n) },
+		"allow_broad": func(p string, n *yaml.Node) { s.AllowBroad = d.Boolean(p, n) },
 	})
+	if !s.AllowBroad {
+		for i, w := range s.Writable {
+			p := fmt.Sprintf("%s.writable[%d]", path, i)
+			if what := broadLiteral(w); what != "" {
+				d.ErrorAtPos(d.pos[p], BroadHint, "%s: %q makes %s writable to every command", p, w, what)
+			}
+		}
+	}
 	return s
+}
+
+// BroadHint is how to fix a sandbox.writable entry that BroadWritable or
+// the spec's own check refuses.
+const BroadHint = "name the cache directory itself, e.g. $GOCACHE, ~/.npm, ~/.cache/pip; " +
+	"if commands really must write there, add allow_broad: true to the same sandbox section"
+
+// broadLiteral says what a writable entry opens when it is too broad by
+// its text alone ("/", "~/", "$HOME", "${HOME}", with nothing but
+// slashes and dots after), "" otherwise.
+func broadLiteral(w string) string {
+	rest, home := w, false
+	for _, pre := range []string{"~/", "${HOME}", "$HOME"} {
+		if r, ok := strings.CutPrefix(w, pre); ok && (pre != "$HOME" || r == "" || r[0] == '/') {
+			rest, home = "/"+r, true
+			break
+		}
+	}
+	if !strings.HasPrefix(rest, "/") || path.Clean(rest) != "/" {
+		return ""
+	}
+	if home {
+		return "the runner's whole $HOME (credential stores, shell startup files, other checkouts)"
+	}
+	return "the whole file system"
+}
+
+// BroadWritable says what the expanded writable path p opens when it is
+// too broad for a build cache, "" when it is not: the root, the runner's
+// $HOME (home) or a directory holding it, the work tree itself (writable
+// already; its .git stays read-only only when no writable hole holds it)
+// or a directory holding it. Paths are absolute and cleaned here.
+func BroadWritable(p, home, workTree string) string {
+	p = filepath.Clean(p)
+	switch {
+	case p == "/":
+		return "the whole file system"
+	case home != "" && within(filepath.Clean(home), p):
+		return fmt.Sprintf("the runner's $HOME (%s) and all below it (credential stores, shell startup files, other checkouts)", home)
+	case workTree != "" && filepath.Clean(workTree) == p:
+		return "the work tree itself, its .git included (the work tree is writable already)"
+	case workTree != "" && within(filepath.Clean(workTree), p):
+		return fmt.Sprintf("a directory holding the work tree (%s): its .git and the checkouts beside it", workTree)
+	}
+	return ""
+}
+
+// within reports whether p is dir or below it (both clean and absolute).
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
 // ErrUnset is returned (wrapped) by ExpandPath when the entry's variable is

@@ -21,6 +21,12 @@ func TestSandboxSection(t *testing.T) {
 		{"sandbox: {writable: [build/cache]}", `4:22: sandbox.writable[0]: "build/cache" is a relative path (the work tree is writable already`},
 		{"sandbox: {writable: $GOCACHE}", `4:21: sandbox.writable: expected a list`},
 		{"sandbox: {netwrk: allow}", `unknown key "netwrk" in sandbox (did you mean "network"?)`},
+		{"sandbox: {writable: [$GOCACHE, /]}", `4:32: sandbox.writable[1]: "/" makes the whole file system writable to every command (name the cache directory itself`},
+		{"sandbox: {writable: [\"~/\"]}", `4:22: sandbox.writable[0]: "~/" makes the runner's whole $HOME`},
+		{"sandbox: {writable: [$HOME]}", `sandbox.writable[0]: "$HOME" makes the runner's whole $HOME`},
+		{"sandbox: {writable: [\"${HOME}/.\"]}", `sandbox.writable[0]: "${HOME}/." makes the runner's whole $HOME`},
+		{"sandbox: {writable: [/usr/..//]}", `"/usr/..//" makes the whole file system writable`},
+		{"sandbox: {writable: [/], allow_broad: maybe}", `sandbox.allow_broad`},
 	}
 	for _, tt := range tests {
 		_, err := LoadBytes("t.yaml", []byte(base+tt.yaml+"\n"))
@@ -86,6 +92,38 @@ func TestSandboxNetworkAllow(t *testing.T) {
 		_, err := LoadBytes("t.yaml", []byte(base+tt.yaml+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s:\n got %v\nwant %s", tt.yaml, err, tt.want)
+		}
+	}
+}
+
+// TestSandboxAllowBroad: allow_broad: true lets the broad entries through
+// (the author's explicit choice); narrow ones never needed it.
+func TestSandboxAllowBroad(t *testing.T) {
+	for _, yml := range []string{"sandbox: {writable: [/, ~/, $HOME], allow_broad: true}", "sandbox: {writable: [$HOMEBREW_CACHE, ~/.npm, /opt/cache, $HOME/.cache/pip]}"} {
+		if _, err := LoadBytes("t.yaml", []byte(base+yml+"\n")); err != nil {
+			t.Errorf("%s: %v", yml, err)
+		}
+	}
+}
+
+// TestBroadWritable: the expanded path is judged against the runner's
+// $HOME and the work tree.
+func TestBroadWritable(t *testing.T) {
+	for _, tt := range []struct{ p, want string }{
+		{"/", "the whole file system"},
+		{"/home", "the runner's $HOME (/home/u)"},
+		{"/home/u/", "the runner's $HOME (/home/u)"},
+		{"/home/u/src", "a directory holding the work tree (/home/u/src/repo)"},
+		{"/home/u/src/repo", "the work tree itself"},
+		{"/home/u/.cache/go-build", ""},
+		{"/home/u/src/repo/build", ""},
+		{"/home/u/src/repo2", ""},
+		{"/home/uu", ""},
+		{"/tmp/cache", ""},
+	} {
+		got := BroadWritable(tt.p, "/home/u", "/home/u/src/repo")
+		if tt.want == "" && got != "" || !strings.HasPrefix(got, tt.want) {
+			t.Errorf("BroadWritable(%q) = %q, want %q", tt.p, got, tt.want)
 		}
 	}
 }
