@@ -83,6 +83,7 @@ type execRun struct {
 	writable      []string // the holes sandbox.writable opened, expanded
 	// tripwire stage and gates stage
 	tripwire   *tripwire
+	specGuard  *specGuard // the task spec in the work tree (gate task_spec)
 	violations []event.GateFailed
 	// secretPaths are the changed files the secret gate found a secret in
 	// (Result.SecretPaths).

@@ -62,6 +62,7 @@ func (r *execRun) armTripwire(_ context.Context) error {
 	}
 	t.state = r.armStateTripwire()
 	r.tripwire = t
+	r.specGuard = r.armSpecGuard()
 	return nil
 }
 
@@ -144,6 +145,9 @@ func (r *execRun) runGates(_ context.Context) error {
 		gates = append(gates, event.GateFailed{Gate: event.GateGitTripwire, Paths: changed, Message: msg})
 	}
 	if g, ok := r.stateGate(); ok {
+		gates = append(gates, g)
+	}
+	if g, ok := r.specGate(); ok {
 		gates = append(gates, g)
 	}
 	var attrs []string

@@ -23,6 +23,10 @@ const (
 	// GateSubmodule: a file inside a submodule changed; the patch cannot
 	// carry it.
 	GateSubmodule Gate = "submodule"
+	// GateTaskSpec: the task spec file the run runs under, in the work
+	// tree, changed during the run (it would loosen the next run); the
+	// runner put it back.
+	GateTaskSpec Gate = "task_spec"
 )
 
 // GateFailed is a post-run gate that stopped the run: its status becomes
