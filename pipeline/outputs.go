@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,22 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	if r.outDir == "" {
 		r.outDir = filepath.Join(".runner", "runs", r.runID)
 	}
+	// The paths the user gave are tried before anything is made: a
+	// --patch that cannot be written was found only after the whole run
+	// (paid, the --isolate copy gone), and a bad --events left an empty
+	// out dir (newcomer2 N4).
+	for _, f := range []struct{ flag, path string }{{"--events", r.opts.Events}, {"--patch", r.opts.Patch}} {
+		if f.path == "" || f.path == "-" && f.flag == "--events" {
+			continue
+		}
+		if err := tryCreate(f.path); err != nil {
+			return fmt.Errorf("%w: %s %s: %w (give a file in a directory that exists or can be made)", ErrUsage, f.flag, f.path, err)
+		}
+	}
 	if err := r.outFiles.MkdirAll(r.outDir); err != nil {
+		if r.opts.Out != "" {
+			return fmt.Errorf("%w: --out %s: %w (give a directory that exists or can be made)", ErrUsage, r.opts.Out, err)
+		}
 		return fmt.Errorf("%w: out dir: %w", ErrInfra, err)
 	}
 	if r.opts.Out == "" {
@@ -77,6 +93,24 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		sinks = append(sinks, r.console)
 	}
 	r.sink = event.Redacting(event.Multi(sinks...), r.redactor)
+	return nil
+}
+
+// tryCreate makes path's directory and checks that path can be opened
+// for writing; a file it created for the check is removed again.
+func tryCreate(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	_, statErr := os.Lstat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_ = f.Close()
+	if errors.Is(statErr, fs.ErrNotExist) {
+		_ = os.Remove(path)
+	}
 	return nil
 }
 
