@@ -149,7 +149,7 @@ func (r *execRun) sessionLimits() (l runner.Limits, exhausted string) {
 	if t.MaxSteps > 0 {
 		left := t.MaxSteps - s.Steps
 		if left <= 0 {
-			return l, fmt.Sprintf("the conversation's %d earlier runs took %d steps, limits.total.max_steps is %d", s.Runs, s.Steps, t.MaxSteps)
+			return l, fmt.Sprintf("the conversation's %s took %s, limits.total.max_steps is %d", earlierRuns(s.Runs), counted(s.Steps, "step"), t.MaxSteps)
 		}
 		if l.MaxSteps <= 0 || left < l.MaxSteps {
 			l.MaxSteps = left
@@ -158,7 +158,7 @@ func (r *execRun) sessionLimits() (l runner.Limits, exhausted string) {
 	if t.MaxTokens > 0 {
 		left := t.MaxTokens - s.Tokens
 		if left <= 0 {
-			return l, fmt.Sprintf("the conversation's %d earlier runs used %d tokens, limits.total.max_tokens is %d", s.Runs, s.Tokens, t.MaxTokens)
+			return l, fmt.Sprintf("the conversation's %s used %s, limits.total.max_tokens is %d", earlierRuns(s.Runs), counted(int(s.Tokens), "token"), t.MaxTokens)
 		}
 		if l.MaxTokens <= 0 || left < l.MaxTokens {
 			l.MaxTokens = left
@@ -167,7 +167,7 @@ func (r *execRun) sessionLimits() (l runner.Limits, exhausted string) {
 	if t.MaxCostUSD > 0 && s.CostUSD != nil {
 		left := t.MaxCostUSD - *s.CostUSD
 		if left <= 0 {
-			return l, fmt.Sprintf("the conversation's %d earlier runs cost $%.4f, limits.total.max_cost_usd is $%.4f", s.Runs, *s.CostUSD, t.MaxCostUSD)
+			return l, fmt.Sprintf("the conversation's %s cost $%.4f, limits.total.max_cost_usd is $%.4f", earlierRuns(s.Runs), *s.CostUSD, t.MaxCostUSD)
 		}
 		if l.MaxCostUSD <= 0 || left < l.MaxCostUSD {
 			l.MaxCostUSD = left
@@ -212,13 +212,13 @@ func (r *execRun) totalMessage(res *runner.Result) {
 	switch {
 	case res.Status == event.StatusMaxSteps && t.MaxSteps > 0 && s.Steps+res.Steps >= t.MaxSteps &&
 		(own.MaxSteps <= 0 || res.Steps < own.MaxSteps):
-		msg = fmt.Sprintf("reached limits.total.max_steps (%d): %d steps in the %d earlier runs, %d in this one", t.MaxSteps, s.Steps, s.Runs, res.Steps)
+		msg = fmt.Sprintf("reached limits.total.max_steps (%d): %s in %s, %d in this one", t.MaxSteps, counted(s.Steps, "step"), earlierRuns(s.Runs), res.Steps)
 	case res.Status == event.StatusBudgetExceeded && t.MaxTokens > 0 && s.Tokens+res.Tokens.Input+res.Tokens.Output >= t.MaxTokens &&
 		(own.MaxTokens <= 0 || res.Tokens.Input+res.Tokens.Output < own.MaxTokens):
-		msg = fmt.Sprintf("reached limits.total.max_tokens (%d): %d tokens in the %d earlier runs, %d in this one", t.MaxTokens, s.Tokens, s.Runs, res.Tokens.Input+res.Tokens.Output)
+		msg = fmt.Sprintf("reached limits.total.max_tokens (%d): %s in %s, %d in this one", t.MaxTokens, counted(int(s.Tokens), "token"), earlierRuns(s.Runs), res.Tokens.Input+res.Tokens.Output)
 	case res.Status == event.StatusBudgetExceeded && t.MaxCostUSD > 0 && s.CostUSD != nil && res.CostUSD != nil &&
 		*s.CostUSD+*res.CostUSD >= t.MaxCostUSD && (own.MaxCostUSD <= 0 || *res.CostUSD < own.MaxCostUSD):
-		msg = fmt.Sprintf("reached limits.total.max_cost_usd ($%.4f): $%.4f in the %d earlier runs, $%.4f in this one", t.MaxCostUSD, *s.CostUSD, s.Runs, *res.CostUSD)
+		msg = fmt.Sprintf("reached limits.total.max_cost_usd ($%.4f): $%.4f in %s, $%.4f in this one", t.MaxCostUSD, *s.CostUSD, earlierRuns(s.Runs), *res.CostUSD)
 	default:
 		return
 	}
@@ -240,3 +240,14 @@ func (r *execRun) keepTranscript() {
 		_ = r.history.Record(runner.HistoryRecord{Kind: runner.HistoryMessages, Messages: t.Messages})
 	}
 }
+
+// earlierRuns is "the earlier run" or "the 2 earlier runs".
+func earlierRuns(n int) string {
+	if n == 1 {
+		return "the earlier run"
+	}
+	return fmt.Sprintf("the %d earlier runs", n)
+}
+
+// counted is "1 step", "2 steps".
+func counted(n int, noun string) string { return fmt.Sprintf("%d %s%s", n, noun, plural(n)) }

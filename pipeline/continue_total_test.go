@@ -45,7 +45,7 @@ func TestContinueTotalSteps(t *testing.T) {
 	s2 := newModel(t, writeFileTurn("b.txt", "b\n"))
 	res, _ = continueRun(t, spec, repo, r2, r1, "Also write b.", false, s2)
 	if res.Status != event.StatusMaxSteps || res.Steps != 1 || res.Error == nil ||
-		!strings.Contains(res.Error.Message, "reached limits.total.max_steps (3): 2 steps in the 1 earlier runs, 1 in this one") {
+		!strings.Contains(res.Error.Message, "reached limits.total.max_steps (3): 2 steps in the earlier run, 1 in this one") {
 		t.Fatalf("run 2: %+v %+v", res, res.Error)
 	}
 	l := startedLimits(t, r2)
@@ -56,7 +56,7 @@ func TestContinueTotalSteps(t *testing.T) {
 	s3 := newModel(t)
 	res, _ = continueRun(t, spec, repo, r3, r2, "And c.", false, s3)
 	if res.Status != event.StatusMaxSteps || res.Steps != 0 || res.Error == nil ||
-		!strings.Contains(res.Error.Message, "earlier runs took 3 steps, limits.total.max_steps is 3") {
+		!strings.Contains(res.Error.Message, "the 2 earlier runs took 3 steps, limits.total.max_steps is 3") {
 		t.Fatalf("run 3: %+v %+v", res, res.Error)
 	}
 	if n := len(s3.Requests()); n != 0 {

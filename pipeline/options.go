@@ -44,6 +44,11 @@ type ExecOptions struct {
 	// lower of the two (this one when the spec has none). 0 means no cap;
 	// negative is a usage error. Batch gives each repository its share.
 	MaxCostUSD float64
+	// LimitsFrom names the file Timeout and MaxCostUSD were set in when
+	// not on the command line: batch passes its spec file, and messages
+	// then say "limits.timeout in batch.yaml" instead of "--timeout".
+	// "" = the command line.
+	LimitsFrom string
 	// Backoff shapes the retries of retryable model errors within the run;
 	// zero fields take runner's defaults (DefaultBackoffBase, …).
 	Backoff runner.Backoff

@@ -102,19 +102,71 @@ func (r *execRun) setupModel(ctx context.Context) error {
 // with no price for the model the cost stays unknown, and a budget on an
 // unknown cost silently does nothing (a cron batch's main protection).
 func (r *execRun) checkBudgetPriced() error {
-	budget, key := r.limits().MaxCostUSD, "limits.max_cost_usd"
-	if budget <= 0 {
-		budget, key = r.spec.Limits.Total.MaxCostUSD, "limits.total.max_cost_usd"
+	return budgetPriced(r.spec, r.catalog, r.modelName, r.opts.MaxCostUSD, r.opts.LimitsFrom)
+}
+
+// budgetPriced is checkBudgetPriced for task run with model and an
+// options budget (ExecOptions.MaxCostUSD, set in from; "" = the command
+// batch spec). The run's budget is limits.max_cost_usd lowered by the options',
+// else limits.total.max_cost_usd. A budget of the spec's is a spec.Errors
+// at the key's value (file:line:col); the options' is an error wrapping
+// spec.ErrInvalidSpec that names from.
+func budgetPriced(task *spec.Spec, cat llm.Catalog, model string, optBudget float64, from string) error {
+	budget, key := task.Limits.MaxCostUSD, "limits.max_cost_usd"
+	fromOpts := optBudget > 0 && (budget <= 0 || optBudget < budget)
+	if fromOpts {
+		budget = optBudget
 	}
 	if budget <= 0 {
+		budget, key = task.Limits.Total.MaxCostUSD, "limits.total.max_cost_usd"
+	}
+	if budget <= 0 || priced(cat, model) {
 		return nil
 	}
-	if m, ok := r.catalog.Lookup(r.modelName); ok && m.Price != nil {
+	if fromOpts {
+		msg, hint := UnpricedBudget("limits.max_cost_usd in "+cmp.Or(from, "the batch spec"), budget, model)
+		return fmt.Errorf("%w: %s (%s)", spec.ErrInvalidSpec, msg, hint)
+	}
+	msg, hint := UnpricedBudget(key, budget, model)
+	p, ok := task.Position(key)
+	if !ok {
+		p = spec.Pos{Line: 1, Col: 1}
+	}
+	return spec.Errors{{File: task.Path, Line: p.Line, Col: p.Col, Msg: msg, Hint: hint}}
+}
+
+// priced reports whether the catalogue has a price for model.
+func priced(cat llm.Catalog, model string) bool {
+	m, ok := cat.Lookup(model)
+	return ok && m.Price != nil
+}
+
+// Priced reports whether model has a price in the catalogue exec uses for
+// task (the default catalogue with the task's models: entries), i.e.
+// whether a cost budget can stop its runs.
+func Priced(task *spec.Spec, model string) bool { return priced(catalogFor(task), model) }
+
+// UnpricedBudget is the message and hint of a cost budget (key: the
+// budget's key, "limits.max_cost_usd"; budget in USD) on a model with no
+// price: the refusal of exec, `runner validate` and `runner batch run`.
+func UnpricedBudget(key string, budget float64, model string) (msg, hint string) {
+	return fmt.Sprintf("%s is %g USD but model %q has no price in the catalogue, so its cost is unknown and the budget could never stop the run",
+			key, budget, model),
+		fmt.Sprintf("add its prices to the task spec, e.g. models: {%q: {input_price_per_million: …, output_price_per_million: …}}, "+
+			"or bound the run with limits.max_tokens instead", model)
+}
+
+// CheckSpec checks what exec would refuse (exit 2) of a loaded task spec
+// run with its own model, beyond what spec.Load checks: a cost budget
+// (limits.max_cost_usd, limits.total.max_cost_usd) on a model with no
+// price. It returns nil or spec.Errors at the budget's position. A spec
+// with no model is not judged: the model comes from --model at run time.
+// `runner validate` calls it.
+func CheckSpec(task *spec.Spec) error {
+	if task.Model == "" {
 		return nil
 	}
-	return fmt.Errorf("%w: %s: %s is %g USD but model %q has no price in the catalogue, so its cost is unknown and the budget could never stop the run; "+
-		"add its prices under models (models: {%q: {input_price_per_million: …, output_price_per_million: …}}), or bound the run with limits.max_tokens instead",
-		spec.ErrInvalidSpec, r.opts.Task, key, budget, r.modelName, r.modelName)
+	return budgetPriced(task, catalogFor(task), task.Model, 0, "")
 }
 
 // transport is the HTTP transport of model calls: the cassette with

@@ -71,9 +71,12 @@ func (r *execRun) timeoutMessage() string {
 		return "the run timed out"
 	}
 	from := "limits.timeout"
-	if r.opts.Timeout > 0 {
+	switch {
+	case r.opts.Timeout > 0 && r.opts.LimitsFrom != "":
+		from += " in " + r.opts.LimitsFrom
+	case r.opts.Timeout > 0:
 		from = "--timeout"
-	} else if r.opts.Task != "" {
+	case r.opts.Task != "":
 		from += " in " + r.opts.Task
 	}
 	return fmt.Sprintf("the run's timeout (%s, %s) was reached", limit, from)

@@ -40,6 +40,9 @@ func TestTimeoutMessage(t *testing.T) {
 	}{
 		{ExecOptions{Timeout: time.Millisecond}, task, "the run's timeout (1ms, --timeout) was reached"},
 		{ExecOptions{Task: "task.yaml"}, task, "the run's timeout (20m0s, limits.timeout in task.yaml) was reached"},
+		// batch passes its own limits.timeout: no --timeout was given.
+		{ExecOptions{Task: "task.yaml", Timeout: 6 * time.Second, LimitsFrom: "nightly.yaml"}, task,
+			"the run's timeout (6s, limits.timeout in nightly.yaml) was reached"},
 		{ExecOptions{}, &spec.Spec{}, "the run timed out"},
 	}
 	for _, tt := range tests {

@@ -102,12 +102,7 @@ func (c *BatchRunCmd) nothingToDo(sum batch.Summary) string {
 }
 
 // repositories is "1 repository", "2 repositories".
-func repositories(n int) string {
-	if n == 1 {
-		return "1 repository"
-	}
-	return fmt.Sprintf("%d repositories", n)
-}
+func repositories(n int) string { return batch.Repositories(n) }
 
 // BatchMergeCmd is `runner batch merge DIR... --out DIR`.
 type BatchMergeCmd struct {

@@ -51,7 +51,7 @@ func (c *BatchReportCmd) Run(ctx context.Context, streams Streams) error {
 	if err := writeFileAtomic(c.Out, out); err != nil {
 		return err
 	}
-	fmt.Fprintf(streams.Stderr, "Report: %s (%d repositories)\n", c.Out, len(rep.Repos))
+	fmt.Fprintf(streams.Stderr, "Report: %s (%s)\n", c.Out, repositories(len(rep.Repos)))
 	return nil
 }
 

@@ -28,7 +28,8 @@ func (c *ValidateCmd) Run(streams Streams) error {
 	return errors.Join(errs...)
 }
 
-// loadSpec loads a task spec, or a batch spec when the file has "repos" or
+// loadSpec loads a task spec and checks it as exec would with its own
+// model (pipeline.CheckSpec), or a batch spec when the file has "repos" or
 // "repos_file"; both report spec.Errors (exit 2).
 func loadSpec(path string) error {
 	data, err := os.ReadFile(path)
@@ -40,10 +41,13 @@ func loadSpec(path string) error {
 		if s, err = batch.LoadSpec(path); err == nil {
 			err = batch.CheckSources(s)
 		}
-	} else {
-		_, err = spec.LoadBytes(path, data)
+		return err
 	}
-	return err
+	task, err := spec.LoadBytes(path, data)
+	if err != nil {
+		return err
+	}
+	return pipeline.CheckSpec(task)
 }
 
 // SchemaCmd is `runner schema [--batch]`.

@@ -58,6 +58,7 @@ type Job struct {
 	OutDir      string            // out/<repo-id>/: events.jsonl, changes.patch, result.json go here (emptied before each attempt)
 	Timeout     time.Duration     // per-repository wall clock; 0 = none
 	MaxCostUSD  float64           // per-repository budget (already capped by what is left of the total); 0 = none
+	LimitsFrom  string            // the batch spec file Timeout and MaxCostUSD are set in, for messages
 	Attempt     int               // 1-based; >1 after infrastructure failures
 }
 

@@ -95,7 +95,8 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		Task: task, Repo: job.WorkDir, SnapshotDir: job.SnapshotDir, Out: job.OutDir, Inputs: job.Inputs,
 		Model: e.Model, BaseURL: e.BaseURL, APIKey: e.APIKey, Environ: e.Environ,
 		Replay: replay, Record: record, MaxSteps: e.MaxSteps, Timeout: job.Timeout, MaxCostUSD: job.MaxCostUSD,
-		Backoff: e.Backoff, Quiet: true, Stdout: io.Discard, Stderr: stderr,
+		LimitsFrom: job.LimitsFrom,
+		Backoff:    e.Backoff, Quiet: true, Stdout: io.Discard, Stderr: stderr,
 	})
 	code := pipeline.ExitCode(runErr)
 	if !res.Reported {
@@ -147,8 +148,8 @@ func (e *PipelineExecutor) CheckRepos(repos []Repo) error {
 	if len(missing) > shown {
 		list += fmt.Sprintf(" and %d more", len(missing)-shown)
 	}
-	return fmt.Errorf("%w: --replay %s holds no cassette for %d of the %d repositories to run (missing: %s); %s",
-		pipeline.ErrUsage, e.Replay, len(missing), len(repos), list, e.recordHint())
+	return fmt.Errorf("%w: --replay %s holds no cassette for %d of the %s to run (missing: %s); %s",
+		pipeline.ErrUsage, e.Replay, len(missing), Repositories(len(repos)), list, e.recordHint())
 }
 
 // cassettes returns the cassette job replays and the one it records to

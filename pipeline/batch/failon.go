@@ -85,6 +85,18 @@ func (e *batchFailedError) Error() string { return e.msg }
 
 func (e *batchFailedError) Unwrap() error { return ErrBatchFailed }
 
+// Repositories is "1 repository", "2 repositories": every count of
+// repositories in messages and reports.
+func Repositories(n int) string { return plural(n, "repository", "repositories") }
+
+// verbHave is "has" for 1, else "have".
+func verbHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}
+
 // plural is "1 repository", "2 repositories".
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -174,7 +174,7 @@ func FreezeManifest(dir string, m *Manifest) (*Manifest, error) {
 
 func sameRepos(a, b *Manifest) error {
 	if len(a.Repos) != len(b.Repos) {
-		return fmt.Errorf("%d repositories stored, %d in the spec", len(a.Repos), len(b.Repos))
+		return fmt.Errorf("%s stored, %d in the spec", Repositories(len(a.Repos)), len(b.Repos))
 	}
 	for i := range a.Repos {
 		if !a.Repos[i].equal(b.Repos[i]) {

@@ -31,7 +31,7 @@ type Duplicate struct {
 func (r *MergeReport) Problems() []string {
 	var out []string
 	if len(r.Missing) > 0 {
-		out = append(out, fmt.Sprintf("%d repositories of the manifest have no result: %s", len(r.Missing), strings.Join(r.Missing, ", ")))
+		out = append(out, fmt.Sprintf("%s of the manifest %s no result: %s", Repositories(len(r.Missing)), verbHave(len(r.Missing)), strings.Join(r.Missing, ", ")))
 	}
 	for _, d := range r.Duplicates {
 		out = append(out, fmt.Sprintf("duplicate result for %s in %s (kept %s)", d.ID, strings.Join(d.Dirs, ", "), d.Kept))
@@ -91,7 +91,7 @@ func Merge(ctx context.Context, dirs []string, out string) (*MergeReport, error)
 		return nil, err
 	}
 	if len(rep.Missing) > 0 {
-		return rep, fmt.Errorf("%w: %d of %d repositories have no result (a shard missing?)", ErrIncomplete, len(rep.Missing), len(m.Repos))
+		return rep, fmt.Errorf("%w: %d of %s %s no result (a shard missing?)", ErrIncomplete, len(rep.Missing), Repositories(len(m.Repos)), verbHave(len(rep.Missing)))
 	}
 	return rep, nil
 }

@@ -34,7 +34,7 @@ func RenderSummary(name string, results []RepoResult, missing []string) string {
 	if cost == nil {
 		total = "cost unknown"
 	}
-	fmt.Fprintf(&b, "## Batch %s: %d repositories, %s\n\n", mdCell(name), len(results)+len(missing), total)
+	fmt.Fprintf(&b, "## Batch %s: %s, %s\n\n", mdCell(name), Repositories(len(results)+len(missing)), total)
 	b.WriteString("| Status | Repositories |\n|---|---:|\n")
 	for _, s := range AllStatuses() {
 		if counts[s] > 0 {

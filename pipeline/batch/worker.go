@@ -298,7 +298,7 @@ func (a *attempts) once(ctx context.Context) (Outcome, error) {
 	return a.exec(ctx, Job{
 		RepoID: r.ID, Repo: r, WorkDir: work, SnapshotDir: filepath.Join(dir.Path(), "snapshots"), SpecPath: b.spec.Task.Path, SpecInline: b.spec.Task.Inline,
 		Inputs: r.Inputs, OutDir: outDir, Timeout: b.spec.Limits.Timeout,
-		MaxCostUSD: b.jobBudget(), Attempt: a.n,
+		MaxCostUSD: b.jobBudget(), LimitsFrom: b.spec.Path, Attempt: a.n,
 	})
 }
 

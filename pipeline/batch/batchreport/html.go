@@ -51,7 +51,7 @@ func costCard(t Totals) card {
 func HTML(rep *Report) ([]byte, error) {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
 		"f1": f1, "statusClassOf": statusClass, "diffW": func() int { return diffBarMax },
-		"add": func(a, b float64) float64 { return a + b },
+		"add": func(a, b float64) float64 { return a + b }, "repositories": repositories,
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("batch report: template: %w", err)
@@ -67,7 +67,7 @@ func newPage(rep *Report) *page {
 	t := rep.Totals
 	p := &page{Report: rep, Generated: timeText(rep), AllStatus: rep.Statuses}
 	p.Cards = []card{
-		{"Repositories", fmt.Sprint(t.Repositories), fmt.Sprintf("%d pull requests", t.PullRequests)},
+		{"Repositories", fmt.Sprint(t.Repositories), plural(t.PullRequests, "pull request")},
 		{"Succeeded", pct(t.SuccessRate), fmt.Sprintf("%d success or no_change", t.Succeeded)},
 		costCard(t),
 		{"Tokens", tokensText(t.Tokens.Input + t.Tokens.Output), fmt.Sprintf("%s in, %s out", tokensText(t.Tokens.Input), tokensText(t.Tokens.Output))},

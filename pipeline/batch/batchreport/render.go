@@ -41,7 +41,7 @@ func Render(rep *Report, format string) ([]byte, error) {
 func Markdown(rep *Report) string {
 	var b strings.Builder
 	t := rep.Totals
-	fmt.Fprintf(&b, "## Batch %s: %d repositories, %s succeeded, %s\n\n", mdCell(rep.Name), t.Repositories, pct(t.SuccessRate), totalCostText(t, "$", 4))
+	fmt.Fprintf(&b, "## Batch %s: %s, %s succeeded, %s\n\n", mdCell(rep.Name), repositories(t.Repositories), pct(t.SuccessRate), totalCostText(t, "$", 4))
 	fmt.Fprintf(&b, "From %s; last result %s.\n\n", mdCell(strings.Join(rep.Dirs, ", ")), timeText(rep))
 	b.WriteString("| Total | |\n|---|---:|\n")
 	fmt.Fprintf(&b, "| Repositories | %d |\n| Succeeded (success, no_change) | %d (%s) |\n", t.Repositories, t.Succeeded, pct(t.SuccessRate))
@@ -183,9 +183,4 @@ func totalCostText(t Totals, prefix string, prec int) string {
 }
 
 // repositories is "1 repository", "2 repositories".
-func repositories(n int) string {
-	if n == 1 {
-		return "1 repository"
-	}
-	return fmt.Sprintf("%d repositories", n)
-}
+func repositories(n int) string { return batch.Repositories(n) }
