@@ -50,6 +50,9 @@ type execRun struct {
 	opts  ExecOptions
 	log   *slog.Logger
 	start time.Time
+	// dry is Check's run: its setup checks only, with no work tree, and
+	// nothing written (no --record file)
+	dry bool
 
 	// spec stage
 	spec    *spec.Spec

@@ -54,9 +54,11 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 	if err != nil {
 		return err
 	}
-	envFiles := protectedEnvFiles(r.workTree, rules)
-	r.protected.remember(envFiles)
-	r.envSecrets = envFileSecrets(envFiles)
+	if !r.dry { // Check has no work tree
+		envFiles := protectedEnvFiles(r.workTree, rules)
+		r.protected.remember(envFiles)
+		r.envSecrets = envFileSecrets(envFiles)
+	}
 	if r.sandboxPolicy.Layers, err = sandbox.ParseLayers(r.getenv(sandbox.LayersEnv)); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
@@ -81,7 +83,10 @@ func (r *execRun) broadWritable(sec spec.Sandbox, key, w, p string) error {
 		return nil
 	}
 	tree, err := filepath.Abs(r.workTree)
-	if err != nil {
+	switch {
+	case r.dry:
+		tree = "" // Check has no work tree (filepath.Abs would make "" the current directory)
+	case err != nil:
 		tree = r.workTree
 	}
 	what := spec.BroadWritable(p, r.getenv("HOME"), tree)

@@ -37,19 +37,26 @@ func (r *execRun) loadSpec(ctx context.Context) error {
 		return fmt.Errorf("%w: read %s: %w", ErrUsage, r.opts.Task, err)
 	}
 	sum := sha256.Sum256(data)
+	r.spec, r.specSHA = task, hex.EncodeToString(sum[:])
+	return r.resolveInputs()
+}
+
+// resolveInputs resolves the inputs given against the spec's and renders
+// the prompt (in GitHub Actions, later: with the event's data).
+func (r *execRun) resolveInputs() error {
 	given := maps.Clone(r.opts.Inputs)
 	if given == nil {
 		given = map[string]string{}
 	}
-	inputs, err := task.ResolveInputs(given)
+	inputs, err := r.spec.ResolveInputs(given)
 	if err != nil {
 		return err
 	}
-	r.spec, r.specSHA, r.inputs, r.given = task, hex.EncodeToString(sum[:]), inputs, given
+	r.inputs, r.given = inputs, given
 	if r.inActions() {
 		return nil // rendered with the event's data once it is loaded (stage github)
 	}
-	r.prompt, err = task.Render(given, spec.TemplateData{})
+	r.prompt, err = r.spec.Render(given, spec.TemplateData{})
 	return err
 }
 
@@ -186,6 +193,8 @@ func (r *execRun) transport(_ context.Context) (http.RoundTripper, error) {
 		}
 		r.replayPrompt = recordedPrompt(c)
 		return c.RoundTripper(), nil
+	case r.opts.Record != "" && r.dry:
+		return http.DefaultTransport, nil // Check writes nothing
 	case r.opts.Record != "":
 		f, err := r.outFiles.Create(r.opts.Record)
 		if err != nil {

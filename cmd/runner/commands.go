@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,10 +17,10 @@ type ValidateCmd struct {
 }
 
 // Run loads every file and reports all problems of all files (exit 2).
-func (c *ValidateCmd) Run(streams Streams) error {
+func (c *ValidateCmd) Run(ctx context.Context, streams Streams) error {
 	var errs []error
 	for _, f := range c.Files {
-		if err := loadSpec(f); err != nil {
+		if err := loadSpec(ctx, f); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -31,7 +32,7 @@ func (c *ValidateCmd) Run(streams Streams) error {
 // loadSpec loads a task spec and checks it as exec would with its own
 // model (pipeline.CheckSpec), or a batch spec when the file has "repos" or
 // "repos_file"; both report spec.Errors (exit 2).
-func loadSpec(path string) error {
+func loadSpec(ctx context.Context, path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
@@ -39,7 +40,7 @@ func loadSpec(path string) error {
 	if batch.LooksLikeBatch(data) {
 		var s *batch.Spec
 		if s, err = batch.LoadSpec(path); err == nil {
-			err = batch.CheckSources(s)
+			err = batch.Check(ctx, s, nil)
 		}
 		return err
 	}

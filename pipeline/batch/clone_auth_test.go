@@ -106,7 +106,7 @@ func TestRunClonesPrivateWithToken(t *testing.T) {
 	dir := t.TempDir()
 	url, _ := privateGitServer(t, filepath.Join(dir, "remote"), "# private\n")
 	server := strings.TrimSuffix(url, "/private")
-	write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\n")
+	write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\ninputs: {name: {}}\n")
 	spec := filepath.Join(dir, "batch.yaml")
 	write(t, spec, "version: 1\nname: p\ntask: task.yaml\nretries: 0\nrepos:\n  - url: "+url+"\n    inputs: {name: private}\n")
 	tests := []struct {

@@ -70,7 +70,7 @@ func TestRunRefreshesCachedClone(t *testing.T) {
 				runGit(t, src, "checkout", "-q", "-b", tt.ref)
 				entry += "    ref: " + tt.ref + "\n"
 			}
-			write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\n")
+			write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\ninputs: {name: {}}\n")
 			spec := filepath.Join(dir, "batch.yaml")
 			write(t, spec, fmt.Sprintf("version: 1\nname: n\ntask: task.yaml\nclone: {depth: %d}\nretries: 0\nrepos:\n%s", tt.depth, entry))
 			cache := filepath.Join(dir, "cache")
@@ -119,7 +119,7 @@ func TestRunRefreshFailureIsInfra(t *testing.T) {
 	dir := t.TempDir()
 	url, _ := privateGitServer(t, filepath.Join(dir, "remote"), "# private\n")
 	server := strings.TrimSuffix(url, "/private")
-	write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\n")
+	write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\ninputs: {name: {}}\n")
 	spec := filepath.Join(dir, "batch.yaml")
 	write(t, spec, "version: 1\nname: p\ntask: task.yaml\nretries: 1\nrepos:\n  - url: "+url+"\n    inputs: {name: private}\n")
 	cache := filepath.Join(dir, "cache")

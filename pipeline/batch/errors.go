@@ -45,6 +45,12 @@ var (
 	// also wraps the executor's cause (for PipelineExecutor,
 	// pipeline.ErrUsage: exit code 2).
 	ErrPreflight = errors.New("batch cannot start")
+	// ErrRefused means the executor refused a repository's run with exit
+	// code 2 (bad usage, an invalid spec or inputs) that Check did not
+	// foresee: nothing was recorded for it, no further repository was
+	// started, and the batch stopped once those under way had finished.
+	// The error also wraps the refusals (exit code 2).
+	ErrRefused = errors.New("batch stopped")
 	// ErrNoPublisher means PublishOptions.Publisher was nil.
 	ErrNoPublisher = errors.New("no publisher configured")
 )

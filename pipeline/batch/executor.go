@@ -14,7 +14,11 @@ import (
 // Exec returns the run's outcome (the fields of its run.finished event).
 // A returned Go error, or an Outcome whose ErrorClass is infrastructural
 // (Outcome.Infra), means the machinery failed: Run retries the repository
-// with backoff and records infra_failed when retries run out. A task that
+// with backoff and records infra_failed when retries run out. An error
+// with exit code 2 (pipeline.ExitCode: bad usage, an invalid spec or
+// inputs), or an Outcome of class event.ClassUsage, is a refusal: Run
+// records nothing for the repository, does not retry it, starts no
+// further repository and ends with ErrRefused (exit 2). A task that
 // ran and failed is an Outcome with a status, never an error, and is not
 // retried. Exec must return promptly when ctx is cancelled.
 type Executor interface {
@@ -88,17 +92,11 @@ func (o Outcome) Infra() bool {
 	return false
 }
 
-// statusOf maps a finished run's outcome to a batch status. Cancelled runs
-// and infrastructure failures are decided by the caller, not here. A run
-// refused because the command line does not fit the repository
-// (event.ClassUsage: its --replay cassette is missing or records another
-// session) is infra_failed, not task_failed: the task never ran, and
-// retrying with the same command line would fail the same way, so it is
-// not retried either (Infra is false).
+// statusOf maps a finished run's outcome to a batch status. Cancelled runs,
+// infrastructure failures and refusals (class event.ClassUsage, or an
+// error with exit code 2: never a result) are decided by the caller, not
+// here.
 func statusOf(o Outcome) Status {
-	if o.ErrorClass == event.ClassUsage {
-		return StatusInfraFailed
-	}
 	switch o.Status {
 	case event.StatusSuccess:
 		if o.FilesChanged == 0 {

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/report"
@@ -70,8 +72,10 @@ func (e *PipelineExecutor) Preflight(context.Context) error {
 		pipeline.ErrUsage, cmp.Or(e.BaseURL, pipeline.DefaultBaseURL))
 }
 
-// Exec runs job. Exit code 2 (an invalid spec or inputs) is a task failure
-// (status "error", class event.ClassSpec); exit code 3 is an infrastructure
+// Exec runs job. Exit code 2 (bad usage, an invalid spec or inputs, a
+// --replay cassette that does not fit: what Check did not foresee) is a
+// Go error that keeps the exit code: Run records nothing for the
+// repository and stops (see Run); exit code 3 is an infrastructure
 // failure, which Run retries and records as infra_failed when retries run
 // out: a Go error when the run left no result, else an Outcome with the
 // run's error class (Outcome.Infra; a class it does not know comes with a
@@ -89,7 +93,7 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 	}
 	replay, record, err := e.cassettes(job)
 	if err != nil {
-		return Outcome{Status: event.StatusError, Error: err.Error(), ErrorClass: event.ClassUsage}, nil
+		return Outcome{}, fmt.Errorf("%s: %w", job.RepoID, err)
 	}
 	res, runErr := pipeline.Exec(ctx, pipeline.ExecOptions{
 		Task: task, Repo: job.WorkDir, SnapshotDir: job.SnapshotDir, Out: job.OutDir, Inputs: job.Inputs,
@@ -99,10 +103,11 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		Backoff:    e.Backoff, Quiet: true, Stdout: io.Discard, Stderr: stderr,
 	})
 	code := pipeline.ExitCode(runErr)
+	if code == pipeline.ExitUsage { // refused, before or after its out dir was made
+		return Outcome{}, fmt.Errorf("%s: %w", job.RepoID, runErr)
+	}
 	if !res.Reported {
 		switch {
-		case code == pipeline.ExitUsage:
-			return Outcome{Status: event.StatusError, Error: runErr.Error(), ErrorClass: event.ClassSpec}, nil
 		case runErr != nil:
 			return Outcome{}, fmt.Errorf("%s: %w", job.RepoID, runErr)
 		}
@@ -124,6 +129,59 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		return o, err
 	}
 	return o, nil
+}
+
+// JobModel is JobChecker: the model that overrides the task's ("" = the
+// task's own).
+func (e *PipelineExecutor) JobModel() string { return e.Model }
+
+// CheckJobs is JobChecker: pipeline.Check of each job with the options
+// Exec runs it with (the batch's cost budget left out: Check judges it at
+// its own position), jobs with the same inputs and cassette checked once.
+// A job whose --replay DIR cassette is missing is not checked here:
+// CheckRepos names every missing one once the manifest is frozen.
+func (e *PipelineExecutor) CheckJobs(ctx context.Context, task *spec.Spec, jobs []Job) []error {
+	out := make([]error, len(jobs))
+	seen := map[string]error{}
+	for i, job := range jobs {
+		replay := e.Replay
+		if e.replayDir() {
+			if replay = e.cassetteOf(job.RepoID); !exists(replay) {
+				continue
+			}
+		}
+		record := ""
+		if e.Record != "" {
+			record = filepath.Join(e.Record, job.RepoID+".jsonl") // not created: Check writes nothing
+		}
+		key := replay + "\x00" + inputsKey(job.Inputs)
+		if err, ok := seen[key]; ok {
+			out[i] = err
+			continue
+		}
+		out[i] = pipeline.Check(ctx, task, pipeline.ExecOptions{
+			Task: cmp.Or(job.SpecPath, job.LimitsFrom), Inputs: job.Inputs,
+			Model: e.Model, BaseURL: e.BaseURL, APIKey: e.APIKey, Environ: e.Environ,
+			Replay: replay, Record: record, MaxSteps: e.MaxSteps, Timeout: job.Timeout, LimitsFrom: job.LimitsFrom,
+		})
+		seen[key] = out[i]
+	}
+	return out
+}
+
+// inputsKey is a canonical text of inputs.
+func inputsKey(inputs map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(inputs)) {
+		fmt.Fprintf(&b, "%q=%q\n", k, inputs[k])
+	}
+	return b.String()
+}
+
+// exists reports whether path can be stat'ed.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // CheckRepos is RepoChecker: with a --replay dir, every repository to
@@ -156,8 +214,7 @@ func (e *PipelineExecutor) CheckRepos(repos []Repo) error {
 // ("" for none): Replay as is when it is a file, else its <repo-id>.jsonl;
 // Record's <repo-id>.jsonl. A replay directory without the repository's
 // cassette (one removed after CheckRepos) is a usage error that names the
-// file and says how to record it: Exec records it as class usage
-// (infra_failed, not retried).
+// file and says how to record it: Exec refuses the job with it (exit 2).
 func (e *PipelineExecutor) cassettes(job Job) (replay, record string, err error) {
 	replay = e.Replay
 	if e.replayDir() {

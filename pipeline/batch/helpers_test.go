@@ -131,7 +131,7 @@ func makeBatch(tb testing.TB, dir string, n int, extra string) string {
 		fmt.Fprintf(&b, "  - path: repos/%s\n    inputs: {name: %s}\n", name, name)
 	}
 	b.WriteString(extra)
-	write(tb, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\n")
+	write(tb, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\ninputs:\n  name: {description: the repository}\n")
 	path := filepath.Join(dir, "batch.yaml")
 	write(tb, path, b.String())
 	return path

@@ -5,13 +5,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
-	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/pipeline"
 )
 
 // noteCassette writes a two-turn scripted session: write NOTE.md, then
@@ -137,18 +138,16 @@ func TestExecutorThenPublisher(t *testing.T) {
 	}
 }
 
-// TestExecutorSpecErrorIsTaskFailure: an invalid spec (exit code 2) is a
-// task failure that is not retried, not a Go error.
-func TestExecutorSpecErrorIsTaskFailure(t *testing.T) {
+// TestExecutorSpecErrorIsRefused: an invalid spec (exit code 2) is a Go
+// error that keeps exit code 2 (Run records nothing for the repository
+// and stops), not an outcome recorded as the task's failure.
+func TestExecutorSpecErrorIsRefused(t *testing.T) {
 	root := t.TempDir()
 	work := filepath.Join(root, "work")
 	makeRepo(t, work, map[string]string{"README.md": "x\n"})
 	o, err := (&PipelineExecutor{Replay: "unused"}).Exec(t.Context(), Job{RepoID: "x", WorkDir: work,
 		SpecInline: []byte("version: 1\nname: x\nprompt: hi\npromt: typo\n"), OutDir: filepath.Join(root, "out"), Attempt: 1})
-	if err != nil {
-		t.Fatalf("Exec returned a Go error for an invalid spec: %v", err)
-	}
-	if o.Status != "error" || o.ErrorClass != event.ClassSpec || o.Infra() || statusOf(o) != StatusTaskFailed {
-		t.Errorf("outcome = %+v", o)
+	if pipeline.ExitCode(err) != pipeline.ExitUsage || !refusedErr(err) || !strings.Contains(err.Error(), `unknown key "promt"`) {
+		t.Fatalf("Exec = %+v, %v; want an error with exit code 2 naming the problem", o, err)
 	}
 }

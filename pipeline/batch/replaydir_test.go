@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/pipeline"
-	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // TestRunReplayDirMissingCassette: `batch run --replay DIR` where DIR has
@@ -58,10 +57,10 @@ func TestRunReplayDirMissingCassette(t *testing.T) {
 }
 
 // TestExecutorCassetteGoneIsUsage: a cassette that vanished after the
-// check (or never was, when Exec is called alone) makes the repository
-// infra_failed with class usage, its error naming the file and how to
-// record it; it is not retried (the same command line fails the same
-// way) and never counts as the task's failure.
+// check (or never was, when Exec is called alone) is a refusal with exit
+// code 2 naming the file and how to record it: Run records nothing for
+// the repository (it never counts as the task's failure, and a rerun
+// runs it).
 func TestExecutorCassetteGoneIsUsage(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -73,13 +72,10 @@ func TestExecutorCassetteGoneIsUsage(t *testing.T) {
 	}
 	o, err := (&PipelineExecutor{Replay: cassettes}).Exec(t.Context(), Job{RepoID: "app", WorkDir: work,
 		SpecInline: []byte(noteTask), OutDir: filepath.Join(root, "out"), Attempt: 1})
-	if err != nil {
-		t.Fatalf("Exec returned a Go error: %v", err)
+	if !refusedErr(err) {
+		t.Fatalf("Exec = %+v, %v; want a refusal (exit code 2)", o, err)
 	}
-	if o.ErrorClass != event.ClassUsage || o.Infra() || statusOf(o) != StatusInfraFailed {
-		t.Errorf("outcome = %+v (status %s), want class usage, infra_failed, not retried", o, statusOf(o))
-	}
-	if !strings.Contains(o.Error, "missing: app.jsonl") || !strings.Contains(o.Error, "--record "+cassettes) {
-		t.Errorf("error = %q, want the missing file and how to record it", o.Error)
+	if !strings.Contains(err.Error(), "missing: app.jsonl") || !strings.Contains(err.Error(), "--record "+cassettes) {
+		t.Errorf("error = %q, want the missing file and how to record it", err)
 	}
 }

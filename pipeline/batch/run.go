@@ -64,12 +64,15 @@ type Summary struct {
 	Pending  []string     // ids of the shard with no result (cancelled before they finished)
 }
 
-// Run runs the batch: freeze the manifest, take the shard, skip what is
+// Run runs the batch: check the batch spec (CheckSources, CheckTask with the executor's
+// JobChecker; its problems are SpecErrors, exit code 2, and nothing is
+// written), freeze the manifest, take the shard, skip what is
 // done (unless Redo or OnlyFailed), run the rest Concurrency at a time,
 // and append each result to results.jsonl as it finishes. Failed
 // repositories are not an error (see Summary.Failed); an error means the
-// batch could not run, or ctx was cancelled (the summary then covers what
-// finished, and re-running resumes).
+// batch could not run, ctx was cancelled, or the executor refused a
+// repository (ErrRefused, exit code 2); the summary then covers what
+// finished, and re-running resumes.
 func Run(ctx context.Context, opts RunOptions) (Summary, error) {
 	start := time.Now()
 	failOn, err := opts.validate()
@@ -88,6 +91,12 @@ func Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		return Summary{}, err
 	}
 	if err := preflight(ctx, opts.Executor); err != nil {
+		return Summary{}, err
+	}
+	// Before anything is written or cloned: a job exec would refuse is the
+	// batch spec's problem (exit 2), never a repository's result.
+	checker, _ := opts.Executor.(JobChecker)
+	if err := CheckTask(ctx, spec, checker); err != nil {
 		return Summary{}, err
 	}
 	m, err := FreezeManifest(opts.Out, built)

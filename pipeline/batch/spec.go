@@ -37,12 +37,26 @@ type Spec struct {
 	Clone       CloneSpec  // "clone"
 	Limits      Limits     // "limits"
 	Retries     int        // "retries": extra attempts after an infrastructure failure (default 2)
+
+	pos map[string]string // where values are ("file:line:col"), by key path: "task", "limits.max_cost_usd"
 }
+
+// Position is where the value at a key path of the batch spec is
+// ("file:line:col"): "task", "limits.timeout", "limits.max_cost_usd",
+// "limits.total_max_cost_usd"; "" when the file does not have it.
+func (s *Spec) Position(key string) string { return s.pos[key] }
 
 // TaskRef is "task": a path to a task spec file or an inline task mapping.
 type TaskRef struct {
 	Path   string // absolute path of the task spec file; "" when inline
+	Name   string // the task spec file for messages: the path as written, joined to the batch file's directory as given
 	Inline []byte // the inline task spec re-encoded as YAML; nil when a path
+	// Source is the inline task as written: the batch file's lines that
+	// hold it, the others blank, so that its problems are reported at
+	// the batch file's lines and columns; nil when the task is a path or
+	// cannot be cut out of the file (an alias, a flow mapping beside
+	// other keys): Inline is checked then.
+	Source []byte
 }
 
 // RepoSpec is one entry of "repos" or one line of "repos_file". Exactly one
@@ -54,7 +68,17 @@ type RepoSpec struct {
 	Inputs map[string]string // "inputs": task inputs for this repository
 	ID     string            // "id": overrides the derived repository id
 	Pos    string            // where it was declared ("file:line:col")
+	// What names the entry in messages: "repos[1]", or "repos_file line 3".
+	What string
+	// InputsPos is where its "inputs" mapping is ("file:line:col"; "" when
+	// it has none), InputPos where each input's key and value are.
+	InputsPos string
+	InputPos  map[string]InputPos
 }
+
+// InputPos is where one input of a repository entry is: its key and its
+// value ("file:line:col").
+type InputPos struct{ Key, Value string }
 
 // CloneSpec is "clone".
 type CloneSpec struct {
@@ -89,8 +113,8 @@ func LoadSpec(path string) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("batch spec path: %w", err)
 	}
-	s := &Spec{Path: path, Dir: filepath.Dir(abs)}
-	d := decoder{spec.NewDecoder(path, "batch", data)}
+	s := &Spec{Path: path, Dir: filepath.Dir(abs), pos: map[string]string{}}
+	d := decoder{Decoder: spec.NewDecoder(path, "batch", data), src: data}
 	d.decodeSpec(s)
 	if err := d.Err(); err != nil {
 		return nil, err
@@ -137,7 +161,11 @@ func (d decoder) decodeSpec(s *Spec) {
 		s.Description = d.Str("description", n)
 	}
 	if n, ok := f["task"]; ok {
+		s.pos["task"] = d.pos(n)
 		s.Task = d.task(n, s.Dir)
+		if s.Task.Inline != nil {
+			s.Task.Source = inlineSource(d.src, root, n)
+		}
 	}
 	if n, ok := f["concurrency"]; ok {
 		s.Concurrency = int(d.Integer("concurrency", n, 1))
@@ -151,7 +179,7 @@ func (d decoder) decodeSpec(s *Spec) {
 		}
 	}
 	if n, ok := f["limits"]; ok {
-		s.Limits = d.limits(n)
+		s.Limits = d.limits(n, s.pos)
 	}
 	d.repoSources(root, f, s)
 }
@@ -169,15 +197,22 @@ func (d decoder) task(n *yaml.Node, dir string) TaskRef {
 		if st, err := os.Stat(p); err != nil || st.IsDir() {
 			d.hintf(n, "the path is relative to the batch file", "task: task spec file %q not found", n.Value)
 		}
-		return TaskRef{Path: p}
+		name := n.Value
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(filepath.Dir(d.File()), name)
+		}
+		return TaskRef{Path: p, Name: name}
 	}
 	d.TypeError("task", n, "a task spec path or an inline task mapping", "")
 	return TaskRef{}
 }
 
-func (d decoder) limits(n *yaml.Node) Limits {
+func (d decoder) limits(n *yaml.Node, pos map[string]string) Limits {
 	var l Limits
 	f := d.Fields("limits", n, limitKeys...)
+	for k, v := range f {
+		pos["limits."+k] = d.pos(v)
+	}
 	if v, ok := f["timeout"]; ok {
 		l.Timeout = d.Duration("limits.timeout", v)
 	}

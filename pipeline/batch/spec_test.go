@@ -11,6 +11,7 @@ import (
 	"github.com/seed43ef5acb/runner/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestLoadSpecValid(t *testing.T) {
@@ -41,20 +42,28 @@ retries: 1
 	}
 	want := &Spec{
 		Path: path, Dir: dir, Version: 1, Name: "fleet",
-		Task: TaskRef{Path: filepath.Join(dir, "tasks", "fix.yaml")},
+		Task: TaskRef{Path: filepath.Join(dir, "tasks", "fix.yaml"), Name: filepath.Join(dir, "tasks", "fix.yaml")},
 		Repos: []RepoSpec{
-			{URL: "https://github.com/org/a", Ref: "main", Inputs: map[string]string{"package": "./...", "retries": "3", "verbose": "true"}, Pos: path + ":5:5"},
-			{Path: "local/a", ID: "custom", Pos: path + ":8:5"},
-			{URL: "git@github.com:org/d.git", Pos: path + ":10:5"},
-			{URL: "https://github.com/org/b.git", Ref: "v2", Pos: filepath.Join(dir, "repos.txt") + ":3:1"},
-			{Path: "../elsewhere/c", Pos: filepath.Join(dir, "repos.txt") + ":4:3"},
+			{URL: "https://github.com/org/a", Ref: "main", Inputs: map[string]string{"package": "./...", "retries": "3", "verbose": "true"}, Pos: path + ":5:5",
+				What: "repos[0]", InputsPos: path + ":7:13", InputPos: map[string]InputPos{
+					"package": {path + ":7:14", path + ":7:23"}, "retries": {path + ":7:30", path + ":7:39"}, "verbose": {path + ":7:42", path + ":7:51"}}},
+			{Path: "local/a", ID: "custom", Pos: path + ":8:5", What: "repos[1]"},
+			{URL: "git@github.com:org/d.git", Pos: path + ":10:5", What: "repos[2]"},
+			{URL: "https://github.com/org/b.git", Ref: "v2", Pos: filepath.Join(dir, "repos.txt") + ":3:1", What: "repos_file line 3"},
+			{Path: "../elsewhere/c", Pos: filepath.Join(dir, "repos.txt") + ":4:3", What: "repos_file line 4"},
 		},
 		ReposFile: "repos.txt", Concurrency: 4, Clone: CloneSpec{Depth: 0},
 		Limits:  Limits{Timeout: 20 * time.Minute, MaxCostUSD: 1.5, TotalMaxCostUSD: 40},
 		Retries: 1,
 	}
-	if diff := cmp.Diff(want, s); diff != "" {
+	if diff := cmp.Diff(want, s, cmpopts.IgnoreUnexported(Spec{})); diff != "" {
 		t.Errorf("spec (-want +got):\n%s", diff)
+	}
+	for key, want := range map[string]string{"task": path + ":3:7", "limits.timeout": path + ":14:19",
+		"limits.max_cost_usd": path + ":14:38", "limits.total_max_cost_usd": path + ":14:63", "retries": ""} {
+		if got := s.Position(key); got != want {
+			t.Errorf("Position(%q) = %q, want %q", key, got, want)
+		}
 	}
 	ids := manifestIDs(t, s)
 	wantIDs := []string{"github.com-org-a-main", "custom", "github.com-org-d", "github.com-org-b-v2", "elsewhere-c"}

@@ -1,6 +1,8 @@
 package batch
 
 import (
+	"fmt"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/seed43ef5acb/runner/pipeline/spec"
@@ -19,7 +21,11 @@ type SpecErrors = spec.Errors
 // the batch spec's sections as methods.
 type decoder struct {
 	*spec.Decoder
+	src []byte // the batch file
 }
+
+// pos is n's position, "file:line:col".
+func (d decoder) pos(n *yaml.Node) string { return fmt.Sprintf("%s:%d:%d", d.File(), n.Line, n.Column) }
 
 // hintf records a problem at n (nil: the top of the file).
 func (d decoder) hintf(n *yaml.Node, hint, format string, args ...any) {

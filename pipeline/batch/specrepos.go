@@ -44,7 +44,7 @@ func (d decoder) repoSources(root *yaml.Node, f map[string]*yaml.Node, s *Spec) 
 }
 
 func (d decoder) repo(n *yaml.Node, what string) RepoSpec {
-	r := RepoSpec{Pos: fmt.Sprintf("%s:%d:%d", d.File(), n.Line, n.Column)}
+	r := RepoSpec{Pos: d.pos(n), What: what}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
 		r.URL, r.Path = splitSource(n.Value)
 		return r
@@ -69,6 +69,12 @@ func (d decoder) repo(n *yaml.Node, what string) RepoSpec {
 	}
 	if v, ok := f["inputs"]; ok {
 		r.Inputs = d.StringMap(what+".inputs", v)
+		r.InputsPos, r.InputPos = d.pos(v), map[string]InputPos{}
+		if v.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				r.InputPos[v.Content[i].Value] = InputPos{Key: d.pos(v.Content[i]), Value: d.pos(v.Content[i+1])}
+			}
+		}
 	}
 	if v, ok := f["id"]; ok {
 		if r.ID = d.Str(what+".id", v); r.ID != "" && !idPattern.MatchString(r.ID) {
@@ -100,7 +106,7 @@ func (d decoder) reposFile(n *yaml.Node, path string) []RepoSpec {
 				Msg: "repos_file: expected \"URL-or-path [ref]\", got " + fmt.Sprint(len(fields)) + " fields"})
 			continue
 		}
-		r := RepoSpec{Pos: fmt.Sprintf("%s:%d:%d", path, line, col)}
+		r := RepoSpec{Pos: fmt.Sprintf("%s:%d:%d", path, line, col), What: fmt.Sprintf("repos_file line %d", line)}
 		r.URL, r.Path = splitSource(fields[0])
 		if len(fields) == 2 {
 			r.Ref = fields[1]
@@ -125,4 +131,45 @@ func isURL(s string) bool {
 	}
 	at, colon := strings.Index(s, "@"), strings.Index(s, ":")
 	return at > 0 && colon > at && !strings.Contains(s[:at], "/")
+}
+
+// inlineSource cuts the inline task n (the value of the key "task" of
+// root) out of the batch file src: the lines from n's first to the one
+// before root's next key (or the end of the file), n's first line blanked
+// up to n's column, every other line empty. Decoded as a task spec it
+// reports its problems at the batch file's lines and columns. nil when it
+// cannot be cut out: the next key is on n's line (a flow mapping), or the
+// cut does not parse as a mapping on its own (an alias to an anchor
+// outside it).
+func inlineSource(src []byte, root, n *yaml.Node) []byte {
+	lines := strings.SplitAfter(string(src), "\n")
+	end := len(lines) + 1 // 1-based, exclusive
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i+1] == n && i+2 < len(root.Content) {
+			end = root.Content[i+2].Line
+		}
+	}
+	if n.Line < 1 || n.Line >= end || n.Line > len(lines) || n.Column < 1 {
+		return nil
+	}
+	var b strings.Builder
+	for i, line := range lines {
+		switch l := i + 1; {
+		case l == n.Line:
+			r := []rune(line)
+			if n.Column-1 > len(r) {
+				return nil
+			}
+			b.WriteString(strings.Repeat(" ", n.Column-1) + string(r[n.Column-1:]))
+		case l > n.Line && l < end:
+			b.WriteString(line)
+		case strings.HasSuffix(line, "\n"):
+			b.WriteString("\n")
+		}
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte(b.String()), &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	return []byte(b.String())
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/cenkalti/backoff/v5"
 
 	"github.com/seed43ef5acb/runner/internal/tempdir"
+	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
@@ -30,6 +32,26 @@ type batchRun struct {
 	mu      sync.Mutex
 	ran     int
 	costRun *float64 // nil once a repository's cost is unknown
+	// refused are the repositories the executor refused (exit code 2),
+	// unrecorded; once there is one, no other repository starts
+	refused []error
+}
+
+// refusedErr is a job the executor refused: its error matches exit code 2.
+func refusedErr(err error) bool { return err != nil && pipeline.ExitCode(err) == pipeline.ExitUsage }
+
+// refuse notes a refused repository.
+func (b *batchRun) refuse(err error) {
+	b.mu.Lock()
+	b.refused = append(b.refused, err)
+	b.mu.Unlock()
+}
+
+// refusals returns the refused repositories' errors.
+func (b *batchRun) refusals() []error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.refused)
 }
 
 // budget is the batch's total cost cap (per shard: the total divided by
@@ -110,9 +132,10 @@ func (b *batchRun) costThisRun() *float64 {
 }
 
 // run starts todo in order, at most Concurrency at a time. It stops
-// starting repositories when ctx is cancelled (they stay pending and a
-// re-run resumes them) or when the total cost cap is reached (the rest are
-// recorded as skipped).
+// starting repositories when ctx is cancelled or the executor refused one
+// (exit code 2; they stay pending and a re-run resumes them), or when the
+// total cost cap is reached (the rest are recorded as skipped). A refusal
+// lets the repositories under way finish, and is run's error.
 func (b *batchRun) run(parent context.Context, todo []Repo) error {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
@@ -124,7 +147,7 @@ func (b *batchRun) run(parent context.Context, todo []Repo) error {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || len(b.refusals()) > 0 {
 			break
 		}
 		if _, over := b.budget.left(); over {
@@ -145,7 +168,19 @@ func (b *batchRun) run(parent context.Context, todo []Repo) error {
 	if err := context.Cause(ctx); err != nil {
 		return fmt.Errorf("batch stopped: %w", err)
 	}
+	if refused := b.refusals(); len(refused) > 0 {
+		return refusedError(refused)
+	}
 	return b.recordSkipped(skipped)
+}
+
+// refusedError is run's error after refusals: it keeps exit code 2 and
+// says that nothing was recorded for them and the rerun resumes.
+func refusedError(refused []error) error {
+	return fmt.Errorf("%w: the run of %s was refused (exit 2) as `runner exec` would refuse it, "+
+		"so nothing was recorded for it and no further repository was started; fix the cause and run the batch again "+
+		"(it resumes with the repositories that have no result): %w",
+		ErrRefused, Repositories(len(refused)), errors.Join(refused...))
 }
 
 func (b *batchRun) recordSkipped(repos []Repo) error {
@@ -168,6 +203,10 @@ func (b *batchRun) runRepo(ctx context.Context, r Repo) error {
 	at := &attempts{b: b, repo: r, cost: zeroCost()}
 	o, err := at.runWithRetries(ctx)
 	if ctx.Err() != nil {
+		return nil
+	}
+	if refusedErr(err) {
+		b.refuse(err)
 		return nil
 	}
 	res := RepoResult{
@@ -238,7 +277,7 @@ func (a *attempts) runWithRetries(ctx context.Context) (Outcome, error) {
 	o, err := backoff.Retry(ctx, func() (Outcome, error) {
 		o, err := a.once(ctx)
 		switch {
-		case err != nil && ctx.Err() != nil:
+		case err != nil && (ctx.Err() != nil || refusedErr(err)):
 			return o, backoff.Permanent(err)
 		case err != nil:
 			return o, err
@@ -322,6 +361,9 @@ func (a *attempts) exec(ctx context.Context, job Job) (Outcome, error) {
 	}
 	o, err := a.b.opts.Executor.Exec(jctx, job)
 	a.cost = AddCost(a.cost, o.CostUSD)
+	if err == nil && o.ErrorClass == event.ClassUsage { // a refusal, as an outcome
+		return o, fmt.Errorf("%s: %w: %s", job.RepoID, pipeline.ErrUsage, o.Error)
+	}
 	timedOut := ctx.Err() == nil && errors.Is(jctx.Err(), context.DeadlineExceeded)
 	switch {
 	case timedOut && (err != nil || o.Status == event.StatusCancelled):

@@ -12,11 +12,67 @@ import (
 // in defaults: every given input must be declared, every required one
 // given, and values must be in the enum when there is one. Inputs that are
 // neither given nor defaulted are absent from the result (a template using
-// them fails). All problems are reported at once, wrapping ErrInputs.
+// them fails). All problems are reported at once, wrapping ErrInputs, in
+// the words of --set (InputProblems gives them as data, for batch specs).
 func (s *Spec) ResolveInputs(given map[string]string) (map[string]string, error) {
-	declared := slices.Sorted(maps.Keys(s.Inputs))
-	var problems []string
+	if problems := s.InputProblems(given); len(problems) > 0 {
+		lines := make([]string, len(problems))
+		for i, p := range problems {
+			switch p.Kind {
+			case InputUnknown:
+				lines[i] = fmt.Sprintf("--set %s: unknown input (%s)", p.Name, p.Hint)
+			case InputRequired:
+				lines[i] = s.inputProblem(p, "input %q is required (set it with --set %s=VALUE)", p.Name, p.Name)
+			default:
+				lines[i] = s.inputProblem(p, "input %q: %q is not allowed (allowed: %s)", p.Name, p.Value, strings.Join(p.Allowed, ", "))
+			}
+		}
+		return nil, fmt.Errorf("%w:\n%s", ErrInputs, strings.Join(lines, "\n"))
+	}
 	out := map[string]string{}
+	for name, in := range s.Inputs {
+		if v, ok := given[name]; ok {
+			out[name] = v
+		} else if in.Default != nil {
+			out[name] = *in.Default
+		}
+	}
+	return out, nil
+}
+
+// InputProblemKind says what is wrong with one input.
+type InputProblemKind int
+
+// The kinds of InputProblem.
+const (
+	InputUnknown    InputProblemKind = iota + 1 // given, but the task declares no such input
+	InputRequired                               // required, with no default, and not given
+	InputNotAllowed                             // its value (given or the default) is not in the enum
+)
+
+// InputProblem is one problem of the inputs given to a task (see
+// InputProblems).
+type InputProblem struct {
+	Name string
+	Kind InputProblemKind
+	// Hint, for InputUnknown: "declared: a, b", `did you mean "a"?` or
+	// "the task declares no inputs".
+	Hint string
+	// Value and Allowed, for InputNotAllowed: the value and the enum.
+	Value   string
+	Allowed []string
+	// Decl is where the input is declared in the spec file ("file:line:col");
+	// "" for an unknown input.
+	Decl string
+}
+
+// InputProblems checks the given inputs against the declared ones, as
+// ResolveInputs does, and returns every problem: unknown inputs first
+// (sorted by name), then the declared ones (sorted) that are missing or
+// have a value outside their enum. nil means the inputs are fine.
+func (s *Spec) InputProblems(given map[string]string) []InputProblem {
+	declared := slices.Sorted(maps.Keys(s.Inputs))
+	var out []InputProblem
 	for _, name := range slices.Sorted(maps.Keys(given)) {
 		if _, ok := s.Inputs[name]; !ok {
 			hint := "declared: " + strings.Join(declared, ", ")
@@ -25,40 +81,40 @@ func (s *Spec) ResolveInputs(given map[string]string) (map[string]string, error)
 			} else if m := suggest(name, declared); m != "" {
 				hint = fmt.Sprintf("did you mean %q?", m)
 			}
-			problems = append(problems, fmt.Sprintf("--set %s: unknown input (%s)", name, hint))
+			out = append(out, InputProblem{Name: name, Kind: InputUnknown, Hint: hint})
 		}
 	}
 	for _, name := range declared {
 		in := s.Inputs[name]
 		v, ok := given[name]
-		switch {
-		case ok:
-		case in.Default != nil:
+		if !ok && in.Default != nil {
 			v, ok = *in.Default, true
-		case in.Required:
-			problems = append(problems, s.inputProblem(in, name, "input %q is required (set it with --set %s=VALUE)", name, name))
 		}
-		if ok && len(in.Enum) > 0 && !slices.Contains(in.Enum, v) {
-			problems = append(problems, s.inputProblem(in, name, "input %q: %q is not allowed (allowed: %s)", name, v, strings.Join(in.Enum, ", ")))
-			continue
-		}
-		if ok {
-			out[name] = v
+		switch {
+		case !ok && in.Required:
+			out = append(out, InputProblem{Name: name, Kind: InputRequired, Decl: s.declPos(in)})
+		case ok && len(in.Enum) > 0 && !slices.Contains(in.Enum, v):
+			out = append(out, InputProblem{Name: name, Kind: InputNotAllowed, Value: v, Allowed: in.Enum, Decl: s.declPos(in)})
 		}
 	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w:\n%s", ErrInputs, strings.Join(problems, "\n"))
+	return out
+}
+
+// declPos is where the input is declared, "file:line:col"; "" when unknown.
+func (s *Spec) declPos(in Input) string {
+	if in.pos.Line == 0 {
+		return ""
 	}
-	return out, nil
+	return fmt.Sprintf("%s:%d:%d", s.Path, in.pos.Line, in.pos.Col)
 }
 
 // inputProblem formats a problem with the input's declaration position.
-func (s *Spec) inputProblem(in Input, name, format string, args ...any) string {
+func (s *Spec) inputProblem(p InputProblem, format string, args ...any) string {
 	msg := fmt.Sprintf(format, args...)
-	if in.pos.Line == 0 {
+	if p.Decl == "" {
 		return msg
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", s.Path, in.pos.Line, in.pos.Col, msg)
+	return p.Decl + ": " + msg
 }
 
 // Render resolves the inputs (see ResolveInputs) and renders the prompt
