@@ -21,8 +21,11 @@ const (
 	distHeight  = 70 // the distribution strip under a top-ten chart
 	distPoints  = 400
 	trendHeight = 180
-	trendPad    = 40
-	diffBarMax  = 80 // the longest diffstat bar in the table
+	// trendTop is the plot's top (100 %, the highest cost): below the
+	// labels, so that a dot there never covers them
+	trendTop   = 26
+	trendPad   = 40
+	diffBarMax = 80 // the longest diffstat bar in the table
 )
 
 // barChart is a horizontal bar chart; each bar may have a second segment
@@ -125,6 +128,7 @@ type trendChart struct {
 	LastLabel           string
 	MaxCost             string
 	Bottom, Right, Left int
+	Top                 int // the plot's top: 100 % and the highest cost
 }
 
 type dot struct {
@@ -136,7 +140,7 @@ func newTrend(nights []Night) *trendChart {
 	if len(nights) < 2 {
 		return nil
 	}
-	t := &trendChart{Width: chartWidth, Height: trendHeight, Left: trendPad, Right: chartWidth - trendPad, Bottom: trendHeight - 24}
+	t := &trendChart{Width: chartWidth, Height: trendHeight, Left: trendPad, Right: chartWidth - trendPad, Bottom: trendHeight - 24, Top: trendTop}
 	maxCost, unknown := 0.0, 0
 	for _, n := range nights {
 		maxCost = math.Max(maxCost, batch.KnownCost(n.Totals.CostUSD))
@@ -152,7 +156,7 @@ func newTrend(nights []Night) *trendChart {
 	default:
 		t.MaxCost = fmt.Sprintf("$%.2f", maxCost)
 	}
-	plotH := float64(t.Bottom - 10)
+	plotH := float64(t.Bottom - t.Top)
 	var rate, cost []string
 	for i, n := range nights {
 		x := float64(t.Left) + float64(t.Right-t.Left)*float64(i)/float64(len(nights)-1)

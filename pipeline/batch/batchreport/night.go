@@ -303,6 +303,9 @@ func (l *loader) report(nights []*night) *Report {
 	for _, n := range nights {
 		rep.Nights = append(rep.Nights, n.Night)
 	}
+	if p := mixedBatches(nights); p != "" {
+		rep.Problems = append(slices.Clone(rep.Problems), p)
+	}
 	if rep.Repos == nil {
 		rep.Repos = []Repo{}
 	}
@@ -373,4 +376,31 @@ func durationText(ms int64) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// mixedBatches says that the nights are of different batches (their
+// manifests' names differ): the trend then compares unlike things, and
+// the report is headed by the latest. "" when they are one batch's (a
+// night without a manifest has no name and is taken as the others').
+func mixedBatches(nights []*night) string {
+	var names []string
+	dirs := map[string][]string{}
+	for _, n := range nights {
+		if n.name == "" {
+			continue
+		}
+		if _, ok := dirs[n.name]; !ok {
+			names = append(names, n.name)
+		}
+		dirs[n.name] = append(dirs[n.name], n.Dirs...)
+	}
+	if len(names) < 2 {
+		return ""
+	}
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%s (%s)", name, strings.Join(dirs[name], ", "))
+	}
+	return fmt.Sprintf("the out dirs hold %d different batches: %s; the trend compares them as nights of one, "+
+		"and the report is headed by the latest, %s: give the out dirs of one batch", len(names), strings.Join(parts, ", "), nights[len(nights)-1].name)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -182,5 +183,30 @@ func TestNightWithoutResults(t *testing.T) {
 	}
 	if _, err := Render(&Report{}, "pdf"); err == nil || !strings.Contains(err.Error(), "use html, markdown or json") {
 		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// TestMixedBatches: out dirs of different batches (manifest names differ)
+// still make a report, headed by the latest, with a problem (on stderr
+// from the command) that names each batch and its dirs; one batch's
+// nights have none (newcomer finding L23).
+func TestMixedBatches(t *testing.T) {
+	t.Chdir(t.TempDir())
+	a := genBatch{Name: "calc-sweep", Repos: 3, Seed: 1, Start: time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)}.write(t, "a")
+	b := genBatch{Name: "par-shards", Repos: 4, Seed: 2, Start: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)}.write(t, "b")
+	rep, err := Load(t.Context(), append(a, b...), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the out dirs hold 2 different batches: calc-sweep (a), par-shards (b); the trend compares them as nights of one, " +
+		"and the report is headed by the latest, par-shards: give the out dirs of one batch"
+	if rep.Name != "par-shards" || !slices.Contains(rep.Problems, want) {
+		t.Errorf("name %q, problems %q; want %q", rep.Name, rep.Problems, want)
+	}
+	one, _ := loadTwoNights(t)
+	for _, p := range one.Problems {
+		if strings.Contains(p, "different batches") {
+			t.Errorf("one batch's nights: %q", p)
+		}
 	}
 }
