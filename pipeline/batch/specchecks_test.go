@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
 // checkTask is a task with a required input, an enum and a default.
@@ -75,6 +76,12 @@ func TestCheckTask(t *testing.T) {
 			&PipelineExecutor{APIKey: "k", Environ: []string{"RUNNER_SANDBOX_LAYERS=bogus"}}, []string{
 				`DIR/b.yaml:3:7: task: exec would refuse the run of every repository: usage error: RUNNER_SANDBOX_LAYERS="bogus": unknown layer "bogus" ` +
 					`(use namespaces, landlock or namespaces,landlock; unset it for every available layer)`,
+			}},
+		{"a sandbox hole that opens the runner's $HOME: in the task spec", checkTask + "sandbox:\n  writable: [$WIDE]\n",
+			"repos: [{url: https://example.com/a.git, inputs: {base: x}}]\n",
+			&PipelineExecutor{APIKey: "k", Environ: []string{"HOME=/home/u", "WIDE=/home"}}, []string{
+				`DIR/task.yaml:9:14: sandbox.writable[0]: "$WIDE" is /home here, which makes the runner's $HOME (/home/u) and all below it ` +
+					`(credential stores, shell startup files, other checkouts) writable to every command (` + spec.BroadHint + `)`,
 			}},
 		{"an MCP server's variable unset: in the task spec", checkTask + "mcp:\n  servers:\n    api: {url: https://mcp.example.com, headers: {Authorization: \"Bearer ${NOPE_TOKEN}\"}}\n",
 			"repos: [{url: https://example.com/a.git, inputs: {base: x}}]\n", &PipelineExecutor{APIKey: "k"}, []string{
