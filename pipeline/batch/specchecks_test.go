@@ -178,3 +178,29 @@ func TestRunChecksBeforeCloning(t *testing.T) {
 		t.Errorf("Exec called: %v", calls)
 	}
 }
+
+// TestCheckTaskReplayPrompt: a --replay cassette recorded for another
+// prompt is refused for the repositories whose inputs render another
+// prompt, each at its entry; the one it fits passes.
+func TestCheckTaskReplayPrompt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "task.yaml"), checkTask)
+	cassette := filepath.Join(dir, "session.jsonl")
+	write(t, cassette, `{"request":{"method":"POST","path":"/v1/chat/completions","headers":null,`+
+		`"body":{"messages":[{"role":"system","content":"x"},{"role":"user","content":"Review main for bugs."}]}},`+
+		`"response":{"status":200,"headers":{},"body":""}}`+"\n")
+	path := filepath.Join(dir, "b.yaml")
+	write(t, path, "version: 1\nname: b\ntask: task.yaml\nrepos:\n"+
+		"  - {url: https://example.com/a.git, inputs: {base: main}}\n  - {url: https://example.com/b.git, inputs: {base: dev}}\n")
+	s, err := LoadSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = CheckTask(t.Context(), s, &PipelineExecutor{Replay: cassette})
+	want := path + `:6:5: repos[1]: exec would refuse its run: usage error: --replay ` + cassette +
+		` was recorded for another task: its first request asks "Review main for bugs.", this run's prompt is "Review dev for bugs."`
+	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "\n") != 0 {
+		t.Errorf("err = %v\nwant one error starting %q", err, want)
+	}
+}
