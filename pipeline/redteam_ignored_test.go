@@ -221,7 +221,7 @@ func TestRedteamIgnoredWritesReported(t *testing.T) {
 					t.Errorf("%s names node_modules/left/index.js, which nothing wrote:\n%s", name, outs[name])
 				}
 			}
-			if !strings.Contains(outs["summary.md"], "Ignored paths written** | 2 files, not in the patch") {
+			if !strings.Contains(outs["summary.md"], "Ignored paths written** | 2 paths, not in the patch") {
 				t.Errorf("summary.md has no summary row for the ignored paths written:\n%s", outs["summary.md"])
 			}
 		})
@@ -248,5 +248,51 @@ func TestExecIgnoredWrittenIsolate(t *testing.T) {
 	}
 	if s := outs["console"]; !strings.Contains(s, "gone with the --isolate copy") {
 		t.Errorf("console does not say the files went with the copy:\n%s", s)
+	}
+}
+
+// TestExecIgnoredWrittenByToolsAndChecks: newcomer L15's run — the model
+// "set x=2 in local.cfg and generated build/out.txt" with its own edit
+// and write tools, both paths ignored, and a check wrote build/check.log:
+// the run is a success with no file in the patch, and its record names
+// all three (the tools report their paths, but those are dropped as
+// ignored; the check is a command after the agent).
+func TestExecIgnoredWrittenByToolsAndChecks(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	repo := gitRepo(t, map[string]string{".gitignore": "build/\nlocal.cfg\n", "README": "r\n", "local.cfg": "x=1\n"})
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	mustWrite(t, spec, `version: 1
+name: ign
+model: gpt-4.1-mini
+prompt: Set x=2 in local.cfg and generate build/out.txt.
+permissions:
+  read: allow
+  edit: allow
+sandbox: {mode: off}
+limits: {max_steps: 3}
+checks:
+  - name: build
+    run: mkdir -p build && echo ok > build/check.log
+`)
+	srv := newModel(t, llmtest.Turn{ToolCalls: []llmtest.ToolCall{
+		llmtest.Call("edit", `{"path":"local.cfg","old_string":"x=1","new_string":"x=2"}`),
+		llmtest.Call("write", `{"path":"build/out.txt","content":"generated\n"}`),
+	}}.Reply(), llmtest.Turn{Text: "Set x=2 and generated build/out.txt."}.Reply())
+	out := t.TempDir()
+	res, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
+		APIKey: "sk-unit-0123456789abcdef", Stderr: &bytes.Buffer{}, Stdout: &bytes.Buffer{}, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "local.cfg")); string(b) != "x=2\n" {
+		t.Fatalf("local.cfg %q: the edit tool did not run", b)
+	}
+	want := &event.IgnoredWritten{Paths: []string{"build/check.log", "build/out.txt", "local.cfg"}, Total: 3}
+	if res.Status != event.StatusSuccess || len(res.Files) != 0 || !cmp.Equal(want, res.IgnoredWritten) {
+		t.Errorf("status %s, files %v, ignored_written %+v; want success, no file in the patch, %+v", res.Status, res.Files, res.IgnoredWritten, want)
+	}
+	sum, err := os.ReadFile(filepath.Join(out, "summary.md"))
+	if err != nil || !strings.Contains(string(sum), "`build/check.log`, `build/out.txt`, `local.cfg`.") {
+		t.Errorf("summary.md does not name the three (%v):\n%s", err, sum)
 	}
 }

@@ -168,14 +168,14 @@ func (c *Console) ignoredLine(w *IgnoredWritten) string {
 	if more := w.Total - len(names); more > 0 {
 		names = append(names, fmt.Sprintf("and %d more", more))
 	}
-	unit := "files"
+	unit := "paths"
 	if w.Total == 1 {
-		unit = "file"
+		unit = "path"
 	}
 	where := "left in the work tree"
 	if w.Isolated {
 		where = "gone with the --isolate copy"
 	}
-	return "  " + c.paint(yellow, fmt.Sprintf("⚠ not in the patch: %d %s in ignored paths written, %s", w.Total, unit, where)) +
+	return "  " + c.paint(yellow, fmt.Sprintf("⚠ not in the patch: %d ignored %s written, %s", w.Total, unit, where)) +
 		": " + strings.Join(names, ", ")
 }

@@ -143,7 +143,7 @@ func TestConsoleIgnoredWritten(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := b.String()
-		want := "⚠ not in the patch: 9 files in ignored paths written, left in the work tree: a, b, c, d, e[2Jx, and 4 more\n"
+		want := "⚠ not in the patch: 9 ignored paths written, left in the work tree: a, b, c, d, e[2Jx, and 4 more\n"
 		if !strings.Contains(out, want) || strings.Contains(out, "\x1b") || strings.Index(out, "Changes:") > strings.Index(out, want) {
 			t.Errorf("actions %v: console lacks %q under Changes:\n%s", gha, want, out)
 		}

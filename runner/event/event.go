@@ -345,8 +345,10 @@ type Patch struct {
 // or changed during the run, by a command, a check, an MCP server or
 // anything else writing there: no patch holds them, yet they stay in the
 // work tree (a payload in node_modules/.bin runs at the next npm test
-// outside the sandbox). Paths are work-tree-relative slash paths, sorted,
-// the first MaxIgnoredListed; Total counts them all. Isolated says the
+// outside the sandbox). Paths are work-tree-relative slash paths in walk
+// order, the first MaxIgnoredListed: files and symlinks, and ignored
+// directories (ending in "/") that changed with no file listed below them
+// (moved in, or a file in them deleted); Total counts them all. Isolated says the
 // work tree was the --isolate copy, removed at the end of the run with
 // these files. Error says why the work tree could not be searched (Paths
 // and Total are then empty).

@@ -10,8 +10,9 @@ import (
 // event.MaxIgnoredListed).
 const maxIgnoredNamed = 20
 
-// ignoredNote says, above the final message and never cut, which files in
-// paths git ignores were created or changed during the run: they are not
+// ignoredNote says, above the final message and never cut, which paths
+// git ignores (files, and directories ending in "/") were created or
+// changed during the run: they are not
 // in the patch (the Changes can say "0 files") yet stay in the work tree,
 // where the next `npm test` outside the sandbox runs a payload left in
 // node_modules/.bin. The first maxIgnoredNamed are named.
@@ -36,8 +37,7 @@ func (r Report) ignoredNote() string {
 	if more := w.Total - len(names); more > 0 {
 		names = append(names, fmt.Sprintf("and %d more", more))
 	}
-	what := countText(w.Total, "file", "files") + " in paths git ignores"
-	verb := "was"
+	what, verb := countText(w.Total, "path", "paths")+" that git ignores", "was"
 	if w.Total > 1 {
 		verb = "were"
 	}

@@ -48,8 +48,8 @@ func TestIgnoredWrittenReported(t *testing.T) {
 	}
 	for _, maxLen := range []int{0, 4000} {
 		md := rep.Markdown(MarkdownOptions{MaxLen: maxLen})
-		for _, want := range []string{"| **Ignored paths written** | 130 files, not in the patch |",
-			"130 files in paths git ignores were created or changed during the run", "`" + paths[19] + "`, and 110 more",
+		for _, want := range []string{"| **Ignored paths written** | 130 paths, not in the patch |",
+			"130 paths that git ignores were created or changed during the run", "`" + paths[19] + "`, and 110 more",
 			"run untrusted tasks with `--isolate`"} {
 			if !strings.Contains(md, want) {
 				t.Errorf("max %d: Markdown lacks %q:\n%s", maxLen, want, md)
@@ -68,7 +68,7 @@ func TestIgnoredNoteVariants(t *testing.T) {
 		w    *event.IgnoredWritten
 		want string
 	}{
-		{&event.IgnoredWritten{Paths: []string{"local.cfg"}, Total: 1}, "1 file in paths git ignores was created or changed during the run; no patch holds them and they stay in the work tree"},
+		{&event.IgnoredWritten{Paths: []string{"local.cfg"}, Total: 1}, "1 path that git ignores was created or changed during the run; no patch holds them and they stay in the work tree"},
 		{&event.IgnoredWritten{Paths: []string{"a", "b"}, Total: 2, Isolated: true}, "they went with the `--isolate` copy of the work tree: `a`, `b`."},
 		{&event.IgnoredWritten{Paths: []string{}, Error: "walk: context deadline exceeded"}, "could not be searched for files written in paths git ignores (walk: context deadline exceeded)"},
 		{nil, ""},

@@ -198,7 +198,7 @@ func (r Report) summaryTable() string {
 		row("Changes", diffText(len(r.Diff.Files), r.Diff.Additions, r.Diff.Deletions))
 	}
 	if w := r.IgnoredWritten; w != nil && w.Total > 0 {
-		row("Ignored paths written", fmt.Sprintf("%s, not in the patch", countText(w.Total, "file", "files")))
+		row("Ignored paths written", fmt.Sprintf("%s, not in the patch", countText(w.Total, "path", "paths")))
 	}
 	if len(r.Checks) > 0 {
 		row("Checks", r.checksText())

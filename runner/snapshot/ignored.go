@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -17,13 +19,19 @@ import (
 // so no patch shows them, yet they stay in the work tree (a payload in
 // node_modules/.bin, a .venv, a build directory, an edited local.cfg).
 type IgnoredWrites struct {
-	// Paths are work-tree-relative slash paths of files and symlinks in
-	// walk order (sorted by path, a directory's entries before the next
-	// sibling), at most the limit IgnoredWritten was given.
+	// Paths are work-tree-relative slash paths in walk order (by name, a
+	// directory's entries before its next sibling), at most the limit
+	// IgnoredWritten was given: files and symlinks, and ignored
+	// directories (ending in "/") that changed with nothing listed below
+	// them.
 	Paths []string
 	// Total counts them all (≥ len(Paths)).
 	Total int
 }
+
+// changedDir marks, as a treewalk entry's Data, an ignored directory
+// whose own change time is at or after the threshold.
+type changedDir struct{}
 
 // IgnoredWritten walks what the snapshots leave out because git ignores
 // it (ignored files, everything below an ignored directory, except what
@@ -31,16 +39,20 @@ type IgnoredWrites struct {
 // repositories) and returns the files and symlinks whose status changed
 // at or after since (take since from FileClock): created, written,
 // truncated, chmod'ed, renamed, linked or re-timed (utime sets the change
-// time to now; only root can set it back, by changing the clock). A file
-// that was deleted leaves no trace and is not listed; nor are directories
-// on their own. At most limit paths are listed (limit ≤ 0: none), all are
-// counted. On a file system whose time stamps have whole seconds (their
-// nanoseconds are 0) a stamp counts from the second before since's.
+// time to now; only root can set it back, by changing the clock). An
+// ignored directory that changed with no file listed below it is listed
+// itself, with a trailing "/": one moved or renamed in (its files keep
+// their change times) or one a file was deleted from (a deletion in a
+// directory that is not ignored leaves no trace). At most limit paths are
+// listed (limit ≤ 0: none), all are counted. On a file system whose time
+// stamps have whole seconds (their nanoseconds are 0) a stamp counts from
+// the second before since's.
 //
 // It costs one listing of every directory of the work tree and one lstat
-// per ignored file: it is meant for the end of a run, not for each step.
-// Errors: the work tree cannot be listed, or ctx ended; a directory below
-// it that cannot be read is left out, as the snapshots leave it out.
+// per ignored file and directory: it is meant for the end of a run, not
+// for each step. Errors: the work tree cannot be listed, or ctx ended; a
+// directory below it that cannot be read is left out, as the snapshots
+// leave it out.
 func (s *Store) IgnoredWritten(ctx context.Context, since time.Time, limit int) (IgnoredWrites, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -62,6 +74,9 @@ func (s *Store) IgnoredWritten(ctx context.Context, since time.Time, limit int) 
 			if isTracked && tf.mode == modeGitlink {
 				return treewalk.Skip // a submodule: its own repository
 			}
+			if e.Ignored && changedSince(unix.AT_FDCWD, filepath.Join(s.root, e.Rel), threshold) {
+				e.Data = changedDir{}
+			}
 			return treewalk.Descend // ignored paths may lie anywhere below
 		case 0, fs.ModeSymlink:
 			if e.Ignored && !isTracked {
@@ -70,7 +85,7 @@ func (s *Store) IgnoredWritten(ctx context.Context, since time.Time, limit int) 
 		}
 		return treewalk.Skip // in the snapshots, or a socket, FIFO or device
 	}
-	var out IgnoredWrites
+	l := ignoredList{limit: limit}
 	err = treewalk.Walk(ctx, treewalk.Options{
 		Root: s.root, Start: ".", Prefix: s.prefix, Rules: s.base, StopAtRepos: true,
 		Visit: visit,
@@ -78,18 +93,65 @@ func (s *Store) IgnoredWritten(ctx context.Context, since time.Time, limit int) 
 			return changedSince(dirfd, e.Name, threshold)
 		},
 	}, func(e *treewalk.Entry) error {
-		if e.IsDir() || e.Result != true {
-			return nil
-		}
-		if out.Total++; len(out.Paths) < limit {
-			out.Paths = append(out.Paths, e.Rel)
-		}
+		l.entry(e)
 		return nil
 	})
 	if err != nil {
 		return IgnoredWrites{}, fmt.Errorf("ignored files of %s: %w", s.root, err)
 	}
-	return out, nil
+	l.leave("")
+	return l.out, nil
+}
+
+// ignoredList gathers IgnoredWritten's result from the walk's entries in
+// walk order: changed files at once, a changed directory once its
+// entries are done and none of them was listed.
+type ignoredList struct {
+	limit int
+	out   IgnoredWrites
+	open  []openDir // the changed directories the current entry lies in, outermost first
+}
+
+// openDir is a changed directory being walked; covered: something below
+// it was listed.
+type openDir struct {
+	rel     string
+	covered bool
+}
+
+func (l *ignoredList) entry(e *treewalk.Entry) {
+	l.leave(e.Rel)
+	switch {
+	case e.IsDir():
+		if _, ok := e.Data.(changedDir); ok {
+			l.open = append(l.open, openDir{rel: e.Rel})
+		}
+	case e.Result == true:
+		l.add(e.Rel)
+	}
+}
+
+// leave closes the open directories rel does not lie in, listing those
+// with nothing listed below them.
+func (l *ignoredList) leave(rel string) {
+	for n := len(l.open); n > 0 && !strings.HasPrefix(rel, l.open[n-1].rel+"/"); n = len(l.open) {
+		d := l.open[n-1]
+		l.open = l.open[:n-1]
+		if !d.covered {
+			l.add(d.rel + "/")
+		}
+	}
+}
+
+// add lists rel (counted always, named up to the limit); the open
+// directories, all above it, are covered.
+func (l *ignoredList) add(rel string) {
+	if l.out.Total++; len(l.out.Paths) < l.limit {
+		l.out.Paths = append(l.out.Paths, rel)
+	}
+	for i := range l.open {
+		l.open[i].covered = true
+	}
 }
 
 // changedSince reports whether the change time (ctime) of name in the

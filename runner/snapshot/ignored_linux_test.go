@@ -44,7 +44,9 @@ func settledClock(t *testing.T, root string) time.Time {
 // TestIgnoredWritten: every kind of change to a file in an ignored path
 // after the point in time is listed (created, appended, chmod'ed,
 // renamed, re-timed into the past, a symlink, a hard link, a file in a new
-// ignored directory); nothing else is: ignored files left alone, files in
+// ignored directory), and an ignored directory changed with no file
+// listed below it (a file deleted, moved in, moved out of); nothing else
+// is: ignored files left alone, files in
 // the snapshots (untracked or tracked, also a tracked one in an ignored
 // directory), the excluded out dir, .git, a nested repository; the list
 // is bounded and the total counts all.
@@ -53,7 +55,7 @@ func TestIgnoredWritten(t *testing.T) {
 	wt := t.TempDir()
 	git(t, wt, nil, "init", "-q")
 	for rel, content := range map[string]string{
-		".gitignore":          "node_modules/\n*.log\nlocal.cfg\nbuild/\nout/\n",
+		".gitignore":          "node_modules/\n*.log\nlocal.cfg\nbuild/\nout/\ncache/\nstash/\n",
 		"main.go":             "package main\n",
 		"node_modules/a.js":   "a",
 		"node_modules/old.js": "old",
@@ -64,6 +66,10 @@ func TestIgnoredWritten(t *testing.T) {
 		"build/tracked.txt":   "t",
 		"nested/.git/HEAD":    "ref: refs/heads/main\n",
 		"nested/x.log":        "n",
+		"cache/gone.o":        "o",
+		"cache/kept.o":        "k",
+		"stash/pkg/run.sh":    "#!/bin/sh\n",
+		"stash/other":         "o",
 	} {
 		writeFile(t, wt, rel, content, 0o644)
 	}
@@ -91,10 +97,14 @@ func TestIgnoredWritten(t *testing.T) {
 	writeFile(t, wt, "out/events.jsonl", "{}", 0o644)
 	writeFile(t, wt, ".git/hooks/x.log", "h", 0o644)
 	writeFile(t, wt, "nested/y.log", "n", 0o644)
-	must(t, os.Remove(filepath.Join(wt, "node_modules/old.js"))) // gone: nothing to name
+	must(t, os.Remove(filepath.Join(wt, "node_modules/old.js"))) // gone, but node_modules has files listed
+	// Directories listed alone: one a file was deleted from, one moved in
+	// (its file keeps its change time) and the one it left.
+	must(t, os.Remove(filepath.Join(wt, "cache/gone.o")))
+	must(t, os.Rename(filepath.Join(wt, "stash/pkg"), filepath.Join(wt, "node_modules/.bin2")))
 
-	want := []string{"build/gen/deep/out.bin", "build/hard.txt", "local.cfg", "node_modules/.bin/jest",
-		"node_modules/a.js", "node_modules/link", "node_modules/moved.js", "run.log"}
+	want := []string{"build/gen/deep/out.bin", "build/hard.txt", "cache/", "local.cfg", "node_modules/.bin/jest", "node_modules/.bin2/",
+		"node_modules/a.js", "node_modules/link", "node_modules/moved.js", "run.log", "stash/"}
 	got, err := s.IgnoredWritten(t.Context(), since, 100)
 	if err != nil {
 		t.Fatal(err)
