@@ -230,7 +230,7 @@ func protectedEnvFiles(root string, rules permission.Ruleset) []string {
 // .env* file that rules do not allow reading.
 func protectedEnv(root string, rules permission.Ruleset) func(p string) bool {
 	return func(p string) bool {
-		if !strings.HasPrefix(strings.ToLower(filepath.Base(p)), ".env") {
+		if base := filepath.Base(p); !strings.HasPrefix(strings.ToLower(base), ".env") || permission.EnvTemplate(base) {
 			return false
 		}
 		rel, err := filepath.Rel(root, p)

@@ -278,8 +278,8 @@ func CheckPath(rs Ruleset, workTree, permission, name string) Decision {
 }
 
 // ProtectedKind names the protected element of a work-tree-relative slash
-// path: ".git" for anything in a .git directory, ".env" for a .env* file,
-// "" otherwise. Case is ignored: on case-insensitive file systems .GIT is
+// path: ".git" for anything in a .git directory, ".env" for a .env* file
+// that is not a committed template (EnvTemplate), "" otherwise. Case is ignored: on case-insensitive file systems .GIT is
 // the same directory, and a denial is the safe side.
 func ProtectedKind(rel string) string {
 	parts := strings.Split(rel, "/")
@@ -292,10 +292,34 @@ func ProtectedKind(rel string) string {
 	switch {
 	case strings.EqualFold(base, ".git"):
 		return ".git"
-	case strings.HasPrefix(strings.ToLower(base), ".env"):
+	case strings.HasPrefix(strings.ToLower(base), ".env") && !EnvTemplate(base):
 		return ".env"
 	}
 	return ""
+}
+
+// envTemplateSuffixes end the names of committed .env templates.
+var envTemplateSuffixes = []string{".example", ".sample", ".template", ".dist"}
+
+// EnvTemplate reports whether base, a file name, is a committed template
+// of an .env file (.env.example, .env.local.sample, .env.template,
+// .env.dist; any case): it holds placeholders by design and is read by
+// builds and tests, so it is an ordinary file (rules decide; the sandbox
+// does not hide it), as OpenCode's default rules allow *.env.example.
+// Hiding it cost more than it protected: under Landlock only, a hidden
+// file at the work tree's root makes what a command creates there
+// unreadable to that command (newcomer2 N18).
+func EnvTemplate(base string) bool {
+	l := strings.ToLower(base)
+	if !strings.HasPrefix(l, ".env") {
+		return false
+	}
+	for _, s := range envTemplateSuffixes {
+		if strings.HasSuffix(l, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckProtected evaluates a protected path: deny rules apply as usual,

@@ -145,3 +145,30 @@ func TestCaseFolding(t *testing.T) {
 		t.Errorf("folding tree: Src/A.go denied: %s", d.Reason)
 	}
 }
+
+// TestEnvTemplatesAreOrdinaryFiles: committed .env templates (.env.example
+// and friends) are not protected (rules decide, as for any file), every
+// other .env* file still is, whatever its case (newcomer2 N18).
+func TestEnvTemplatesAreOrdinaryFiles(t *testing.T) {
+	for rel, want := range map[string]string{
+		".env.example": "", "config/.env.sample": "", ".ENV.Template": "", ".env.local.dist": "", ".env.production.example": "",
+		".env": ".env", ".env.local": ".env", ".env.example.local": ".env", ".envrc": ".env", "a/.env.examples": ".env",
+		".git/config": ".git",
+	} {
+		if got := ProtectedKind(rel); got != want {
+			t.Errorf("ProtectedKind(%q) = %q, want %q", rel, got, want)
+		}
+	}
+	wt := t.TempDir()
+	rs := Ruleset{{Permission: Read, Pattern: "**", Action: Allow}}
+	if d := CheckPath(rs, wt, Read, ".env.example"); !d.Allowed {
+		t.Errorf("read .env.example under **: allow: %+v", d)
+	}
+	if d := CheckPath(rs, wt, Read, ".env"); d.Allowed {
+		t.Errorf("read .env under **: allow: %+v, want the built-in protection", d)
+	}
+	deny := append(rs, Rule{Permission: Read, Pattern: ".env.example", Action: Deny})
+	if d := CheckPath(deny, wt, Read, ".env.example"); d.Allowed {
+		t.Errorf("a rule denying .env.example: %+v", d)
+	}
+}

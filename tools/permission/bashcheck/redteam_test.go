@@ -32,6 +32,12 @@ func TestCheckBashRedTeam(t *testing.T) {
 		cmd   string
 		want  bool
 	}{
+		// committed .env templates are ordinary files; every other .env* is protected
+		{"env-template", gitAll(), "tail -5 .env.example", true},
+		{"env-template", gitAll(), "tail -5 config/.env.sample", true},
+		{"env-template", gitAll(), "tail -5 .env.local", false},
+		{"env-template", gitAll(), "tail -5 .env.example.local", false},
+		{"env-template", gitAll(), "tail -5 .env*", false},
 		// >&WORD is a file redirection unless WORD is a file descriptor
 		{"dup-to-file", strict(), `echo hi >&"notes.txt"`, false},
 		{"dup-to-file", strict(), `echo hi >&'/etc/profile'`, false},
