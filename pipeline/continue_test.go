@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -152,7 +153,7 @@ func TestContinueAfterCancel(t *testing.T) {
 			select {
 			case <-ctx.Done():
 				return
-			default:
+			case <-time.After(5 * time.Millisecond): // a poll, not a spin: on two cores a spinning goroutine takes one from the run
 			}
 		}
 		cancel()
