@@ -66,8 +66,10 @@ func TestBashTimeoutKillsGroup(t *testing.T) {
 	// a child and a grandchild, both in the background, then a foreground sleep
 	cmd := fmt.Sprintf("sleep 300 & echo $! >> %[1]s; (sleep 300 & echo $! >> %[1]s; wait) & echo started; sleep 300", pids)
 	start := time.Now()
-	// long enough for bash to start both children on a loaded machine
-	res := run(t, tool(t, env, "bash"), BashParams{Command: cmd, TimeoutMS: 2000})
+	// long enough for bash to start both children and print "started" on
+	// a loaded -race run (the timeout must come after that; 2 s relied on
+	// a quick start)
+	res := run(t, tool(t, env, "bash"), BashParams{Command: cmd, TimeoutMS: 10_000})
 	if !res.IsError || res.Metadata["timed_out"] != true || !strings.Contains(res.Output, "started") || !strings.Contains(res.Output, "timed out") {
 		t.Errorf("timeout result: %+v", res)
 	}
