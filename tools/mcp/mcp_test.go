@@ -223,7 +223,7 @@ func TestHugeResultIsBoundedAndKept(t *testing.T) {
 		if !strings.HasPrefix(res.Output, "HEAD") || !strings.HasSuffix(res.Output, "TAIL") {
 			t.Errorf("head or tail lost: %q…%q", res.Output[:10], res.Output[len(res.Output)-10:])
 		}
-		m := regexp.MustCompile(`the full output is in (\S+)\]`).FindStringSubmatch(res.Output)
+		m := regexp.MustCompile(`the full output is in (\S+) \(the run.s record`).FindStringSubmatch(res.Output)
 		if m == nil {
 			t.Fatalf("no full-output path in %q", res.Output[1990:2200])
 		}
