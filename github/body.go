@@ -27,6 +27,17 @@ func Marker(task string) string {
 // HasMarker reports whether body carries any runner marker.
 func HasMarker(body string) bool { return strings.Contains(body, markerPrefix) }
 
+// InertMarkers makes every runner marker in text that is not the runner's
+// own (the model's final message, a prompt, a file name) visible and inert:
+// "<!-- runner:" becomes "&lt;!-- runner:", which GitHub shows as written
+// and no marker search matches. Without it a final message carrying
+// <!-- runner:history workflow_run=N … --> after the runner's own marker
+// would lead the next continue to another workflow run's artifact (any
+// workflow run of the repository can upload one, a fork's included).
+func InertMarkers(text string) string {
+	return strings.ReplaceAll(text, markerPrefix, "&lt;!-- runner:")
+}
+
 // FitComment returns body when it has at most limit runes. Otherwise it cuts
 // the details first: everything from the first "<details" (the collapsed
 // patch and logs of a report) is shortened on a line boundary, an open code

@@ -83,12 +83,13 @@ func (p Provenance) Markdown() string {
 	return b.String()
 }
 
-// PRBody is the pull request body: the body, then the provenance block,
+// PRBody is the pull request body: the body (its runner markers made
+// inert: only the provenance block's count), then the provenance block,
 // cut to CommentLimit with the provenance kept.
 func PRBody(o PROptions) string {
 	prov := "\n\n" + o.Provenance.Markdown()
 	room := CommentLimit - len([]rune(prov))
-	return FitComment(o.Body, room) + prov
+	return FitComment(InertMarkers(o.Body), room) + prov
 }
 
 // EnsurePullRequest opens a pull request from Branch into Base, or updates

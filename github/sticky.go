@@ -105,13 +105,14 @@ func (s *Sticky) Update(ctx context.Context, content string) (url string, found 
 }
 
 // Body is the full comment body for content: marker first, then the
-// Header, then content, fit to CommentLimit.
+// Header, then content (its runner markers made inert: only the marker
+// and the Header count), fit to CommentLimit.
 func (s *Sticky) Body(content string) string {
 	head := Marker(s.Task) + "\n"
 	if s.Header != "" {
 		head += s.Header + "\n"
 	}
-	return FitComment(head+content, CommentLimit)
+	return FitComment(head+InertMarkers(content), CommentLimit)
 }
 
 // upsert edits the comment or posts it; it is retried as a whole on

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -50,6 +51,7 @@ type prFlow struct {
 	api     *githubtest.Registry
 	comment *githubtest.Comments
 	prBody  string // the body the first run opened the pull request with
+	final   string // the first run's final message ("": "Fixed it.")
 }
 
 func newPRFlow(t *testing.T) *prFlow {
@@ -172,7 +174,7 @@ func (f *prFlow) firstRun() (out, head string, srv *llmtest.Server) {
 		map[string]any{"number": 6, "html_url": "https://github.com/" + prOwner + "/" + prRepo + "/pull/6", "head": map[string]any{"ref": prBranch}})))
 	repo := f.checkout("main")
 	out = filepath.Join(t.TempDir(), "run1")
-	srv = newModel(t, writeFileTurn("fix.txt", "fixed\n"), llmtest.Turn{Text: "Fixed it."}.Reply())
+	srv = newModel(t, writeFileTurn("fix.txt", "fixed\n"), llmtest.Turn{Text: cmp.Or(f.final, "Fixed it.")}.Reply())
 	res, stderr, err := f.exec(repo, out, f.env("issue_comment", payload(t, "issue_comment.created.issue.json", 5, "@runner fix this", "sample-author"), "7"), srv)
 	if err != nil || res.Status != event.StatusSuccess {
 		t.Fatalf("run 1: %v %+v\n%s", err, res, stderr)
