@@ -32,7 +32,9 @@
 //     package: -exec, -toolexec, -vettool, -o, -overlay, go env -w), git
 //     (clustered and abbreviated options, REV:PATH blobs, pathspecs), GNU
 //     grep, sed (its script: e, w, r) and awk (their pattern or program is
-//     not a path), gofmt -w, sort -o/--compress-program, tee, rg --pre.
+//     not a path), gofmt -w, sort -o/--compress-program, tee, rg --pre,
+//     awk's system(), pipes, @ and -f, tar's options that run a program
+//     (runners.go).
 //   - Wrappers that run their operands (env, timeout, nice, nohup, xargs,
 //     find -exec, sudo, watch, su -c, git rebase --exec, …) and shells
 //     given -c SCRIPT, whose script is parsed and judged recursively.

@@ -241,6 +241,36 @@ func TestCheckBashRedTeam(t *testing.T) {
 		{"rg-pre", append(gitAll(), Rule{Permission: Bash, Pattern: "rg *", Action: Allow}), "rg --pre ./x.sh x", false},
 		{"rg-pre", append(gitAll(), Rule{Permission: Bash, Pattern: "rg *", Action: Allow}), "rg --hostname-bin=sh x", false},
 		{"rg-pre", append(gitAll(), Rule{Permission: Bash, Pattern: "rg *", Action: Allow}), "rg -n --pre-glob '*.gz' TODO src", true},
+		// redteam2: awk and tar run programs through their program text
+		// and options (the rule names awk or tar, not sh)
+		{"awk-runs", withBash(gitAll(), "awk *"), `awk 'BEGIN{system("id")}'`, false},
+		{"awk-runs", withBash(gitAll(), "awk *"), `awk 'BEGIN { system ( "id" ) }'`, false},
+		{"awk-runs", withBash(gitAll(), "awk *"), `awk '{print | "sh"}' src/a.go`, false},
+		{"awk-runs", withBash(gitAll(), "awk *"), `awk 'BEGIN{"id" | getline x; print x}'`, false},
+		{"awk-runs", withBash(gitAll(), "awk *"), `gawk 'BEGIN{print "id" |& "sh"}'`, false},
+		{"awk-runs", withBash(gitAll(), "awk *", "gawk *"), `gawk 'BEGIN{f="system"; @f("id")}'`, false},
+		{"awk-runs", withBash(gitAll(), "awk *"), `awk -f prog.awk src/a.go`, false},
+		{"awk-runs", withBash(gitAll(), "awk *"), `awk -F: -fprog.awk src/a.go`, false},
+		{"awk-runs", withBash(gitAll(), "awk *", "gawk *"), `gawk --load=./x.so 'BEGIN{}'`, false},
+		{"awk-runs", withBash(gitAll(), "awk *", "gawk *"), `gawk -e 'BEGIN{system("id")}'`, false},
+		{"awk-runs", withBash(gitAll(), "awk *", "mawk *"), `mawk -W exec prog.awk`, false},
+		{"awk-runs", withBash(gitAll(), "awk *"), `awk "$P" src/a.go`, false},
+		{"awk-runs", withBash(gitAll(), "awk *"), `awk '/a|b/ && $1 > 2 || NF {print $1 "|" $2}' src/a.go`, true},
+		{"awk-runs", withBash(gitAll(), "awk *"), `awk -F'|' -v n=2 '{ s += $n } END { print s / NR }' src/a.go`, true},
+		{"awk-runs", withBash(gitAll(), "awk *"), `awk '# system("id") is only a comment' src/a.go`, true},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -cf x.tar --checkpoint=1 --checkpoint-action=exec=id src`, false},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -cf x.tar --checkpoint-act=exec=id src`, false},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -cf x.tar --use-compress-program=sh src`, false},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -cf x.tar --use=sh src`, false},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -xf x.tar --to-command=sh`, false},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -xf x.tar -I sh`, false},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -xIsh -f x.tar`, false},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar cIf sh x.tar src`, false},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -cf x.tar -F ./next.sh -M src`, false},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -cf host:x.tar --rsh-command=./x src`, false},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -czf x.tar.gz --checkpoint=100 -C src .`, true},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar xzf x.tar.gz`, true},
+		{"tar-runs", withBash(gitAll(), "tar *"), `tar -tvf Ifile.tar`, true},
 		// ordinary commands a reasonable policy allows
 		{"ordinary", gitAll(), "go test ./... 2>&1 | tail -20", true},
 		{"ordinary", gitAll(), "cd src && go test ./...", true},
@@ -287,4 +317,13 @@ func TestCheckBashBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withBash is rules plus an allow rule for each bash pattern.
+func withBash(rules Ruleset, patterns ...string) Ruleset {
+	out := append(Ruleset(nil), rules...)
+	for _, p := range patterns {
+		out = append(out, Rule{Permission: Bash, Pattern: p, Action: Allow})
+	}
+	return out
 }

@@ -147,6 +147,10 @@ func unwrap(prog string, args []word) wrapped {
 		return wrapped{}
 	case base == "gofmt":
 		return wrapped{writes: inPlaceWrites(base, args)}
+	case isAwk(base):
+		return wrapped{problem: awkProblem(args)}
+	case base == "tar":
+		return wrapped{problem: tarProblem(args)}
 	case isShell(base):
 		return unwrapShell(args)
 	}
