@@ -60,6 +60,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{}, err
 	}
 	out := newBoundedOutput(orDefault(t.env.MaxOutputBytes, DefaultMaxOutputBytes), create)
+	out.fileMax = orDefault(t.env.MaxOutputFileBytes, DefaultMaxOutputFileBytes)
 	timeout := t.timeout(p.TimeoutMS)
 	oc, runErr := runShell(ctx, runSpec{
 		shell: shellPath(), command: p.Command, dir: t.paths.Root(),

@@ -71,3 +71,31 @@ func lastBytes(s string, n int) string {
 	}
 	return s[len(s)-n:]
 }
+
+// TestBashOutputFileIsBounded (redteam2): a command that prints without
+// end (here 3 MiB of zeros against a 1 MiB bound) fills the output file,
+// which the runner writes outside the sandbox, only up to its bound; the
+// model still gets the real tail, and the marker says the file holds the
+// first bytes only. Without the bound, `cat /dev/zero` filled the out
+// dir's disk for as long as the timeout let it.
+func TestBashOutputFileIsBounded(t *testing.T) {
+	t.Parallel()
+	env := bashEnv(t)
+	env.MaxOutputFileBytes = 1 << 20
+	b := tool(t, env, "bash")
+	res := run(t, b, BashParams{Command: "head -c 3145728 /dev/zero; echo; echo the-end"})
+	if res.IsError || res.Metadata["exit_code"] != 0 || !res.Truncated {
+		t.Fatalf("exit %v truncated %v: %q", res.Metadata["exit_code"], res.Truncated, lastBytes(res.Output, 300))
+	}
+	path, _ := res.Metadata["output_path"].(string)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatalf("output file %q: %v", path, err)
+	}
+	if st.Size() != 1<<20 {
+		t.Errorf("output file holds %d bytes, want the bound %d", st.Size(), 1<<20)
+	}
+	if !strings.HasSuffix(res.Output, "\nthe-end\n") || !strings.Contains(res.Output, fmt.Sprintf("the first %d bytes of the output are in %s", 1<<20, path)) {
+		t.Errorf("the model's text: %q … %q", res.Output[:min(len(res.Output), 200)], lastBytes(res.Output, 400))
+	}
+}

@@ -30,6 +30,11 @@ type Env struct {
 	// MaxOutputBytes bounds bash output kept for the model, head and tail
 	// together (0: DefaultMaxOutputBytes).
 	MaxOutputBytes int
+	// MaxOutputFileBytes bounds the file under OutputDir that keeps a
+	// command's full output (0: DefaultMaxOutputFileBytes): the runner
+	// writes it outside the sandbox, so a command that prints without end
+	// (yes, cat /dev/zero) would fill the runner's disk until its timeout.
+	MaxOutputFileBytes int64
 	// Sandbox contains every bash command (and so every check). nil runs
 	// commands as plain process groups, as mode off does; the pipeline
 	// always sets one.
@@ -41,6 +46,9 @@ const (
 	DefaultBashTimeout    = 2 * time.Minute
 	MaxBashTimeout        = 10 * time.Minute
 	DefaultMaxOutputBytes = 30_000
+	// DefaultMaxOutputFileBytes is 64 MiB: far more than anyone reads back,
+	// little against a disk.
+	DefaultMaxOutputFileBytes int64 = 64 << 20
 )
 
 // Builtins returns the built-in tools (bash, edit, glob, grep, list, read,

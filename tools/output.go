@@ -8,10 +8,10 @@ import (
 )
 
 // boundedOutput keeps the head and the tail of a stream and, optionally,
-// copies all of it to a file, which it creates only once the stream
-// outgrows what it keeps (most commands' output never does, and creating
-// a file costs more CPU than the rest of a cheap bash step's bookkeeping).
-// It is safe for concurrent writes.
+// copies it to a file, which it creates only once the stream outgrows
+// what it keeps (most commands' output never does, and creating a file
+// costs more CPU than the rest of a cheap bash step's bookkeeping), up to
+// fileMax bytes (0: no bound). It is safe for concurrent writes.
 type boundedOutput struct {
 	mu      sync.Mutex
 	headMax int
@@ -22,6 +22,9 @@ type boundedOutput struct {
 	create  func() (OutputFile, error) // nil: no copy file
 	file    OutputFile
 	fileErr error
+	fileMax int64 // the most bytes the file gets (0: no bound)
+	fileN   int64 // bytes written to the file
+	fileCut bool  // the file got fileMax bytes and no more
 }
 
 func newBoundedOutput(maxBytes int, create func() (OutputFile, error)) *boundedOutput {
@@ -39,7 +42,7 @@ func (o *boundedOutput) Write(p []byte) (int, error) {
 	}
 	o.total += int64(len(p))
 	if o.file != nil && o.fileErr == nil {
-		_, o.fileErr = o.file.Write(p)
+		o.writeFile(p)
 	}
 	rest := p
 	if room := o.headMax - len(o.head); room > 0 {
@@ -64,9 +67,22 @@ func (o *boundedOutput) openFile() {
 		o.file = nil
 		return
 	}
-	if _, o.fileErr = o.file.Write(o.head); o.fileErr == nil {
-		_, o.fileErr = o.file.Write(o.tail)
+	if o.writeFile(o.head); o.fileErr == nil {
+		o.writeFile(o.tail)
 	}
+}
+
+// writeFile copies p to the file, cut at fileMax. The caller holds mu.
+func (o *boundedOutput) writeFile(p []byte) {
+	if o.fileMax > 0 && o.fileN+int64(len(p)) > o.fileMax {
+		p, o.fileCut = p[:o.fileMax-o.fileN], true
+	}
+	if len(p) == 0 {
+		return
+	}
+	n, err := o.file.Write(p)
+	o.fileN += int64(n)
+	o.fileErr = err
 }
 
 // closeFile closes the copy file and returns its path ("" when there is
@@ -107,6 +123,8 @@ func (o *boundedOutput) text(fullPath string) string {
 	}
 	where := ""
 	switch {
+	case fullPath != "" && o.fileCut:
+		where = fmt.Sprintf("; the first %d bytes of the output are in %s (the file's bound)", o.fileN, fullPath)
 	case fullPath != "":
 		// The path is for people reading the record: it is in the runner's
 		// own state (.runner, or an out dir outside the tree), which no

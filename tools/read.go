@@ -159,7 +159,7 @@ func readLines(ctx context.Context, r io.Reader, name string, offset, limit int)
 	return res, nil
 }
 
-func orDefault(v, def int) int {
+func orDefault[T int | int64](v, def T) T {
 	if v <= 0 {
 		return def
 	}

@@ -1,0 +1,47 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/tools/mcp/mcptest"
+)
+
+// TestStderrFileIsBounded (redteam2): a stdio server that floods its
+// stderr (20 MiB here; a hostile server writes for as long as the run
+// lasts) makes the runner write its stderr file, outside the sandbox, only
+// up to maxStderrFile, then one line that says how much was left out; the
+// server still works.
+func TestStderrFileIsBounded(t *testing.T) {
+	t.Parallel()
+	srv, _ := stdioServer(t, "noisy", mcptest.ModeServe)
+	const flood = 20 << 20
+	srv.Command = []string{"bash", "-c", `yes EEEEEEEEEEEEEEE | head -c 20971520 >&2; exec "$0"`, srv.Command[0]}
+	dir := t.TempDir()
+	set := start(t, Options{Servers: []Server{srv}, Offer: offerAllBut(), StderrDir: dir})
+	if res := call(t, toolByName(t, set, ToolName("noisy", "echo")), `{"text":"still here"}`); res.IsError || !strings.Contains(res.Output, "still here") {
+		t.Errorf("echo after the flood: %+v", res)
+	}
+	set.Close()
+	path := filepath.Join(dir, "noisy.stderr")
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > maxStderrFile+200 || st.Size() < maxStderrFile-100 {
+		t.Errorf("stderr file is %d bytes, want about the bound %d (the server wrote %d)", st.Size(), maxStderrFile, flood)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(lastN(string(data), 300), "more bytes of this server's stderr were not kept") {
+		t.Errorf("stderr file's end: %q, %v", lastN(string(data), 300), err)
+	}
+}
+
+func lastN(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
