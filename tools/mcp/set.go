@@ -59,6 +59,11 @@ func Start(ctx context.Context, opts Options, version string) (*Set, error) {
 	return s, nil
 }
 
+// MaxListedTools bounds the tools one server may list: a server whose
+// tools/list pages never end would have the runner hold every page until
+// the start-up timeout (about 1 GB in 20 s from one server).
+const MaxListedTools = 10_000
+
 // start connects and lists the tools, within the server's timeout.
 func (c *conn) start(ctx context.Context, version string) ([]*sdk.Tool, error) {
 	if err := c.srv.Check(); err != nil {
@@ -73,6 +78,10 @@ func (c *conn) start(ctx context.Context, version string) ([]*sdk.Tool, error) {
 	for t, err := range c.cs.Tools(ctx, nil) {
 		if err != nil {
 			return nil, c.startFailure(ctx, "tools/list", err)
+		}
+		if len(out) == MaxListedTools {
+			return nil, c.startFailure(ctx, "tools/list", fmt.Errorf("it lists more than %d tools (its pages never end?); "+
+				"no model takes that many: serve fewer", MaxListedTools))
 		}
 		out = append(out, t)
 	}

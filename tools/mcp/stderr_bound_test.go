@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,4 +46,18 @@ func lastN(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// TestEndlessToolListIsRefused (redteam2): a server whose tools/list
+// pages never end is refused at MaxListedTools, naming the server and
+// why, instead of the runner holding every page until the start-up
+// timeout (a minute here).
+func TestEndlessToolListIsRefused(t *testing.T) {
+	t.Parallel()
+	srv, _ := stdioServer(t, "endless", mcptest.ModeEndless)
+	_, err := Start(t.Context(), Options{Servers: []Server{srv}, Offer: offerAllBut()}, "test")
+	if !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), `"endless"`) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("it lists more than %d tools", MaxListedTools)) {
+		t.Fatalf("err = %v", err)
+	}
 }

@@ -9,6 +9,7 @@
 package mcptest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,6 +39,7 @@ const (
 	ModeHangStart  = "hang-start"  // read stdin, never answer
 	ModeCrashStart = "crash-start" // write to stderr and exit 2 at once
 	ModeStubborn   = "stubborn"    // serve, and keep running after stdin closes
+	ModeEndless    = "endless"     // tools/list pages that never end (a hostile server)
 )
 
 // MaybeServe runs this process as a stdio test server when MCPTEST_MODE
@@ -70,6 +72,8 @@ func serveMode(mode string) int {
 	case ModeCrashStart:
 		fmt.Fprintln(os.Stderr, "fatal: cannot open the database (on purpose)")
 		return 2
+	case ModeEndless:
+		return serveEndless(rec)
 	}
 	fmt.Fprintln(os.Stderr, "secret in stderr: "+os.Getenv("MCPTEST_SECRET"))
 	err := NewServer(rec).Run(context.Background(), &sdk.StdioTransport{})
@@ -233,4 +237,43 @@ func handle(ctx context.Context, rec *Recorder, req *sdk.CallToolRequest, name, 
 func Handler(rec *Recorder) http.Handler {
 	srv := NewServer(rec)
 	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+}
+
+// serveEndless answers JSON-RPC lines on stdin by hand: initialize, and
+// tools/list with 100 tools and a next cursor on every page, forever.
+func serveEndless(rec *Recorder) int {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	page := 0
+	for in.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &m) != nil || len(m.ID) == 0 {
+			continue
+		}
+		var result any = map[string]any{}
+		switch m.Method {
+		case "initialize":
+			result = map[string]any{"protocolVersion": m.Params.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "endless", "version": "v1"}}
+		case "tools/list":
+			tools := make([]any, 100)
+			for i := range tools {
+				tools[i] = map[string]any{"name": fmt.Sprintf("t%d_%d", page, i), "inputSchema": map[string]any{"type": "object"}}
+			}
+			page++
+			result = map[string]any{"tools": tools, "nextCursor": fmt.Sprint(page)}
+		}
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+		_, _ = out.Write(append(b, '\n'))
+		_ = out.Flush()
+	}
+	rec.add("endless: %d pages", page)
+	return 0
 }
