@@ -335,10 +335,17 @@ func pathsOf(w word) []pathWord {
 		case tilde && strings.HasPrefix(v, "~"):
 			out = append(out, pathWord{name: homeName(v), home: true})
 		case tilde && !filepath.IsAbs(v):
-			// NAME=value: only absolute values are taken as paths
+			// NAME=value: only absolute values are taken as paths, but a
+			// protected one is one (dd if=.env, curl -F f=@.env)
+			if p := strings.TrimPrefix(v, "@"); mentionsProtected(p) != "" {
+				out = append(out, pathWord{name: p})
+			}
 		case safeDevice(v):
 		default:
 			out = append(out, pathWord{name: v})
+			if p, ok := strings.CutPrefix(v, "@"); ok && mentionsProtected(p) != "" {
+				out = append(out, pathWord{name: p}) // curl -d @.env: the file after '@'
+			}
 		}
 	}
 	return out
