@@ -124,7 +124,8 @@ func (o *boundedOutput) text(fullPath string) string {
 	where := ""
 	switch {
 	case fullPath != "" && o.fileCut:
-		where = fmt.Sprintf("; the first %d bytes of the output are in %s (the file's bound)", o.fileN, fullPath)
+		where = fmt.Sprintf("; the first %d bytes of the output are in %s (the file's bound; the run's record: tools cannot open it); "+
+			"to see a cut part, narrow the output, e.g. a command with | tail -n 200 or | grep PATTERN", o.fileN, fullPath)
 	case fullPath != "":
 		// The path is for people reading the record: it is in the runner's
 		// own state (.runner, or an out dir outside the tree), which no
