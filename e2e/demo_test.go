@@ -25,8 +25,8 @@ func TestMakeDemoIsTheReadmeCommand(t *testing.T) {
 			cmds = append(cmds, strings.TrimSpace(line))
 		}
 	}
-	if len(cmds) < 2 || cmds[0] != "make demo" || cmds[1] != "go test -race ./..." {
-		t.Fatalf("README set-up commands = %q, want make demo and go test -race ./...", cmds)
+	if len(cmds) < 2 || cmds[0] != "make demo" || cmds[1] != "go test -race -timeout 30m ./..." {
+		t.Fatalf("README set-up commands = %q, want make demo and go test -race -timeout 30m ./...", cmds)
 	}
 	mk, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
 	if err != nil {
