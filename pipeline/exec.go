@@ -99,6 +99,10 @@ type execRun struct {
 	outFiles   *mirror.Set
 	outChanged []string
 	outLost    error
+	// modes are the modes of the runner's own directories (the out dir,
+	// the run temp dir and those above them), put back after each
+	// command and before a refused write is tried again (gates_modes.go)
+	modes *ownModes
 	// runTemp is the run's own temporary directory (the --isolate copy,
 	// its snapshot store, the sandboxes' scratch), locked while the run
 	// lives and removed on every exit path; a killed run's is collected
@@ -193,7 +197,7 @@ type execRun struct {
 // Errors found before the out dir exists (bad usage, an invalid spec, a
 // missing API key) are returned at once and write nothing.
 func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
-	r := &execRun{opts: opts, start: time.Now(), log: slog.New(slog.DiscardHandler), outFiles: mirror.New(), protected: &protectedValues{}}
+	r := &execRun{opts: opts, start: time.Now(), log: slog.New(slog.DiscardHandler), outFiles: mirror.New(), protected: &protectedValues{}, modes: newOwnModes()}
 	if r.opts.Stdout == nil {
 		r.opts.Stdout = io.Discard
 	}
@@ -347,6 +351,8 @@ func (r *execRun) finish(ctx context.Context, mainErr error) error {
 	// work tree. Then, with no command left, this run's own files are
 	// checked against their mirror.
 	r.stopCommands()
+	r.modes.restore() // a leftover may have changed them after the last command
+	r.modes.fixTree(r.outDir)
 	r.restoreOut()
 	status := &runStatus{}
 	var finalErrs []error
@@ -447,6 +453,7 @@ func (r *execRun) makeRunTemp(_ context.Context) error {
 		return fmt.Errorf("%w: %w", ErrInfra, err)
 	}
 	r.runTemp = d
+	r.modes.guard(d.Path())
 	return nil
 }
 

@@ -197,6 +197,9 @@ func (r *execRun) stateGate() (event.GateFailed, bool) {
 	if msg := r.outDirMessage(); msg != "" {
 		paths, msgs = append(paths, r.outChanged...), append(msgs, msg)
 	}
+	if changed, msg := r.modesMessage(); msg != "" {
+		paths, msgs = append(paths, changed...), append(msgs, msg)
+	}
 	if len(paths) == 0 {
 		return event.GateFailed{}, false
 	}

@@ -37,6 +37,7 @@ func (r *execRun) startMirror(_ context.Context) error {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return fmt.Errorf("%w: out dir mirror: %w", ErrInfra, err)
 	}
+	r.modes.guard(dir)
 	if err := r.outFiles.Start(dir); err != nil {
 		return fmt.Errorf("%w: out dir mirror: %w", ErrInfra, err)
 	}
@@ -133,13 +134,25 @@ func (r *execRun) outDirMessage() string {
 }
 
 // outputFiles are the tools' OutputFiles on r.files: bash's and MCP's
-// full outputs and MCP servers' stderr are mirrored with the log.
-type outputFiles struct{ set *mirror.Set }
+// full outputs and MCP servers' stderr are mirrored with the log. A
+// create refused for a mode a command changed is tried again once the
+// modes are put back (ownModes), and the directories made are guarded.
+type outputFiles struct {
+	set   *mirror.Set
+	modes *ownModes
+}
 
-func (o outputFiles) MkdirAll(dir string) error { return o.set.MkdirAll(dir) }
+func (o outputFiles) MkdirAll(dir string) error {
+	if err := retryPerm(o.modes, func() error { return o.set.MkdirAll(dir) }); err != nil {
+		return err
+	}
+	o.modes.guard(dir)
+	return nil
+}
 
 func (o outputFiles) CreateTemp(dir, pattern string) (tools.OutputFile, error) {
-	f, err := o.set.CreateTemp(dir, pattern)
+	var f *mirror.File
+	err := retryPerm(o.modes, func() (err error) { f, err = o.set.CreateTemp(dir, pattern); return err })
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +160,8 @@ func (o outputFiles) CreateTemp(dir, pattern string) (tools.OutputFile, error) {
 }
 
 func (o outputFiles) Create(path string) (tools.OutputFile, error) {
-	f, err := o.set.Create(path)
+	var f *mirror.File
+	err := retryPerm(o.modes, func() (err error) { f, err = o.set.Create(path); return err })
 	if err != nil {
 		return nil, err
 	}

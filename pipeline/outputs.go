@@ -65,6 +65,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	}
 	r.outFiles.Watch(r.outDir, r.repo)
 	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
+	r.modes.guard(r.outDir, filepath.Dir(r.patchPath))
 	r.redactor = event.NewRedactor(r.opts.Environ, r.secretValues()...)
 	if r.opts.Events == "-" {
 		r.eventsCopy = &bytes.Buffer{}
@@ -74,6 +75,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		if err := os.MkdirAll(filepath.Dir(r.eventsPath), 0o755); err != nil {
 			return fmt.Errorf("%w: events: %w", ErrInfra, err)
 		}
+		r.modes.guard(filepath.Dir(r.eventsPath))
 		f, err := r.outFiles.Create(r.eventsPath)
 		if err != nil {
 			return fmt.Errorf("%w: events: create event log: %w", ErrInfra, err)

@@ -95,10 +95,12 @@ func (pv *protectedValues) changed(paths []string) []string {
 	return out
 }
 
-// afterCommand learns the secret values of protected files a command
+// afterCommand puts back the modes of the runner's own directories
+// (ownModes) and learns the secret values of protected files a command
 // made or changed (protectedValues): called once each tool call and each
 // check has returned, before its output is redacted.
 func (r *execRun) afterCommand() {
+	r.modes.restore() // the runner's own directories, for the writes that follow
 	var found []string
 	ok := false
 	if r.sandbox != nil {

@@ -46,7 +46,7 @@ func (r *execRun) toolEnv() tools.Env {
 	return tools.Env{
 		WorkTree:    r.workTree,
 		OutputDir:   filepath.Join(r.outDir, toolOutputDir),
-		Files:       outputFiles{r.outFiles},
+		Files:       outputFiles{r.outFiles, r.modes},
 		Environ:     r.opts.Environ,
 		PassEnv:     r.spec.Env,
 		BashTimeout: r.limits().ToolTimeout,

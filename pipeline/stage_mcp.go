@@ -137,7 +137,7 @@ func (r *execRun) startMCP(ctx context.Context) error {
 		WorkDir:   r.workTree,
 		StderrDir: filepath.Join(r.outDir, mcpStderrDir),
 		OutputDir: filepath.Join(r.outDir, toolOutputDir),
-		Files:     outputFiles{r.outFiles},
+		Files:     outputFiles{r.outFiles, r.modes},
 		Redact:    r.redactor.Redact,
 		Logger:    r.log,
 	}, Version())

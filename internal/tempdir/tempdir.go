@@ -67,7 +67,7 @@ func (d *Dir) Remove() error {
 	if d == nil || d.lock == nil {
 		return nil
 	}
-	err := os.RemoveAll(d.path)
+	err := removeAll(d.path)
 	_ = d.lock.Close() // releases the flock
 	d.lock = nil
 	if err != nil {
@@ -140,7 +140,7 @@ func collectOne(dir string) (bool, error) {
 		}
 		return false, fmt.Errorf("collect %s: %w", dir, err)
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := removeAll(dir); err != nil {
 		return false, fmt.Errorf("collect %s: %w", dir, err)
 	}
 	return true, nil
@@ -159,4 +159,31 @@ func flock(f *os.File, nonblocking bool) error {
 			return err
 		}
 	}
+}
+
+// removeAll is os.RemoveAll that also removes what a process left without
+// search or write permission in its own directories (a sandboxed command
+// that ran `chmod 000` on its $HOME): when the first try fails, every
+// directory below path the caller may chmod is given u+rwx and it tries
+// again.
+func removeAll(path string) error {
+	if err := os.RemoveAll(path); err == nil {
+		return nil
+	}
+	var open func(dir string)
+	open = func(dir string) {
+		fi, err := os.Lstat(dir)
+		if err != nil || !fi.IsDir() {
+			return
+		}
+		_ = os.Chmod(dir, fi.Mode().Perm()|0o700)
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.IsDir() {
+				open(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	open(path)
+	return os.RemoveAll(path)
 }

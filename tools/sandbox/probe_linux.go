@@ -64,7 +64,11 @@ func probeNamespaces() error {
 	cmd.SysProcAttr, _ = sysProcAttr([]Layer{LayerNamespaces}, false)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	err = startMapped(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			return fmt.Errorf("%v: %s", err, msg)
 		}
@@ -94,8 +98,41 @@ func sysProcAttr(layers []Layer, network bool) (*syscall.SysProcAttr, syscall.Si
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
+		if uid != 0 {
+			// A non-root uid keeps no capability across the helper's exec,
+			// even in its own user namespace: the ones the helper's set-up
+			// needs are passed as ambient capabilities (dropCapabilities
+			// clears them all before the command runs).
+			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP, unix.CAP_SYS_CHROOT}
+		}
 		attr.Pdeathsig = syscall.SIGKILL
 		return attr, syscall.SIGKILL
 	}
 	return attr, syscall.SIGTERM
+}
+
+// dumpableMu serialises the runner's dumpable flag while a helper in a
+// new user namespace starts (startMapped): the flag is the process's, one
+// for all goroutines.
+var dumpableMu sync.Mutex //nolint:gochecknoglobals // guards a process-wide attribute (prctl PR_SET_DUMPABLE)
+
+// startMapped starts cmd. When it clones a new user namespace and the
+// runner is not root, the runner is dumpable while it starts: Main turned
+// PR_SET_DUMPABLE off, the child inherits that until it execs, which makes
+// its /proc/<pid>/uid_map root's, and the runner (the parent, which
+// writes the map) could not open it: "fork/exec …: permission denied",
+// and the namespaces layer was unavailable to every non-root runner
+// (auto then fell back to Landlock only). The flag is off again once the
+// helper runs (exec.Cmd.Start returns after the child's exec). Commands
+// cannot use the window: with namespaces they do not see the runner (own
+// PID namespace); other layers take no user namespace.
+func startMapped(cmd *exec.Cmd) error {
+	if cmd.SysProcAttr == nil || cmd.SysProcAttr.Cloneflags&unix.CLONE_NEWUSER == 0 || os.Geteuid() == 0 {
+		return cmd.Start()
+	}
+	dumpableMu.Lock()
+	defer dumpableMu.Unlock()
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	defer func() { _ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) }()
+	return cmd.Start()
 }

@@ -106,7 +106,7 @@ func (s *Sandbox) Start(ctx context.Context, argv []string, dir string, env []st
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = orNil(stdio.Stdin), orNil(stdio.Stdout), orNil(stdio.Stderr)
-	if err := cmd.Start(); err != nil {
+	if err := startMapped(cmd); err != nil {
 		return nil, fmt.Errorf("sandbox: start %s: %w", argv[0], err)
 	}
 	p := &Process{launch: LaunchHelper, note: note, cmd: cmd, refresh: ref}

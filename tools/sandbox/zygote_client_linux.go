@@ -168,7 +168,7 @@ func (s *Sandbox) startZygote() (*zygote, error) {
 	cmd.Env = []string{} // each command brings its own
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.SysProcAttr, _ = sysProcAttr(s.layers, cfg.Network)
-	if err := cmd.Start(); err != nil {
+	if err := startMapped(cmd); err != nil {
 		conn.Close()
 		return nil, err
 	}

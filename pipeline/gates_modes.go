@@ -1,0 +1,214 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// ownModes keeps the modes of the runner's own directories: under
+// Landlock only (which has no right for chmod, chown or utime) and with
+// the sandbox off, a command may change the mode of any directory its
+// user owns, outside the work tree too. `chmod 000` of the out dir, its
+// tool-output directory or the run's temporary directory made every
+// later create there fail for a non-root runner (red team F8): the tool
+// outputs, the patch, result.json and summary.md were lost. The modes are
+// recorded when the runner makes or first uses each directory (and those
+// of the directories above it that the runner's user owns), and put back
+// after every command, before a write there that failed with a permission
+// error is tried again, and once no command runs; what was changed fails
+// the run with gate runner_state. Holding directory descriptors would not
+// help: openat(2) still checks the directory's mode. Safe for concurrent
+// use; the zero value is not (newOwnModes).
+type ownModes struct {
+	mu      sync.Mutex
+	uid     uint32
+	order   []string               // directories in the order recorded
+	modes   map[string]fs.FileMode // directory → its mode bits when recorded
+	changed map[string]string      // directory → "0755 → 0000", the first change seen
+}
+
+// modeBits are the bits of a directory's mode that are put back.
+const modeBits = fs.ModePerm | fs.ModeSticky | fs.ModeSetgid | fs.ModeSetuid
+
+func newOwnModes() *ownModes {
+	return &ownModes{uid: uint32(os.Geteuid()), modes: map[string]fs.FileMode{}, changed: map[string]string{}}
+}
+
+// guard records the modes of the directories at paths (made absolute)
+// and of every directory above each that the runner's user owns ("/"
+// excepted), unless recorded before. Missing paths are skipped.
+func (m *ownModes) guard(paths ...string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		for d := abs; d != "/" && d != "."; d = filepath.Dir(d) {
+			if _, ok := m.modes[d]; ok {
+				continue
+			}
+			fi, err := os.Lstat(d)
+			if err != nil || !fi.IsDir() {
+				break
+			}
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != m.uid {
+				break // nobody running as the runner's user can chmod it, nor above it (usually)
+			}
+			m.modes[d] = fi.Mode() & modeBits
+			m.order = append(m.order, d)
+		}
+	}
+}
+
+// restore puts back the mode of every recorded directory that changed
+// and reports whether one had. A directory that is gone or replaced is
+// left to the other checks (the out dir's mirror).
+func (m *ownModes) restore() bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fixed := false
+	for _, d := range m.order { // top-down: a parent is searchable before its child is looked at
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		want, got := m.modes[d], fi.Mode()&modeBits
+		if got == want {
+			continue
+		}
+		if err := os.Chmod(d, want); err != nil {
+			continue
+		}
+		fixed = true
+		if _, seen := m.changed[d]; !seen {
+			m.changed[d] = fmt.Sprintf("%04o → %04o", unixBits(want), unixBits(got))
+		}
+	}
+	return fixed
+}
+
+// fixTree gives the runner's own user back read and write (and search,
+// for directories) on every entry below root that lost them (the runner
+// never makes one it cannot read: a command took them), recording each
+// as changed. Called once no command runs, on the out dir.
+func (m *ownModes) fixTree(root string) {
+	if m == nil || root == "" {
+		return
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fix := func(p string, fi fs.FileInfo) {
+		need := fs.FileMode(0o600)
+		if fi.IsDir() {
+			need = 0o700
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != m.uid || fi.Mode()&need == need || !fi.IsDir() && !fi.Mode().IsRegular() {
+			return
+		}
+		got := fi.Mode() & modeBits
+		if os.Chmod(p, got|need) == nil {
+			if _, seen := m.changed[p]; !seen {
+				m.changed[p] = fmt.Sprintf("%04o → %04o", unixBits(got|need), unixBits(got))
+			}
+		}
+	}
+	var walk func(dir string)
+	walk = func(dir string) {
+		fi, err := os.Lstat(dir)
+		if err != nil || !fi.IsDir() {
+			return
+		}
+		fix(dir, fi)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if e.IsDir() {
+				walk(p)
+			} else if fi, err := os.Lstat(p); err == nil {
+				fix(p, fi)
+			}
+		}
+	}
+	walk(abs)
+}
+
+// changes returns the directories and files whose mode a command changed,
+// sorted, each with "from → to".
+func (m *ownModes) changes() (paths, what []string) {
+	if m == nil {
+		return nil, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for p := range m.changed {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		what = append(what, p+" "+m.changed[p])
+	}
+	return paths, what
+}
+
+// unixBits is a mode as chmod(1) writes it (setuid 4000, setgid 2000,
+// sticky 1000, then the permission bits).
+func unixBits(m fs.FileMode) uint32 {
+	b := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		b |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		b |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		b |= 0o1000
+	}
+	return b
+}
+
+// modesMessage is the runner_state gate's message for the modes put
+// back, "" when none changed; paths are work-tree-relative where inside.
+func (r *execRun) modesMessage() (paths []string, msg string) {
+	abs, what := r.modes.changes()
+	if len(abs) == 0 {
+		return nil, ""
+	}
+	for i, p := range abs {
+		paths = append(paths, r.treeRel(p))
+		what[i] = r.treeRel(p) + strings.TrimPrefix(what[i], p)
+	}
+	return paths, "a command changed the mode of the runner's own directories or files (" + strings.Join(what, ", ") +
+		": Landlock has no right for chmod, and a non-root runner cannot write where its user may not); the runner put the modes back"
+}
+
+// retryPerm runs op and, when it fails with a permission error and the
+// guarded modes had been changed (and are now put back), runs it again.
+func retryPerm(m *ownModes, op func() error) error {
+	err := op()
+	if errors.Is(err, fs.ErrPermission) && m.restore() {
+		err = op()
+	}
+	return err
+}
