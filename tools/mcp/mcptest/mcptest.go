@@ -1,6 +1,6 @@
 // Package mcptest is an MCP server written with the go-sdk for tests: a
 // fixed set of tools (echo, fail, hang, crash, huge, progress, ping, env,
-// …), served over stdio by a test binary that re-executes itself
+// read, write, dial, …), served over stdio by a test binary that re-executes itself
 // (MaybeServe in TestMain) or over streamable HTTP (Handler). What it
 // receives is recorded, so tests can assert on the server side that a
 // denied call never arrived.
@@ -147,7 +147,7 @@ func (r *Recorder) Has(t testing.TB, prefix string) bool {
 // ToolNames are the tools the server lists, sorted.
 func ToolNames() []string {
 	names := []string{"crash", "denied", "echo", "env", "fail", "hang", "huge", "mixed",
-		"ping", "progress", "structured", "weird.name/with spaces", "write", "dial"}
+		"ping", "progress", "structured", "weird.name/with spaces", "write", "dial", "read"}
 	sort.Strings(names)
 	return names
 }
@@ -219,6 +219,12 @@ func handle(ctx context.Context, rec *Recorder, req *sdk.CallToolRequest, name, 
 			return text("write failed: " + err.Error()), nil
 		}
 		return text("wrote " + arg), nil
+	case "read": // arg: a path; returns its content
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return text("read failed: " + err.Error()), nil
+		}
+		return text("read: " + string(data)), nil
 	case "dial": // arg: host:port; tries to connect
 		c, err := (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, "tcp", arg)
 		if err != nil {
