@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -278,13 +279,25 @@ func mustWriteFile(t *testing.T, p, content string) {
 	}
 }
 
+// copyFile copies the file from to to (mode 0755) without reading it
+// into memory: a child's peak RSS counts this process's at fork time
+// (exec keeps the old mm's high-water mark), and TestFaultHugeBinaryAppend
+// measures its runner's.
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
-	data, err := os.ReadFile(from)
+	src, err := os.Open(from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(to, data, 0o755); err != nil {
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
