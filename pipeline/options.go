@@ -57,6 +57,11 @@ type ExecOptions struct {
 	// the run's temporary directory). Batch gives each work tree one beside
 	// it, removed with it.
 	SnapshotDir string
+	// Hidden are more files and directories (absolute) the sandbox hides
+	// from every command, beside the built-in ones: a batch's clone cache
+	// entries and the other repositories' work trees, which hold their
+	// committed files, a protected .env among them (redteam2 R8).
+	Hidden []string
 	// Isolate works on a temporary copy of Repo and leaves it untouched (--isolate).
 	Isolate bool
 	// Record writes the model session to this cassette file (--record).

@@ -129,6 +129,7 @@ func (r *execRun) setupSandbox(ctx context.Context) error {
 		pol.Hidden = append(pol.Hidden, run)
 	}
 	pol.Hidden = append(pol.Hidden, r.snapshotStores()...)
+	pol.Hidden = append(pol.Hidden, r.opts.Hidden...)
 	if err := r.startNetProxy(ctx, &pol); err != nil {
 		return err
 	}

@@ -56,14 +56,17 @@ type Job struct {
 	// SnapshotDir is the run's snapshot store, outside WorkDir and removed
 	// with it ("" = the user's cache, one store per work tree path).
 	SnapshotDir string
-	SpecPath    string            // the task spec file; "" when SpecInline is set
-	SpecInline  []byte            // an inline task spec (YAML); nil when SpecPath is set
-	Inputs      map[string]string // task inputs for this repository
-	OutDir      string            // out/<repo-id>/: events.jsonl, changes.patch, result.json go here (emptied before each attempt)
-	Timeout     time.Duration     // per-repository wall clock; 0 = none
-	MaxCostUSD  float64           // per-repository budget (already capped by what is left of the total); 0 = none
-	LimitsFrom  string            // the batch spec file Timeout and MaxCostUSD are set in, for messages
-	Attempt     int               // 1-based; >1 after infrastructure failures
+	// Hidden are the paths the run's sandbox hides beside its built-in
+	// ones: the batch's clone cache entries and the other work trees.
+	Hidden     []string
+	SpecPath   string            // the task spec file; "" when SpecInline is set
+	SpecInline []byte            // an inline task spec (YAML); nil when SpecPath is set
+	Inputs     map[string]string // task inputs for this repository
+	OutDir     string            // out/<repo-id>/: events.jsonl, changes.patch, result.json go here (emptied before each attempt)
+	Timeout    time.Duration     // per-repository wall clock; 0 = none
+	MaxCostUSD float64           // per-repository budget (already capped by what is left of the total); 0 = none
+	LimitsFrom string            // the batch spec file Timeout and MaxCostUSD are set in, for messages
+	Attempt    int               // 1-based; >1 after infrastructure failures
 }
 
 // Outcome is what Exec reports: the run.finished fields a batch records.

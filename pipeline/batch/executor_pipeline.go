@@ -96,7 +96,7 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("%s: %w", job.RepoID, err)
 	}
 	res, runErr := pipeline.Exec(ctx, pipeline.ExecOptions{
-		Task: task, Repo: job.WorkDir, SnapshotDir: job.SnapshotDir, Out: job.OutDir, Inputs: job.Inputs,
+		Task: task, Repo: job.WorkDir, SnapshotDir: job.SnapshotDir, Hidden: job.Hidden, Out: job.OutDir, Inputs: job.Inputs,
 		Model: e.Model, BaseURL: e.BaseURL, APIKey: e.APIKey, Environ: e.Environ,
 		Replay: replay, Record: record, MaxSteps: e.MaxSteps, Timeout: job.Timeout, MaxCostUSD: job.MaxCostUSD,
 		LimitsFrom: job.LimitsFrom,

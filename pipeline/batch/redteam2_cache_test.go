@@ -10,8 +10,8 @@ import (
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
-// TestRedteamBatchCacheHidesOtherRepos (redteam2, R8; red until each run's
-// sandbox hides the batch's clone cache and the other work dirs): repository
+// TestRedteamBatchCacheHidesOtherRepos (redteam2, R8: each run's sandbox
+// hides the batch's clone cache and the other work dirs): repository
 // "victim" has a committed, protected .env; repository "attacker" runs
 // `bash attack.sh`, which reads the victim's blob from the batch's clone
 // cache (git --git-dir=<cache>/victim.git show HEAD:.env). The victim's

@@ -335,10 +335,37 @@ func (a *attempts) once(ctx context.Context) (Outcome, error) {
 		return Outcome{}, err
 	}
 	return a.exec(ctx, Job{
-		RepoID: r.ID, Repo: r, WorkDir: work, SnapshotDir: filepath.Join(dir.Path(), "snapshots"), SpecPath: b.spec.Task.Path, SpecInline: b.spec.Task.Inline,
+		RepoID: r.ID, Repo: r, WorkDir: work, SnapshotDir: filepath.Join(dir.Path(), "snapshots"), Hidden: b.hiddenFrom(dir.Path()), SpecPath: b.spec.Task.Path, SpecInline: b.spec.Task.Inline,
 		Inputs: r.Inputs, OutDir: outDir, Timeout: b.spec.Limits.Timeout,
 		MaxCostUSD: b.jobBudget(), LimitsFrom: b.spec.Path, Attempt: a.n,
 	})
+}
+
+// hiddenFrom lists what the sandbox of the repository whose attempt
+// directory is own hides: every clone cache entry (CacheDir/<id>.git: a
+// repository's whole history, a committed .env among it; its own too, the
+// work tree's objects are hard-linked copies) and every other attempt's
+// directory under the work root that exists now (redteam2 R8: a command
+// read another repository's .env with git --git-dir=../<id>.git show
+// HEAD:.env). Attempt directories made later, by repositories running at
+// the same time, are not in the list: run untrusted repositories with
+// concurrency 1, or in batches of their own.
+func (b *batchRun) hiddenFrom(own string) []string {
+	var out []string
+	caches, _ := filepath.Glob(filepath.Join(b.clone.dir, "*.git"))
+	out = append(out, caches...)
+	works, _ := filepath.Glob(filepath.Join(b.workRoot, "*"))
+	for _, w := range works {
+		if w != own {
+			out = append(out, w)
+		}
+	}
+	for i, p := range out {
+		if abs, err := filepath.Abs(p); err == nil {
+			out[i] = abs
+		}
+	}
+	return out
 }
 
 // jobBudget is the per-repository limit, capped by what is left in total.
