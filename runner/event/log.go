@@ -140,12 +140,18 @@ func derefPayload(p Payload) Payload {
 // dropped silently; any other bad line is an error naming its line number
 // (wrapping ErrMalformed or ErrVersion), returned with the records before it.
 func ReadLog(r io.Reader) ([]Record, error) {
+	recs, _, err := ReadLogCut(r)
+	return recs, err
+}
+
+// ReadLogCut is ReadLog that also returns the number (1-based) of the
+// last line it dropped as a killed run's cut tail, 0 when none was.
+func ReadLogCut(r io.Reader) (recs []Record, cut int, err error) {
 	br := bufio.NewReader(r)
-	var recs []Record
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
-			return recs, fmt.Errorf("read event log line %d: %w", n, err)
+			return recs, 0, fmt.Errorf("read event log line %d: %w", n, err)
 		}
 		complete := len(line) > 0 && line[len(line)-1] == '\n'
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
@@ -155,13 +161,13 @@ func ReadLog(r io.Reader) ([]Record, error) {
 				rec.Line = n
 				recs = append(recs, rec)
 			case !complete && errors.Is(perr, ErrMalformed):
-				return recs, nil // truncated tail of a killed run
+				return recs, n, nil // truncated tail of a killed run
 			default:
-				return recs, fmt.Errorf("event log line %d: %w", n, perr)
+				return recs, 0, fmt.Errorf("event log line %d: %w", n, perr)
 			}
 		}
 		if err != nil { // io.EOF
-			return recs, nil
+			return recs, 0, nil
 		}
 	}
 }

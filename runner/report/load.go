@@ -49,15 +49,31 @@ func readLogFile(path, name string) ([]event.Record, error) {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := event.ReadLog(f)
+	recs, cut, err := event.ReadLogCut(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(recs) == 0 && cut > 0 {
+		return nil, fmt.Errorf("%s: %w", name, cutLogError{line: cut})
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: %w", name, ErrNoEvents)
 	}
 	return recs, nil
 }
+
+// cutLogError is a log with no whole event whose last line is cut before
+// its newline (a run killed while writing it, a copy cut short): it is
+// ErrNoEvents, said as what happened.
+type cutLogError struct{ line int }
+
+func (e cutLogError) Error() string {
+	return fmt.Sprintf("line %d is incomplete (cut off before its newline, as a run killed mid-write or a copy cut short leaves it) "+
+		"and the log holds no whole event before it", e.line)
+}
+
+// Is makes the error ErrNoEvents.
+func (cutLogError) Is(target error) bool { return target == ErrNoEvents }
 
 // Render formats reports as "markdown" (documents separated by a rule) or
 // "json" (one object for one report, an array for several). Other formats

@@ -56,3 +56,24 @@ func TestMarkdownFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestLoadCutLog: a log with no whole event whose last line is cut before
+// its newline is ErrNoEvents that names the cut line; a cut tail after
+// whole events is still dropped silently.
+func TestLoadCutLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.jsonl")
+	must(t, os.WriteFile(cut, []byte("\n"+`{"v":1,"seq":1,"time":"2026-12-0`), 0o644))
+	_, err := Load(t.Context(), cut)
+	if !errors.Is(err, ErrNoEvents) || !strings.Contains(err.Error(), "cut.jsonl: line 2 is incomplete") || strings.Contains(err.Error(), "empty") {
+		t.Errorf("cut: %v", err)
+	}
+	whole, err := os.ReadFile(filepath.Join("testdata", "success.jsonl"))
+	must(t, err)
+	tail := filepath.Join(dir, "tail.jsonl")
+	must(t, os.WriteFile(tail, append(whole, `{"v":1,"seq":99,"ti`...), 0o644))
+	if reps, err := Load(t.Context(), tail); err != nil || len(reps) != 1 {
+		t.Errorf("cut tail after whole events: %v, %d reports", err, len(reps))
+	}
+}
