@@ -65,7 +65,7 @@ func (c *PolicyCheckCmd) Run(streams Streams, env Environ) error {
 	q := c.query()
 	if c.MCP != "" {
 		if q, err = spec.MCPQuery(c.MCP); err != nil {
-			return err
+			return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
 		}
 	}
 	x := bashcheck.Explain(rules, c.Repo, q)

@@ -236,12 +236,14 @@ func (d *Decoder) checkMCPRules(s *Spec) {
 }
 
 // MCPQuery is the `runner policy check --mcp SERVER/TOOL` question for
-// this spec. An error wrapping ErrInputs says that target is not
-// SERVER/TOOL or names a server the spec does not declare.
+// this spec. An error says that target is not SERVER/TOOL or names a
+// server the spec does not declare; it is about the flag, not the spec or
+// its inputs, so it wraps no sentinel of this package (the CLI reports it
+// as a usage error).
 func (s *Spec) MCPQuery(target string) (permission.Query, error) {
 	server, tool, ok := strings.Cut(target, "/")
 	if !ok || server == "" || tool == "" {
-		return permission.Query{}, fmt.Errorf("%w: --mcp %q: write SERVER/TOOL, e.g. github/get_me", ErrInputs, target)
+		return permission.Query{}, fmt.Errorf("--mcp %q: write SERVER/TOOL, e.g. github/get_me", target)
 	}
 	if _, ok := s.MCP.Servers[server]; !ok {
 		names := make([]string, 0, len(s.MCP.Servers))
@@ -253,7 +255,7 @@ func (s *Spec) MCPQuery(target string) (permission.Query, error) {
 		if len(names) > 0 {
 			list = "its servers are: " + strings.Join(names, ", ")
 		}
-		return permission.Query{}, fmt.Errorf("%w: --mcp %q: the task has no MCP server %q (%s)", ErrInputs, target, server, list)
+		return permission.Query{}, fmt.Errorf("--mcp %q: the task has no MCP server %q (%s)", target, server, list)
 	}
 	return permission.Query{Permission: permission.MCP, Target: target}, nil
 }
