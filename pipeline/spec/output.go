@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"gopkg.in/yaml.v3"
 )
 
@@ -115,8 +116,9 @@ func (d *Decoder) scalarJSON(path string, n *yaml.Node) (any, bool) {
 	return nil, false
 }
 
-// schemaError records a compile error of the output schema, at the part of
-// the schema it is about when the compiler says where.
+// schemaError records the compile errors of the output schema, each at the
+// part of the schema it is about when the compiler says where: every
+// problem, not only the first (schemaLeaves).
 func (d *Decoder) schemaError(path string, n *yaml.Node, err error) {
 	const hint = "the output schema must be a valid JSON Schema (draft 2020-12)"
 	var sve *jsonschema.SchemaValidationError
@@ -125,20 +127,38 @@ func (d *Decoder) schemaError(path string, n *yaml.Node, err error) {
 		d.ErrorAt(n, hint, "%s: %v", path, err)
 		return
 	}
-	leaf := ve
-	for len(leaf.Causes) > 0 {
-		leaf = leaf.Causes[0]
+	for _, leaf := range schemaLeaves(ve, nil) {
+		at := nodeAt(n, leaf.InstanceLocation)
+		msg := (&jsonschema.ValidationError{InstanceLocation: leaf.InstanceLocation, ErrorKind: leaf.ErrorKind}).Error()
+		if i := strings.Index(msg, ": "); strings.HasPrefix(msg, "at ") && i > 0 {
+			msg = msg[i+2:]
+		}
+		where := path
+		if len(leaf.InstanceLocation) > 0 {
+			where += "/" + strings.Join(leaf.InstanceLocation, "/")
+		}
+		d.ErrorAt(at, hint, "%s: %s", where, msg)
 	}
-	at := nodeAt(n, leaf.InstanceLocation)
-	msg := (&jsonschema.ValidationError{InstanceLocation: leaf.InstanceLocation, ErrorKind: leaf.ErrorKind}).Error()
-	if i := strings.Index(msg, ": "); strings.HasPrefix(msg, "at ") && i > 0 {
-		msg = msg[i+2:]
+}
+
+// schemaLeaves appends the problems of a metaschema validation error to
+// out: its leaves, each branch of an allOf (every part of the schema
+// checked) followed, but of an anyOf or oneOf only the first alternative
+// (`type: objekt` is "must be one of 'array', …", not also "want array").
+func schemaLeaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
+	switch ve.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		if len(ve.Causes) > 0 {
+			return schemaLeaves(ve.Causes[0], out)
+		}
 	}
-	where := path
-	if len(leaf.InstanceLocation) > 0 {
-		where += "/" + strings.Join(leaf.InstanceLocation, "/")
+	if len(ve.Causes) == 0 {
+		return append(out, ve)
 	}
-	d.ErrorAt(at, hint, "%s: %s", where, msg)
+	for _, c := range ve.Causes {
+		out = schemaLeaves(c, out)
+	}
+	return out
 }
 
 // nodeAt follows a JSON pointer (as tokens) into a YAML node, stopping at

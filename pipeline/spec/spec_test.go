@@ -122,6 +122,11 @@ func TestLoadErrors(t *testing.T) {
 		{"permission type", base + "permissions:\n  read: [allow]\n", []string{"5:9: permissions.read: expected an action (allow or deny) or a mapping"}},
 		{"schema does not compile", base + "output:\n  schema:\n    type: object\n    properties:\n      a: {type: strng}\n",
 			[]string{"8:17: output.schema/properties/a/type: value must be one of"}},
+		{"schema: every problem, one of an anyOf", base + "output:\n  schema:\n    type: objekt\n    required: x\n    properties:\n      v: {type: string, enum: approve}\n      n: {minimum: '3'}\n", []string{
+			"6:11: output.schema/type: value must be one of 'array', 'boolean'",
+			"7:15: output.schema/required: got string, want array",
+			"9:31: output.schema/properties/v/enum: got string, want array",
+			"10:20: output.schema/properties/n/minimum: got string, want number"}},
 		{"schema bad regexp", base + "output:\n  schema: {type: string, pattern: '(['}\n", []string{"5:35: output.schema/pattern: "}},
 		{"schema external ref", base + "output:\n  schema: {$ref: 'https://example.com/s.json'}\n", []string{"5:11: output.schema: output schema: "}},
 		{"schema not object", base + "output:\n  schema: true\n", []string{"5:11: output.schema: expected a JSON Schema object, got a boolean"}},
