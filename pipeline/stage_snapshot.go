@@ -31,14 +31,25 @@ func (r *execRun) baseSnapshot(ctx context.Context) error {
 	case r.isolated:
 		opts.StoreDir = filepath.Join(r.runTemp.Path(), "snapshots")
 	}
-	// Before the base snapshot and any command (MCP servers start after
-	// it): an ignored file changed from here on is one of the run's.
-	r.since = snapshot.FileClock()
+	if !r.opts.Quiet {
+		opts.OnWait = func(holder string) {
+			if holder != "" {
+				holder = " (" + holder + ")"
+			}
+			fmt.Fprintf(r.opts.Stderr, "runner: waiting for another run on %s to end%s: one run at a time per work tree; "+
+				"use --isolate to run beside it\n", r.workTree, holder)
+		}
+	}
 	store, err := snapshot.Open(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("%w: snapshot: %w", ErrInfra, err)
 	}
 	r.store = store
+	// Before the base snapshot and any command (MCP servers start after
+	// it), and after any wait for another run on this tree (whose writes
+	// are not this run's): an ignored file changed from here on is one of
+	// the run's.
+	r.since = snapshot.FileClock()
 	base, err := store.Track(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: base snapshot: %w", ErrInfra, err)

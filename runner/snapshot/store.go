@@ -47,6 +47,11 @@ type Options struct {
 	// patch carries as a GIT binary patch; a larger one is left out and
 	// recorded (FileChange.Omitted). 0 means DefaultMaxBinaryPatch.
 	MaxBinaryPatch int64
+	// OnWait, when set, is called once when the store is locked by another
+	// Store (another run on the same work tree), before Open waits for it,
+	// with what that holder wrote into the lock file ("pid 1234"; "" when
+	// unknown). It runs on Open's goroutine.
+	OnWait func(holder string)
 }
 
 // Store records snapshots of one work tree. Its methods are safe for
@@ -100,7 +105,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := os.MkdirAll(storeDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create store: %w", err)
 	}
-	lock, err := acquireLock(ctx, storeDir)
+	lock, err := acquireLock(ctx, storeDir, opts.OnWait)
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,6 +186,48 @@ func TestOpenLocksTheStore(t *testing.T) {
 	}
 	if _, err := Open(context.Background(), Options{WorkTree: wt, StoreDir: filepath.Join(wt, "store")}); !errors.Is(err, ErrStoreInWorkTree) {
 		t.Fatalf("store inside work tree = %v, want ErrStoreInWorkTree", err)
+	}
+}
+
+// TestOpenSaysItWaits: a second Open of a locked store calls OnWait once,
+// with the holder's "pid N", before it waits, and returns once the holder
+// closes; an Open that does not wait never calls it.
+func TestOpenSaysItWaits(t *testing.T) {
+	isolateGit(t)
+	wt := t.TempDir()
+	var calls atomic.Int32
+	first, err := Open(t.Context(), Options{WorkTree: wt, StoreDir: filepath.Join(t.TempDir(), "store"),
+		OnWait: func(string) { calls.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan string, 2)
+	opened := make(chan error, 1)
+	go func() {
+		s2, err := Open(t.Context(), Options{WorkTree: wt, StoreDir: first.storeDir, OnWait: func(h string) { waiting <- h }})
+		if err == nil {
+			err = s2.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case h := <-waiting:
+		if want := fmt.Sprintf("pid %d", os.Getpid()); h != want {
+			t.Errorf("holder %q, want %q", h, want)
+		}
+	case err := <-opened:
+		t.Fatalf("second Open returned (%v) without waiting", err)
+	case <-time.After(time.Minute):
+		t.Fatal("OnWait was not called within a minute")
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatalf("Open after the holder closed: %v", err)
+	}
+	if len(waiting) != 0 || calls.Load() != 0 {
+		t.Errorf("OnWait called again (%d more) or by the Open that did not wait (%d)", len(waiting), calls.Load())
 	}
 }
 
