@@ -16,6 +16,11 @@ import (
 func TestConsoleSaysItOnce(t *testing.T) {
 	t.Parallel()
 	spec, repo := smallRepo(t)
+	// bash is offered (a rule allows ls), so the call below is a denial.
+	withBash := strings.Replace(smallSpec, "permissions:\n", "permissions:\n  bash: {\"ls\": allow}\n", 1)
+	if err := os.WriteFile(spec, []byte(withBash), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	env := append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
 	srv := newModel(t,
 		llmtest.HTTPError(503, `{"error":{"message":"overloaded"}}`),

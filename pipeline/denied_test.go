@@ -17,6 +17,8 @@ import (
 // a success.
 func TestGiveUpAfterDenialIsNotSuccess(t *testing.T) {
 	spec, repo := execFixture(t)
+	// bash is offered (a rule allows ls), so rm is a denial.
+	mustWrite(t, spec, strings.Replace(runSpec, "permissions:\n", "permissions:\n  bash: {\"ls\": allow}\n", 1))
 	rm := llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"rm README"}`)}}.Reply()
 	srv := newModel(t, rm, llmtest.Turn{Text: "Removed README."}.Reply())
 	var buf bytes.Buffer

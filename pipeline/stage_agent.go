@@ -76,7 +76,7 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	cfg := runner.Config{
 		Model: r.model, ModelName: r.modelName,
 		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: r.userMessage(),
-		Tools:  r.redactResults(tools.GuardAll(append(tools.Builtins(r.toolEnv()), r.mcpTools()...), rules, r.workTree)),
+		Tools:  r.redactResults(tools.GuardAll(append(tools.Offered(tools.Builtins(r.toolEnv()), rules), r.mcpTools()...), rules, r.workTree)),
 		Policy: rules, Sink: r.sink,
 		Snapshotter: stepSnapshots{store: r.store, base: r.base, history: r.history},
 		Pricer:      r.catalog, Windows: windows{r.catalog},

@@ -66,6 +66,17 @@ func (rs Ruleset) Decide(permission, display string, allowMatch, denyMatch func(
 	return d
 }
 
+// HasAllow reports whether rs has any allow rule for permission, whatever
+// its pattern: without one every call that needs the permission is denied.
+func (rs Ruleset) HasAllow(permission string) bool {
+	for _, r := range rs {
+		if r.Permission == permission && r.Action == Allow {
+			return true
+		}
+	}
+	return false
+}
+
 // moreSpecific reports whether r should replace best as the deciding rule:
 // a longer pattern is more specific; ties keep the earlier rule.
 func moreSpecific(r, best *Rule) bool {
