@@ -123,6 +123,9 @@ func (o ExecOptions) Validate() error {
 			ErrUsage, o.MaxCostUSD)
 	case o.PR < 0:
 		return fmt.Errorf("%w: --pr %d: give a pull request number", ErrUsage, o.PR)
+	case o.Continue != "" && o.Out != "" && sameDir(o.Out, o.Continue):
+		return fmt.Errorf("%w: --out %s is the run --continue reads: this run would overwrite its outputs; "+
+			"give this run another --out (or none: .runner/runs/<run id>/)", ErrUsage, o.Out)
 	case o.Force && o.Continue == "":
 		return fmt.Errorf("%w: --force only applies to --continue", ErrUsage)
 	case o.Record != "" && o.Replay != "":

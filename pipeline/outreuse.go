@@ -1,0 +1,59 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/seed43ef5acb/runner/runner/report"
+)
+
+// earlierRun describes the run whose outputs the out dir dir already holds
+// ("run 20261202T… (status success)"; "an earlier run" when its
+// result.json is missing or unreadable); "" when dir holds no run's
+// outputs (no result.json and no events.jsonl).
+func earlierRun(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, report.ResultFile))
+	if err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, report.EventsFile)); serr != nil {
+			return ""
+		}
+		return "an earlier run"
+	}
+	var res struct {
+		RunID  string `json:"run_id"`
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(data, &res) != nil || res.RunID == "" {
+		return "an earlier run"
+	}
+	if res.Status == "" {
+		return "run " + res.RunID
+	}
+	return fmt.Sprintf("run %s (status %s)", res.RunID, res.Status)
+}
+
+// noteReusedOut says on stderr (unless --quiet) that --out names a
+// directory that holds an earlier run's outputs, which this run replaces:
+// the earlier result.json, log, patch and summary are overwritten.
+func (r *execRun) noteReusedOut() {
+	if r.opts.Out == "" || r.opts.Quiet {
+		return
+	}
+	if prev := earlierRun(r.opts.Out); prev != "" {
+		fmt.Fprintf(r.opts.Stderr, "runner: note: --out %s holds the outputs of %s: this run replaces them "+
+			"(give each run its own --out, or none: .runner/runs/<run id>/, to keep them)\n", r.opts.Out, prev)
+	}
+}
+
+// sameDir reports whether paths a and b name the same directory (one
+// that may not exist yet: then the same absolute path).
+func sameDir(a, b string) bool {
+	if fa, err := os.Stat(a); err == nil {
+		if fb, err := os.Stat(b); err == nil {
+			return os.SameFile(fa, fb)
+		}
+	}
+	return sameFile(a, b)
+}
