@@ -89,7 +89,7 @@ func (r *execRun) checkOnce(ctx context.Context, attempt int) ([]checkResult, er
 		if err := r.emit(event.CheckFinished{
 			Name: c.Name, Command: c.Run, Attempt: attempt, ExitCode: res.exit,
 			Passed: res.passed, Output: res.output, DurationMS: time.Since(start).Milliseconds(),
-			SandboxRefresh: res.refresh,
+			SandboxRefresh: res.refresh, Hint: r.checkHint(res.passed),
 		}); err != nil {
 			return nil, err
 		}
@@ -135,6 +135,25 @@ func (r *execRun) runCheck(ctx context.Context, c spec.Check) (checkResult, erro
 		out.refresh = &event.SandboxRefresh{Hidden: ref.Hidden, Reason: ref.Reason}
 	}
 	return out, nil
+}
+
+// checkHint is check.finished's hint for a check that failed in the
+// sandbox: what the sandbox takes away that a check may need and which
+// spec key gives it back ("" when the check passed or ran unsandboxed).
+func (r *execRun) checkHint(passed bool) string {
+	if passed || r.sandbox == nil || r.sandbox.Mode() == sandbox.ModeOff {
+		return ""
+	}
+	var parts []string
+	switch sb := r.spec.Sandbox; {
+	case sb.Network:
+	case len(sb.Allow) > 0:
+		parts = append(parts, "network only to "+strings.Join(sb.Allow, ", ")+" (sandbox.network.allow)")
+	default:
+		parts = append(parts, "no network (sandbox.network opens it)")
+	}
+	parts = append(parts, "a private $HOME and $TMPDIR", "writes only in the work tree and sandbox.writable")
+	return "checks run in the sandbox: " + strings.Join(parts, ", ")
 }
 
 // feedback is the user message that hands failing checks back to the agent.

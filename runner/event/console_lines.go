@@ -123,6 +123,9 @@ func (c *Console) checkFinished(b *strings.Builder, v CheckFinished) {
 	for _, l := range lines {
 		c.untrusted(b, "    "+sanitize(l, 200))
 	}
+	if v.Hint != "" {
+		c.trusted(b, "    "+c.paint(dim, "hint: "+v.Hint))
+	}
 }
 
 func (c *Console) runFinished(b *strings.Builder, v RunFinished) {

@@ -383,6 +383,11 @@ type CheckFinished struct {
 	// SandboxRefresh is what the sandbox changed before the check ran
 	// (protected files that appeared got covers); nil when nothing.
 	SandboxRefresh *SandboxRefresh `json:"sandbox_refresh,omitempty"`
+	// Hint says, for a failed check that ran in the sandbox, what the
+	// sandbox takes away that a check may need (the network, the real
+	// $HOME, writes outside the work tree) and which spec key gives it
+	// back; "" for a check that passed or ran unsandboxed.
+	Hint string `json:"hint,omitempty"`
 }
 
 // SandboxRefresh is what the sandbox changed before a command: the paths

@@ -1,0 +1,84 @@
+package pipeline
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
+)
+
+// TestFailedCheckSandboxHint: a check that fails in the sandbox carries a
+// one-line hint (check.finished and stderr) naming what the sandbox takes
+// away: the network (unless sandbox.network opens it), the real $HOME,
+// writes outside the work tree; a passing check and a check that ran
+// with mode off carry none.
+func TestFailedCheckSandboxHint(t *testing.T) {
+	if sup := sandbox.Probe(); len(sup.Available()) == 0 {
+		t.Skipf("no sandbox layer on this machine: %s", sup.Missing())
+	}
+	tests := []struct {
+		name, section string
+		want, bad     []string // in the failed check's hint; not in it ("" want: no hint)
+	}{
+		{"network deny", "", []string{"checks run in the sandbox: no network (sandbox.network opens it)", "a private $HOME and $TMPDIR",
+			"writes only in the work tree and sandbox.writable"}, nil},
+		{"network allow list", "sandbox: {network: {allow: [proxy.golang.org]}}\n",
+			[]string{"network only to proxy.golang.org (sandbox.network.allow)", "a private $HOME"}, []string{"no network"}},
+		{"network allow", "sandbox: {network: allow}\n", []string{"checks run in the sandbox: a private $HOME"}, []string{"network"}},
+		{"mode off", "sandbox: {mode: off}\n", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+			spec := filepath.Join(t.TempDir(), "task.yaml")
+			mustWrite(t, spec, "version: 1\nname: hint\nmodel: gpt-4.1-mini\nprompt: Do it.\npermissions: {read: allow}\nretries: 0\n"+
+				"checks:\n  - {name: passes, run: 'true'}\n  - {name: needs-file, run: 'test -f ok.txt'}\n"+tt.section)
+			repo := filepath.Join(t.TempDir(), "repo")
+			mustWrite(t, filepath.Join(repo, "README"), "x\n")
+			srv := newModel(t, llmtest.Turn{Text: "Done."}.Reply())
+			out := t.TempDir()
+			var stderr bytes.Buffer
+			_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), APIKey: testKey,
+				Stdout: &bytes.Buffer{}, Stderr: &stderr, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}})
+			if ExitCode(err) != ExitTaskFailed {
+				t.Fatalf("exit %d (%v), want 1: the check fails\n%s", ExitCode(err), err, stderr.String())
+			}
+			data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			hints := map[string]string{}
+			for _, rec := range validLog(t, data) {
+				var cf event.CheckFinished
+				if rec.Type == "check.finished" && rec.Decode(&cf) == nil {
+					hints[cf.Name] = cf.Hint
+				}
+			}
+			if len(hints) != 2 || hints["passes"] != "" {
+				t.Fatalf("check hints %q: want two checks, none on the passing one", hints)
+			}
+			hint := hints["needs-file"]
+			if (hint != "") != (tt.want != nil) {
+				t.Fatalf("failed check's hint %q, want one: %v", hint, tt.want != nil)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(hint, w) {
+					t.Errorf("hint %q lacks %q", hint, w)
+				}
+			}
+			for _, b := range tt.bad {
+				if strings.Contains(hint, b) {
+					t.Errorf("hint %q says %q", hint, b)
+				}
+			}
+			if hint != "" && !strings.Contains(stderr.String(), "    hint: "+hint+"\n") {
+				t.Errorf("stderr lacks the hint under the failed check:\n%s", stderr.String())
+			}
+		})
+	}
+}
