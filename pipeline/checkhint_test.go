@@ -14,7 +14,7 @@ import (
 )
 
 // TestFailedCheckSandboxHint: a check that fails in the sandbox carries a
-// one-line hint (check.finished and stderr) naming what the sandbox takes
+// one-line hint (check.finished, stderr and summary.md) naming what the sandbox takes
 // away: the network (unless sandbox.network opens it), the real $HOME,
 // writes outside the work tree; a passing check and a check that ran
 // with mode off carry none.
@@ -83,6 +83,10 @@ func TestFailedCheckSandboxHint(t *testing.T) {
 			}
 			if hint != "" && !strings.Contains(stderr.String(), "    hint: "+hint+"\n") {
 				t.Errorf("stderr lacks the hint under the failed check:\n%s", stderr.String())
+			}
+			summary, _ := os.ReadFile(filepath.Join(out, "summary.md"))
+			if strings.Contains(string(summary), "Hint: checks run in the sandbox: ") != (hint != "") {
+				t.Errorf("summary.md says the hint: %v, want %v:\n%s", !(hint != ""), hint != "", summary)
 			}
 		})
 	}

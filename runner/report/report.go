@@ -101,6 +101,9 @@ type Check struct {
 	ExitCode   int    `json:"exit_code"`
 	DurationMS int64  `json:"duration_ms"`
 	Output     string `json:"output"`
+	// Hint is check.finished's hint: what the sandbox took from a failed
+	// check ("" for none).
+	Hint string `json:"hint,omitempty"`
 }
 
 // BuildRuns splits records by run_id (in order of first appearance) and
@@ -202,7 +205,7 @@ func (b *builder) add(rec event.Record, p event.Payload) {
 		}
 	case event.CheckFinished:
 		b.r.Checks = append(b.r.Checks, Check{Name: v.Name, Command: v.Command, Attempt: v.Attempt,
-			Passed: v.Passed, ExitCode: v.ExitCode, DurationMS: v.DurationMS, Output: v.Output})
+			Passed: v.Passed, ExitCode: v.ExitCode, DurationMS: v.DurationMS, Output: v.Output, Hint: v.Hint})
 	case event.Publish:
 		b.r.Delivery = append(b.r.Delivery, v)
 	case event.RunFinished:

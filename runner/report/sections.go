@@ -57,7 +57,15 @@ func (r Report) changesSection(h string) string {
 	})
 }
 
+// checksSection is the table of check attempts, then the hint of the
+// last failed check that has one (the same for every check of a run).
 func (r Report) checksSection(h string) string {
+	hint := ""
+	for _, c := range r.Checks {
+		if !c.Passed && c.Hint != "" {
+			hint = "Hint: " + strings.NewReplacer("*", `\*`, "_", `\_`).Replace(cell(c.Hint)) + ".\n\n"
+		}
+	}
 	return table(h, "Checks", "| Check | Attempt | Result | Exit | Duration |\n|---|--:|---|--:|--:|", len(r.Checks), func(i int) string {
 		c := r.Checks[i]
 		res := "✅ passed"
@@ -65,7 +73,7 @@ func (r Report) checksSection(h string) string {
 			res = "❌ failed"
 		}
 		return fmt.Sprintf("| %s | %d | %s | %d | %s |", cell(c.Name), c.Attempt, res, c.ExitCode, event.FormatMS(c.DurationMS))
-	})
+	}) + hint
 }
 
 func (r Report) denialsSection(h string) string {
