@@ -15,8 +15,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/seed43ef5acb/runner/internal/treewalk"
 	"github.com/seed43ef5acb/runner/tools/permission"
-	"github.com/seed43ef5acb/runner/tools/treewalk"
 )
 
 //go:embed grep.md

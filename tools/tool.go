@@ -4,7 +4,7 @@
 // GitHub.
 //
 // Imports: tools/sandbox, tools/permission, tools/permission/bashcheck,
-// tools/gitignore, tools/treewalk and secret; never runner, pipeline or
+// internal/gitignore, internal/treewalk and secret; never runner, pipeline or
 // github.
 package tools
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/seed43ef5acb/runner/tools/treewalk"
+	"github.com/seed43ef5acb/runner/internal/treewalk"
 )
 
 // walkEntry is one entry found by walkTree (package treewalk's Entry).

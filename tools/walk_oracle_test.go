@@ -14,8 +14,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/seed43ef5acb/runner/tools/gitignore"
-	"github.com/seed43ef5acb/runner/tools/treewalk"
+	"github.com/seed43ef5acb/runner/internal/gitignore"
+	"github.com/seed43ef5acb/runner/internal/treewalk"
 )
 
 // The previous implementation of glob, grep and list (a sequential

@@ -39,11 +39,11 @@ func layers() []string {
 		"tools",           // the built-in tools
 		"tools/sandbox",   // OS sandbox of the bash tool
 		"tools/permission/bashcheck",
-		"tools/permission", // rules, matching, protected paths
-		"tools/treewalk",   // the one work-tree walk of snapshots and search tools
-		"tools/gitignore",  // git's ignore rules
-		"llm",              // the model provider
-		"secret",           // what a secret is: the env scrub's and the redactor's one rule
+		"tools/permission",   // rules, matching, protected paths
+		"internal/treewalk",  // the one work-tree walk of snapshots and search tools
+		"internal/gitignore", // git's ignore rules
+		"llm",                // the model provider
+		"secret",             // what a secret is: the env scrub's and the redactor's one rule
 	}
 }
 
@@ -207,7 +207,7 @@ func TestLayerOf(t *testing.T) {
 		{"tools/permission/bashcheck", "tools/permission/bashcheck"},
 		{"tools/permission/permtest", "tools/permission"},
 		{"tools/sandbox", "tools/sandbox"},
-		{"tools/treewalk", "tools/treewalk"},
+		{"internal/treewalk", "internal/treewalk"},
 		{"llm/llmtest", "llm"},
 		{"secret", "secret"},
 		{"internal/golden", ""},

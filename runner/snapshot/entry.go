@@ -14,7 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"golang.org/x/sys/unix"
 
-	"github.com/seed43ef5acb/runner/tools/gitignore"
+	"github.com/seed43ef5acb/runner/internal/gitignore"
 )
 
 // statEntry lstats name in the directory open as dirfd (or abs when

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/seed43ef5acb/runner/tools/treewalk"
+	"github.com/seed43ef5acb/runner/internal/treewalk"
 )
 
 // IgnoredWrites are the files of the work tree in paths git ignores that

@@ -12,7 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
-	"github.com/seed43ef5acb/runner/tools/gitignore"
+	"github.com/seed43ef5acb/runner/internal/gitignore"
 )
 
 // trackedSet is what the snapshot needs from the user's index: the tracked

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/seed43ef5acb/runner/tools/treewalk"
+	"github.com/seed43ef5acb/runner/internal/treewalk"
 )
 
 // TestSnapshotAndToolsWalkAgree: on random trees with ignore rules at two

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/seed43ef5acb/runner/tools/gitignore"
+	"github.com/seed43ef5acb/runner/internal/gitignore"
 )
 
 // Tree is a snapshot: the 40-digit lower-case hex id of a git tree in the

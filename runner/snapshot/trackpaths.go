@@ -14,8 +14,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/seed43ef5acb/runner/tools/gitignore"
-	"github.com/seed43ef5acb/runner/tools/treewalk"
+	"github.com/seed43ef5acb/runner/internal/gitignore"
+	"github.com/seed43ef5acb/runner/internal/treewalk"
 )
 
 // TrackPaths is the fast path after tools that report the paths they

@@ -13,8 +13,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/seed43ef5acb/runner/tools/gitignore"
-	"github.com/seed43ef5acb/runner/tools/treewalk"
+	"github.com/seed43ef5acb/runner/internal/gitignore"
+	"github.com/seed43ef5acb/runner/internal/treewalk"
 )
 
 // racyWindow is how close to a scan's start a file's mtime or ctime may

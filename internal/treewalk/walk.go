@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/seed43ef5acb/runner/tools/gitignore"
+	"github.com/seed43ef5acb/runner/internal/gitignore"
 )
 
 // Entry is one directory entry found by a walk.

@@ -18,5 +18,5 @@
 //	err := treewalk.Walk(ctx, treewalk.Options{Root: wt, Start: ".", Rules: rules},
 //		func(e *treewalk.Entry) error { fmt.Println(e.Rel); return nil })
 //
-// Imports: tools/gitignore and golang.org/x/sys/unix.
+// Imports: internal/gitignore and golang.org/x/sys/unix.
 package treewalk

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/seed43ef5acb/runner/tools/gitignore"
+	"github.com/seed43ef5acb/runner/internal/gitignore"
 )
 
 // StartRules returns the ignore rules in force in the work-tree-relative
