@@ -8,6 +8,7 @@
 // Imports: pipeline/spec, github, runner, runner/report, runner/snapshot,
 // runner/event, tools, tools/mcp, tools/sandbox, tools/sandbox/netproxy (the
 // network allow list's proxy), tools/permission, llm and
-// internal/workflowcmd, internal/tempdir, internal/mirror, secret;
+// internal/workflowcmd, internal/tempdir, internal/mirror, internal/copytree,
+// secret;
 // pipeline/batch and cmd sit above it.
 package pipeline

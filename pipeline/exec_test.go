@@ -71,47 +71,6 @@ func TestDecideStatus(t *testing.T) {
 	}
 }
 
-func TestCopyTree(t *testing.T) {
-	src := t.TempDir()
-	files := map[string]string{"a.txt": "a", ".git/HEAD": "ref: refs/heads/main\n", "sub/deep/b.sh": "#!/bin/sh\n"}
-	for p, content := range files {
-		mustWrite(t, filepath.Join(src, p), content)
-	}
-	if err := os.Chmod(filepath.Join(src, "sub/deep/b.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("a.txt", filepath.Join(src, "link")); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
-	if err := os.Chtimes(filepath.Join(src, "a.txt"), old, old); err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), "copy")
-	if err := CopyTree(t.Context(), src, dst, ""); err != nil {
-		t.Fatal(err)
-	}
-	for p, content := range files {
-		if got, err := os.ReadFile(filepath.Join(dst, p)); err != nil || string(got) != content {
-			t.Errorf("%s: %q, %v; want %q", p, got, err, content)
-		}
-	}
-	if fi, err := os.Stat(filepath.Join(dst, "sub/deep/b.sh")); err != nil || fi.Mode().Perm() != 0o755 {
-		t.Errorf("mode not kept: %v %v", fi.Mode(), err)
-	}
-	if fi, err := os.Stat(filepath.Join(dst, "a.txt")); err != nil || !fi.ModTime().Equal(old) {
-		t.Errorf("mtime not kept: %v", err)
-	}
-	if link, err := os.Readlink(filepath.Join(dst, "link")); err != nil || link != "a.txt" {
-		t.Errorf("symlink: %q, %v", link, err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	if err := CopyTree(ctx, src, filepath.Join(t.TempDir(), "c"), ""); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled copy: %v", err)
-	}
-}
-
 func TestExcludes(t *testing.T) {
 	wt := t.TempDir()
 	if real, err := filepath.EvalSymlinks(wt); err == nil {

@@ -3,8 +3,6 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,38 +12,6 @@ import (
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
-
-// TestCopyTreeVanishedAndCancelled: a file deleted between its
-// directory's listing and its opening (a background git gc) stops the copy
-// with ErrVanished naming it; a context cancelled mid-copy stops it with
-// the context's error before the next file.
-func TestCopyTreeVanishedAndCancelled(t *testing.T) {
-	src := t.TempDir()
-	for i := range 20 {
-		mustWrite(t, filepath.Join(src, ".git", "objects", fmt.Sprintf("%02d", i)), "x")
-	}
-	err := copyTree(t.Context(), src, filepath.Join(t.TempDir(), "c"), copyOptions{beforeOpen: func(rel string) {
-		if rel == ".git/objects/07" {
-			_ = os.Remove(filepath.Join(src, filepath.FromSlash(rel)))
-		}
-	}})
-	if !errors.Is(err, ErrVanished) || !strings.Contains(err.Error(), ".git/objects/07 vanished during the copy") ||
-		!strings.Contains(err.Error(), "git gc") {
-		t.Errorf("vanished file: %v", err)
-	}
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	opened := 0
-	err = copyTree(ctx, src, filepath.Join(t.TempDir(), "c"), copyOptions{beforeOpen: func(string) {
-		if opened++; opened == 3 {
-			cancel()
-		}
-	}})
-	if !errors.Is(err, context.Canceled) || opened != 3 {
-		t.Errorf("cancelled copy: %v after %d files", err, opened)
-	}
-}
 
 // TestIsolateCopyEndingsAreRecorded: with --isolate, a file vanishing
 // during the copy and a cancel during it both end in a complete out dir

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/seed43ef5acb/runner/internal/copytree"
 )
 
 // prepareWorkspace resolves the work tree, --repo, and checks it is one;
@@ -46,7 +48,7 @@ func (r *execRun) isolateCopy(ctx context.Context) error {
 		skipRel[rel] = true
 	}
 	dst := filepath.Join(r.runTemp.Path(), filepath.Base(r.repo))
-	if err := copyTree(ctx, r.repo, dst, copyOptions{skip: skipRel, beforeOpen: r.opts.copyHook}); err != nil {
+	if err := copytree.Copy(ctx, r.repo, dst, copytree.Options{Skip: skipRel, BeforeOpen: r.opts.copyHook}); err != nil {
 		return fmt.Errorf("%w: --isolate: copy %s: %w", ErrInfra, r.repo, err)
 	}
 	r.workTree, r.isolated = dst, true

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/seed43ef5acb/runner/internal/copytree"
+
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -19,7 +21,6 @@ import (
 
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/internal/tempdir"
-	"github.com/seed43ef5acb/runner/pipeline"
 )
 
 // commitFile records, inside a cached clone, the commit its last clone or
@@ -79,7 +80,7 @@ func (c *cloner) workTree(ctx context.Context, repo Repo, src, dst string) (stri
 	if err != nil {
 		return "", err
 	}
-	err = pipeline.CopyTree(ctx, cache, filepath.Join(dst, ".git"), "objects")
+	err = copytree.Copy(ctx, cache, filepath.Join(dst, ".git"), copytree.Options{LinkDir: "objects"})
 	unlock()
 	if err != nil {
 		return "", fmt.Errorf("copy cached clone: %w", err)

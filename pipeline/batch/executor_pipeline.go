@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed43ef5acb/runner/internal/copytree"
+
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
@@ -338,9 +340,9 @@ func copyChanged(src, dst, rel string) error {
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return pipeline.CopySymlink(from, to)
+		return copytree.Symlink(from, to)
 	case fi.Mode().IsRegular():
-		return pipeline.CopyFile(from, to)
+		return copytree.File(from, to)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/internal/copytree"
 )
 
 // MergeReport says what Merge found.
@@ -214,7 +214,7 @@ func copyRepoDir(ctx context.Context, from, out, id string) error {
 	if _, err := os.Stat(src); os.IsNotExist(err) {
 		return nil // skipped repositories have no dir
 	}
-	if err := pipeline.CopyTree(ctx, src, dst, ""); err != nil {
+	if err := copytree.Copy(ctx, src, dst, copytree.Options{}); err != nil {
 		return fmt.Errorf("copy %s: %w", src, err)
 	}
 	return nil

@@ -1,4 +1,9 @@
-package pipeline
+// Package copytree copies a directory tree for the runner's --isolate work
+// tree and a batch's clones: files with their modes and times, symlinks
+// as links, cancellable, and a file gone during the copy named as such.
+//
+// Imports: the standard library only.
+package copytree
 
 import (
 	"context"
@@ -21,34 +26,29 @@ var ErrVanished = errors.New("vanished during the copy")
 // context, so a huge file does not hold up a cancel.
 const copyChunk = 8 << 20
 
-// copyOptions shape copyTree.
-type copyOptions struct {
-	// linkDir is a slash path under src whose regular files are hard-linked
+// Options shape Copy.
+type Options struct {
+	// LinkDir is a slash path under src whose regular files are hard-linked
 	// where the file system allows it ("" for none).
-	linkDir string
-	// skip holds src-relative slash paths (files or directories) left out.
-	skip map[string]bool
-	// beforeOpen, when set, is called with each regular file's
+	LinkDir string
+	// Skip holds src-relative slash paths (files or directories) left out.
+	Skip map[string]bool
+	// BeforeOpen, when set, is called with each regular file's
 	// src-relative slash path between listing it and opening it (tests
 	// make files vanish there).
-	beforeOpen func(rel string)
+	BeforeOpen func(rel string)
 }
 
-// CopyTree copies the directory src to dst (which must not exist):
+// Copy copies the directory src to dst (which must not exist):
 // directories, regular files with their modes and modification times, and
 // symlinks as links, never followed. Other file types (sockets, devices) are
-// left out. Regular files under the linkDir subdirectory of src (a slash
-// path; "" for none) are hard-linked where the file system allows it, for
-// content never modified in place such as git objects and packs. It stops
-// with ctx's error when ctx ends (looked at before each entry and every
-// 8 MiB of a file); a file or directory deleted between being listed and
-// being read is an error wrapping ErrVanished that names it.
-func CopyTree(ctx context.Context, src, dst, linkDir string) error {
-	return copyTree(ctx, src, dst, copyOptions{linkDir: linkDir})
-}
-
-// copyTree is CopyTree with options.
-func copyTree(ctx context.Context, src, dst string, o copyOptions) error {
+// left out. Regular files under the LinkDir subdirectory of src are
+// hard-linked where the file system allows it, for content never modified
+// in place such as git objects and packs. It stops with ctx's error when
+// ctx ends (looked at before each entry and every 8 MiB of a file); a file
+// or directory deleted between being listed and being read is an error
+// wrapping ErrVanished that names it.
+func Copy(ctx context.Context, src, dst string, o Options) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		rel, rerr := filepath.Rel(src, path)
 		if rerr != nil {
@@ -60,7 +60,7 @@ func copyTree(ctx context.Context, src, dst string, o copyOptions) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if o.skip[filepath.ToSlash(rel)] {
+		if o.Skip[filepath.ToSlash(rel)] {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -71,7 +71,7 @@ func copyTree(ctx context.Context, src, dst string, o copyOptions) error {
 }
 
 // copyEntry copies one entry of the walk.
-func copyEntry(ctx context.Context, path, target, rel string, d fs.DirEntry, o copyOptions) error {
+func copyEntry(ctx context.Context, path, target, rel string, d fs.DirEntry, o Options) error {
 	info, err := d.Info()
 	if err != nil {
 		return vanished(rel, err)
@@ -80,12 +80,12 @@ func copyEntry(ctx context.Context, path, target, rel string, d fs.DirEntry, o c
 	case d.IsDir():
 		return os.MkdirAll(target, info.Mode().Perm()|0o700)
 	case d.Type()&fs.ModeSymlink != 0:
-		return vanished(rel, CopySymlink(path, target))
+		return vanished(rel, Symlink(path, target))
 	case d.Type().IsRegular():
-		if o.beforeOpen != nil {
-			o.beforeOpen(filepath.ToSlash(rel))
+		if o.BeforeOpen != nil {
+			o.BeforeOpen(filepath.ToSlash(rel))
 		}
-		if o.linkDir != "" && strings.HasPrefix(filepath.ToSlash(rel), o.linkDir+"/") && os.Link(path, target) == nil {
+		if o.LinkDir != "" && strings.HasPrefix(filepath.ToSlash(rel), o.LinkDir+"/") && os.Link(path, target) == nil {
 			return nil
 		}
 		return vanished(rel, copyFile(ctx, path, target, info))
@@ -104,8 +104,8 @@ func vanished(rel string, err error) error {
 		"such as a background git gc; run again once it is done: %w", filepath.ToSlash(rel), ErrVanished, err)
 }
 
-// CopySymlink makes dst a symlink with the same target as the link src.
-func CopySymlink(src, dst string) error {
+// Symlink makes dst a symlink with the same target as the link src.
+func Symlink(src, dst string) error {
 	link, err := os.Readlink(src)
 	if err != nil {
 		return err
@@ -113,9 +113,9 @@ func CopySymlink(src, dst string) error {
 	return os.Symlink(link, dst)
 }
 
-// CopyFile copies the regular file src to dst (which must not exist),
+// File copies the regular file src to dst (which must not exist),
 // keeping its mode and modification time.
-func CopyFile(src, dst string) error {
+func File(src, dst string) error {
 	info, err := os.Stat(src)
 	if err != nil {
 		return err
