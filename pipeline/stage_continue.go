@@ -57,16 +57,6 @@ func (r *execRun) loadContinued(ctx context.Context) error {
 	return nil
 }
 
-// loadPRContinued loads the history a pull request's session fetched
-// (setupPRSession sets opts.Continue to it) when no --continue was loaded
-// before the provider was set up.
-func (r *execRun) loadPRContinued(ctx context.Context) error {
-	if r.continued != nil || r.opts.Continue == "" {
-		return skip("no pull request history")
-	}
-	return r.loadContinued(ctx)
-}
-
 // checkContinued compares the work tree with the earlier run's last
 // snapshot and takes the earlier run's base tree as this run's, so the
 // patch is the whole conversation's change (main stage, after the
@@ -104,26 +94,6 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 	return nil
 }
 
-// openHistory creates this run's history.jsonl (after run.started: the
-// header names the base tree).
-func (r *execRun) openHistory(_ context.Context) error {
-	header := historyLine{RunID: r.runID, Task: r.spec.Name, SpecSHA256: r.specSHA,
-		BaseTree: string(r.base), Model: r.modelName, Excludes: r.excludes(), Isolated: r.isolated,
-		Prompt: cutPrompt(r.userMessage())}
-	if r.gh != nil {
-		header.RunURL = r.gh.Env.RunURL()
-	}
-	if c := r.continued; c != nil {
-		header.Continues, header.Chain = c.history.header.RunID, c.chain
-	}
-	h, err := createHistory(r.outFiles, filepath.Join(r.outDir, report.HistoryFile), header, r.redactor)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInfra, err)
-	}
-	r.history = h
-	return nil
-}
-
 // continuedEvent is run.started's continues field, nil for a fresh run.
 func (r *execRun) continuedEvent() *event.Continued {
 	c := r.continued
@@ -152,12 +122,4 @@ func (r *execRun) writeRunPatch(ctx context.Context, tree snapshot.Tree) error {
 	}
 	r.runFiles = files
 	return f.Sync()
-}
-
-// closeHistory closes history.jsonl.
-func (r *execRun) closeHistory() {
-	if r.history != nil {
-		_ = r.history.Close()
-		r.history = nil
-	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/seed43ef5acb/runner/runner/report"
+
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
@@ -77,44 +79,40 @@ func (r *execRun) setupGitHub(ctx context.Context) error {
 	return err
 }
 
-// commentWanted: RUNNER_COMMENT ("true"/"false", the action's input) wins
-// over the spec's github.comment.
-func (r *execRun) commentWanted() bool {
-	switch r.getenv("RUNNER_COMMENT") {
-	case "true":
-		return true
-	case "false":
-		return false
-	}
-	return r.spec.GitHub.Comment
-}
-
-// startComment posts or resets the sticky comment ("running"). A comment
-// that cannot be written is reported and the run goes on.
-func (r *execRun) startComment(ctx context.Context) error {
-	switch {
-	case r.gh == nil:
+// writeGitHubOutputs, last of all, appends the report to the step summary
+// and writes the step outputs, every URL and the final status included.
+func (r *execRun) writeGitHubOutputs(ctx context.Context, st *runStatus) error {
+	if r.gh == nil {
 		return skip("not running in GitHub Actions")
-	case !r.gh.HasToken():
-		return skip("no token")
-	case !r.commentWanted():
-		return skip("no comment asked")
-	case r.gh.Event.GitHub.Number == 0:
-		return skip("the event has no issue or pull request")
 	}
-	s, err := r.gh.Sticky(ctx, r.spec.Name)
-	if err != nil {
-		r.deliveryProblem("the sticky comment could not be started", err)
-		return skip("comment: %v", err)
+	var errs []error
+	if r.gh.Env.StepSummary != "" {
+		md, err := r.renderReport(ctx, nil, report.GitHubCommentMax)
+		if err == nil {
+			err = github.AppendSummary(r.gh.Env.StepSummary, md)
+		}
+		if err == nil && r.reviewSummary != "" { // the findings of a review not posted
+			err = github.AppendSummary(r.gh.Env.StepSummary, r.reviewSummary)
+		}
+		errs = append(errs, err)
 	}
-	// Kept when Start fails: the final report is tried again at the end.
-	r.sticky = s
-	if r.pr != nil && r.pr.ref.Valid() { // a run cut short leaves the way to the last history
-		s.Header = r.pr.ref.Marker()
+	if r.gh.Env.Output != "" {
+		errs = append(errs, github.WriteOutputs(r.gh.Env.Output, r.runOutputs(st).List()...))
 	}
-	if _, err := s.Start(ctx, r.gh.Env.RunURL()); err != nil {
-		r.deliveryProblem("the sticky comment could not be started", err)
-		return skip("comment: %v", err)
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w: github: %w", ErrInfra, err)
 	}
 	return nil
+}
+
+// runOutputs are the step outputs of the run as it ended.
+func (r *execRun) runOutputs(st *runStatus) github.RunOutputs {
+	out := github.RunOutputs{Status: st.Status, ExitCode: st.Code, PatchPath: r.reportedPatch(),
+		EventsPath: r.eventsPath, CostUSD: r.result.CostUSD, CommentURL: r.commentURL, PRURL: r.prURL,
+		StructuredOutput: string(r.structuredOutput())}
+	out.Denials, out.DeniedCalls = r.denials.snapshot()
+	if r.review != nil {
+		out.ReviewURL = r.review.URL
+	}
+	return out
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/seed43ef5acb/runner/runner"
-	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 	"github.com/seed43ef5acb/runner/tools/permission"
 )
@@ -86,90 +85,6 @@ func (r *execRun) excludes() []string {
 		if rel = filepath.ToSlash(rel); !slices.Contains(out, rel) {
 			out = append(out, rel)
 		}
-	}
-	return out
-}
-
-// finalPatch records the work tree once more and writes the patch from
-// the base tree (changes.patch or --patch) and the final patch event (step
-// null). Without a base snapshot there is nothing to diff: it writes an
-// empty patch file so the out dir is complete.
-func (r *execRun) finalPatch(ctx context.Context) error {
-	if r.writer == nil {
-		return skip("no outputs")
-	}
-	if err := os.MkdirAll(filepath.Dir(r.patchPath), 0o755); err != nil {
-		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
-	}
-	f, err := os.Create(r.patchPath)
-	if err != nil {
-		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
-	}
-	defer f.Close()
-	if r.store == nil || r.base == "" {
-		return skip("no base snapshot")
-	}
-	tree, err := r.store.Track(ctx)
-	if err != nil {
-		return fmt.Errorf("%w: final snapshot: %w", ErrInfra, err)
-	}
-	files, err := r.store.Patch(ctx, r.base, tree, f)
-	if err == nil {
-		err = f.Sync()
-	}
-	if err != nil {
-		// A part of a patch must not pass for the patch, and on a full
-		// disk its space is what run.finished and result.json need.
-		_ = f.Truncate(0)
-		return fmt.Errorf("%w: %w", ErrInfra, err) // the stage adds "patch: "
-	}
-	r.files = files
-	if r.history != nil {
-		_ = r.history.tree(string(tree), true)
-	}
-	if err := r.writeRunPatch(ctx, tree); err != nil {
-		return err
-	}
-	p := patchEvent(nil, tree, files)
-	p.Tracking = "full (final snapshot)"
-	p.IgnoredWritten = r.ignoredWritten(ctx)
-	r.ignored = p.IgnoredWritten
-	return r.emit(p)
-}
-
-// ignoredWritten names the files in paths git ignores that were created
-// or changed since the base snapshot (nil when none): no patch holds them
-// and they stay in the work tree, so the run says so. A search that fails
-// is recorded as its error; it does not fail the patch.
-func (r *execRun) ignoredWritten(ctx context.Context) *event.IgnoredWritten {
-	got, err := r.store.IgnoredWritten(ctx, r.since, event.MaxIgnoredListed)
-	switch {
-	case err != nil:
-		return &event.IgnoredWritten{Paths: []string{}, Error: err.Error()}
-	case got.Total == 0:
-		return nil
-	}
-	return &event.IgnoredWritten{Paths: got.Paths, Total: got.Total, Isolated: r.isolated}
-}
-
-// patchEvent is a patch event for files changed up to tree.
-func patchEvent(step *int, tree snapshot.Tree, files []snapshot.FileChange) event.Patch {
-	p := event.Patch{Step: step, Tree: string(tree), Files: eventFiles(files)}
-	for _, f := range files {
-		p.Additions += f.Additions
-		p.Deletions += f.Deletions
-	}
-	return p
-}
-
-// eventFiles converts snapshot changes to the event schema's.
-func eventFiles(files []snapshot.FileChange) []event.FileChange {
-	out := make([]event.FileChange, 0, len(files))
-	for _, f := range files {
-		out = append(out, event.FileChange{
-			Path: f.Path, OldPath: f.OldPath, Status: f.Status,
-			Additions: f.Additions, Deletions: f.Deletions, Binary: f.Binary, Omitted: f.Omitted,
-		})
 	}
 	return out
 }

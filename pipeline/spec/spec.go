@@ -115,7 +115,7 @@ type GitHub struct {
 	// opened for the task continue that run's conversation, its commits
 	// pushed on the pull request's branch ("continue"); on another pull
 	// request the run starts fresh from its head. See
-	// pipeline/stage_prsession.go.
+	// pipeline/stage_pr_session.go.
 	Continue bool
 	// PullRequest opens or updates a pull request with the patch
 	// ("pull_request"); nil when not asked.

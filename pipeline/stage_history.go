@@ -1,0 +1,37 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/seed43ef5acb/runner/runner/report"
+)
+
+// openHistory creates this run's history.jsonl (after run.started: the
+// header names the base tree).
+func (r *execRun) openHistory(_ context.Context) error {
+	header := historyLine{RunID: r.runID, Task: r.spec.Name, SpecSHA256: r.specSHA,
+		BaseTree: string(r.base), Model: r.modelName, Excludes: r.excludes(), Isolated: r.isolated,
+		Prompt: cutPrompt(r.userMessage())}
+	if r.gh != nil {
+		header.RunURL = r.gh.Env.RunURL()
+	}
+	if c := r.continued; c != nil {
+		header.Continues, header.Chain = c.history.header.RunID, c.chain
+	}
+	h, err := createHistory(r.outFiles, filepath.Join(r.outDir, report.HistoryFile), header, r.redactor)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInfra, err)
+	}
+	r.history = h
+	return nil
+}
+
+// closeHistory closes history.jsonl.
+func (r *execRun) closeHistory() {
+	if r.history != nil {
+		_ = r.history.Close()
+		r.history = nil
+	}
+}

@@ -1,0 +1,143 @@
+package pipeline
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/report"
+)
+
+// newRunID returns a run id that sorts by start time and does not collide:
+// UTC time to the second and 4 random bytes, e.g. 20261130T022300Z-9f3a01bc.
+func newRunID(now time.Time) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
+}
+
+// openOutputs creates the out dir and the event sinks: the JSONL log (a
+// file, or stdout with --events -), the console view on stderr (unless
+// --quiet; GitHub Actions mode under Actions), all behind the redactor.
+func (r *execRun) openOutputs(_ context.Context) error {
+	r.runID = newRunID(r.start)
+	r.outDir = r.opts.Out
+	if r.outDir == "" {
+		r.outDir = filepath.Join(".runner", "runs", r.runID)
+	}
+	// The paths the user gave are tried before anything is made: a
+	// --patch that cannot be written was found only after the whole run
+	// (paid, the --isolate copy gone), and a bad --events left an empty
+	// out dir (newcomer2 N4).
+	for _, f := range []struct{ flag, path string }{{"--events", r.opts.Events}, {"--patch", r.opts.Patch}} {
+		if f.path == "" || f.path == "-" && f.flag == "--events" {
+			continue
+		}
+		if err := tryCreate(f.path); err != nil {
+			return fmt.Errorf("%w: %s %s: %w (give a file in a directory that exists or can be made)", ErrUsage, f.flag, f.path, err)
+		}
+	}
+	r.noteReusedOut()
+	if err := r.outFiles.MkdirAll(r.outDir); err != nil {
+		if r.opts.Out != "" {
+			return fmt.Errorf("%w: --out %s: %w (give a directory that exists or can be made)", ErrUsage, r.opts.Out, err)
+		}
+		return fmt.Errorf("%w: out dir: %w", ErrInfra, err)
+	}
+	if r.opts.Out == "" {
+		ignoreRunnerDir(".runner")
+	}
+	r.outFiles.Watch(r.outDir, r.repo)
+	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
+	r.modes.guard(r.outDir, filepath.Dir(r.patchPath))
+	r.redactor = event.NewRedactor(r.opts.Environ, r.secretValues()...)
+	if r.opts.Events == "-" {
+		r.eventsCopy = &bytes.Buffer{}
+		r.writer = event.NewWriter(io.MultiWriter(r.opts.Stdout, r.eventsCopy), r.runID)
+	} else {
+		r.eventsPath = cmp.Or(r.opts.Events, filepath.Join(r.outDir, report.EventsFile))
+		if err := os.MkdirAll(filepath.Dir(r.eventsPath), 0o755); err != nil {
+			return fmt.Errorf("%w: events: %w", ErrInfra, err)
+		}
+		r.modes.guard(filepath.Dir(r.eventsPath))
+		f, err := r.outFiles.Create(r.eventsPath)
+		if err != nil {
+			return fmt.Errorf("%w: events: create event log: %w", ErrInfra, err)
+		}
+		r.writer = event.Own(f, r.runID)
+	}
+	r.denials = &denialLog{}
+	r.logGuard = &logGuard{next: r.writer, stop: r.stopMain}
+	sinks := []event.Sink{r.logGuard, r.denials}
+	if !r.opts.Quiet {
+		tty := isTerminal(r.opts.Stderr)
+		r.console = event.NewConsole(r.opts.Stderr, event.ConsoleOptions{
+			TTY: tty, Color: tty && r.getenv("NO_COLOR") == "",
+			GitHubActions: r.getenv("GITHUB_ACTIONS") == "true",
+			RetryAttempts: retryAttempts(r.opts.Backoff),
+		})
+		sinks = append(sinks, r.console)
+	}
+	r.sink = event.Redacting(event.Multi(sinks...), r.redactor)
+	return nil
+}
+
+// tryCreate makes path's directory and checks that path can be opened
+// for writing; a file it created for the check is removed again.
+func tryCreate(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	_, statErr := os.Lstat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_ = f.Close()
+	if errors.Is(statErr, fs.ErrNotExist) {
+		_ = os.Remove(path)
+	}
+	return nil
+}
+
+// ignoreRunnerDir writes dir/.gitignore (runnerDirIgnore) unless one is
+// there: a user's own is left as it is. It is a convenience: when it cannot
+// be written (a read-only dir), the run goes on without it.
+func ignoreRunnerDir(dir string) {
+	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return // there already, or not writable: nothing to do
+	}
+	_, werr := f.WriteString(runnerDirIgnore)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		_ = os.Remove(f.Name()) // a partial one would ignore less than it says
+	}
+}
+
+// retryAttempts is how many retries of a model call the session makes
+// with backoff b (runner's default for a zero Attempts).
+func retryAttempts(b runner.Backoff) int {
+	if b.Attempts <= 0 {
+		return runner.DefaultBackoffTries
+	}
+	return b.Attempts
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
