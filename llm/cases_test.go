@@ -16,7 +16,8 @@ import (
 )
 
 // caseFile is a *.expect.json of testdata/cases (copied from
-// shared/cases/llm-streams, plus cases of the same kinds named x*).
+// shared/cases/llm-streams and llm-streams-r3, plus cases of the same
+// kinds named x*).
 type caseFile struct {
 	Case string `json:"case"`
 	HTTP struct {
