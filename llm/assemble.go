@@ -208,15 +208,21 @@ func (a *assembler) closeReasoning() bool {
 	return a.emit(Event{Type: EventReasoningEnd, ID: id})
 }
 
-// toolDelta routes a tool-call fragment and streams it. tool-input-start
-// waits until the call has a name; fragments before it are sent with it.
+// toolDelta routes a tool-call fragment and streams it. A call starts
+// (tool-input-start) once its name is complete: when its arguments begin,
+// when a fragment of another call arrives, or at the end of the stream.
 func (a *assembler) toolDelta(d *toolCallDelta) bool {
 	if !a.closeReasoning() {
 		return false
 	}
 	c := a.calls.route(d)
 	c.apply(d)
-	if !c.started && c.name == "" {
+	for _, o := range a.calls.calls {
+		if o != c && !o.started && o.name != "" && !a.startCall(o) {
+			return false
+		}
+	}
+	if !c.ready() {
 		return a.alive
 	}
 	return a.startCall(c) && a.flushCall(c)

@@ -63,13 +63,19 @@ func checkSequence(t testing.TB, events []llm.Event) {
 		t.Errorf("%v\nevents: %s", err, dump(events))
 	}
 	ended := map[string]bool{}
+	started := map[string]string{} // call id -> name in tool-input-start
 	for _, ev := range events {
 		switch ev.Type {
+		case llm.EventToolInputStart:
+			started[ev.ID] = ev.ToolName
 		case llm.EventToolInputEnd:
 			ended[ev.ID] = true
 		case llm.EventToolCall:
 			if !ended[ev.ToolCall.ID] {
 				t.Errorf("tool-call %q without its tool input\nevents: %s", ev.ToolCall.ID, dump(events))
+			}
+			if n := started[ev.ToolCall.ID]; n != ev.ToolCall.NameAsSent {
+				t.Errorf("tool-call %q is named %q but started as %q\nevents: %s", ev.ToolCall.ID, ev.ToolCall.NameAsSent, n, dump(events))
 			}
 		}
 	}

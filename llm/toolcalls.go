@@ -28,19 +28,22 @@ type callSet struct {
 }
 
 // route finds or creates the call a delta belongs to:
-//   - with an index: the call at that index, unless the delta carries a
-//     non-empty id different from the stored one, which starts a new call;
-//   - without an index: a new id starts a call; a known id, or no id,
-//     continues the last call (Gemini).
+//   - with an index: the call at that index, unless the delta carries both
+//     a different id and a function name, which starts a new call there
+//     (Ollama, Foundry Local); a different id alone continues the call and
+//     the first id wins (Poolside resends a fresh id on every fragment);
+//   - without an index: a known id continues its call; a new id with a
+//     name starts a call (Gemini sends whole calls); a new id without a
+//     name, or no id, continues the last call.
 func (s *callSet) route(d *toolCallDelta) *callAcc {
-	id := string(d.ID)
+	id, named := string(d.ID), d.Function.Name != ""
 	if d.Index != nil {
 		if s.byIndex == nil {
 			s.byIndex = map[int64]*callAcc{}
 		}
 		idx := int64(*d.Index)
 		c := s.byIndex[idx]
-		if c == nil || (id != "" && c.wireID != "" && id != c.wireID) {
+		if c == nil || (named && id != "" && c.wireID != "" && id != c.wireID) {
 			c = s.add()
 			s.byIndex[idx] = c
 		}
@@ -54,7 +57,9 @@ func (s *callSet) route(d *toolCallDelta) *callAcc {
 				return c
 			}
 		}
-		return s.add()
+		if named || s.last == nil {
+			return s.add()
+		}
 	}
 	if s.last == nil {
 		return s.add()
@@ -69,22 +74,43 @@ func (s *callSet) add() *callAcc {
 	return c
 }
 
-// apply merges a delta into the call: the first non-empty id and name win,
-// string argument fragments are appended, an object or array value is
-// appended JSON-encoded, and a missing or empty fragment changes nothing.
+// apply merges a delta into the call: the first non-empty id wins, name
+// fragments are joined (addName), string argument fragments are appended,
+// an object or array value is appended JSON-encoded, and a missing or
+// empty fragment changes nothing.
 func (c *callAcc) apply(d *toolCallDelta) {
 	if c.wireID == "" && d.ID != "" {
 		c.wireID = string(d.ID)
 	}
-	if c.name == "" && d.Function.Name != "" {
-		c.name = string(d.Function.Name)
-	}
+	c.addName(string(d.Function.Name))
 	if len(d.ExtraContent) > 0 && string(d.ExtraContent) != "null" {
 		c.extra = append(json.RawMessage(nil), d.ExtraContent...)
 	}
 	frag := c.newArguments(argumentFragment(d.Function.Arguments))
 	c.args.WriteString(frag)
 	c.pending += len(frag)
+}
+
+// addName joins a name fragment to the name so far. Gemini streams names
+// in pieces ("gl", "ob"); Fireworks and MiniMax restate the whole name in
+// every delta; some servers send the name so far (snapshots). So:
+//   - a fragment equal to the name so far is a restatement;
+//   - a fragment that extends the name so far is a snapshot and replaces it;
+//   - anything else is appended.
+func (c *callAcc) addName(frag string) {
+	switch {
+	case frag == "" || frag == c.name:
+	case strings.HasPrefix(frag, c.name):
+		c.name = frag
+	default:
+		c.name += frag
+	}
+}
+
+// ready reports whether the call may start streaming: its name is complete
+// once arguments arrive (a name may come in pieces before them).
+func (c *callAcc) ready() bool {
+	return c.started || (c.name != "" && c.args.Len() > 0)
 }
 
 // newArguments returns the part of a fragment that is new. Most servers
