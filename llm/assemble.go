@@ -19,6 +19,7 @@ type assembler struct {
 	parts               int    // counter for part ids
 
 	calls     callSet
+	picker    choicePicker
 	callIDs   map[string]bool // event ids given to calls
 	finish    string          // last non-empty finish_reason
 	sawFinish bool
@@ -69,15 +70,8 @@ func (a *assembler) chunk(c *chunk) bool {
 	if c.XGroq != nil {
 		a.takeUsage(c.XGroq.Usage.usage(), false)
 	}
-	for i := range c.Choices {
-		ch := &c.Choices[i]
-		if ch.Index != nil && *ch.Index != 0 {
-			continue // only the first choice is read (n = 1)
-		}
-		a.takeUsage(ch.Usage.usage(), false)
-		if !a.choice(ch) {
-			return false
-		}
+	if !a.choices(a.picker.pick(c.Choices)) {
+		return false
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		return a.fail(inStreamError(c.Error))
@@ -97,6 +91,17 @@ func (a *assembler) takeUsage(u *Usage, top bool) {
 	if u != nil && (top || a.usage == nil) {
 		a.usage = u
 	}
+}
+
+// choices reads the choices that belong to the reply (choicePicker).
+func (a *assembler) choices(list []choice) bool {
+	for i := range list {
+		a.takeUsage(list[i].Usage.usage(), false)
+		if !a.choice(&list[i]) {
+			return false
+		}
+	}
+	return a.alive
 }
 
 func (a *assembler) choice(ch *choice) bool {
@@ -248,6 +253,9 @@ func (a *assembler) flushCall(c *callAcc) bool {
 // end finishes a stream that ended normally ([DONE], or EOF after a
 // finish_reason). A stream that ended with neither is incomplete.
 func (a *assembler) end(done bool) {
+	if !a.choices(a.picker.flush()) {
+		return
+	}
 	if a.streamErr != nil {
 		a.fail(a.streamErr)
 		return
