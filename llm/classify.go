@@ -139,9 +139,7 @@ func classify(f errorFacts) *Error {
 	switch {
 	case isOverflow(status, code, typ, msg):
 		e.Class = ClassContextOverflow
-	case code == "insufficient_quota" || typ == "insufficient_quota" || f.QuotaPeriod == "day" ||
-		(strings.Contains(msg, "exceeded your current quota") && !shortQuota) ||
-		strings.Contains(msg, "insufficient balance") || strings.Contains(msg, "insufficient credits"):
+	case f.QuotaPeriod == "day" || isExhausted(code, typ, msg, shortQuota):
 		e.Class = ClassFatal
 	case status == 429 || code == "429" || strings.Contains(typ, "rate_limit") || strings.Contains(typ, "throttl") ||
 		strings.Contains(code, "rate_limit") || strings.Contains(msg, "please wait") || shortQuota:

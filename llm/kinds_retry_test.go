@@ -58,3 +58,44 @@ func TestReplyRetryHints(t *testing.T) {
 	}
 	runReplyCases(t, cases)
 }
+
+// TestReplyExhaustedQuota: a provider's own code or wording for a quota,
+// balance or account that waiting never fixes is fatal, whatever status
+// carries it (429, 500, or a stream); rate limits beside them stay
+// retryable.
+func TestReplyExhaustedQuota(t *testing.T) {
+	t.Parallel()
+	fatal := replyView{Class: llm.ClassFatal}
+	retry := replyView{Class: llm.ClassRetryable}
+	cases := []replyCase{
+		{name: "zhipu 1113 unpaid balance in a 429", source: "r3 case 65; https://github.com/zhayujie/CowAgent/issues/2910",
+			reply: jsonError(429, `{"error":{"code":"1113","message":"余额不足或无可用资源包,请充值。"}}`), want: fatal},
+		{name: "zhipu 1113 as a number with the English wording", source: "r3 case 65 related: https://github.com/continuedev/continue/issues/11823 (Z.ai English message)",
+			reply: jsonError(429, `{"error":{"code":1113,"message":"Insufficient balance or no resource package. Please recharge."}}`), want: fatal},
+		{name: "zhipu 1304 daily call limit", source: "Zhipu BigModel error codes: 1304 the API's calls reached today's limit (sent as 429)",
+			reply: jsonError(429, `{"error":{"code":"1304","message":"该API的调用次数已达到今日上限"}}`), want: fatal},
+		{name: "zhipu 1302 concurrency stays retryable", source: "Zhipu BigModel error codes: 1302 concurrency too high (sent as 429)",
+			reply: jsonError(429, `{"error":{"code":"1302","message":"您当前使用该API的并发数过高，请降低并发，或联系客服增加限额。"}}`), want: retry},
+		{name: "moonshot suspended account", source: "Moonshot API error table: 429 exceeded_current_quota_error (account suspended or out of balance)",
+			reply: jsonError(429, `{"error":{"message":"Your account org-x<ak-y> is suspended, please check your plan and billing details","type":"exceeded_current_quota_error"}}`), want: fatal},
+		{name: "moonshot rate limit stays retryable", source: "Moonshot API error table: 429 rate_limit_reached_error",
+			reply: jsonError(429, `{"error":{"message":"Your account org-x<ak-y> request reached max request: 3, please try again after 1 seconds","type":"rate_limit_reached_error"}}`), want: retry},
+		{name: "moonshot engine overloaded stays retryable", source: "Moonshot API error table: 429 engine_overloaded_error",
+			reply: jsonError(429, `{"error":{"message":"The engine is currently overloaded, please try again later","type":"engine_overloaded_error"}}`), want: retry},
+		{name: "quota code in another spelling", source: "sibling of case 26: insufficient_quota written InsufficientQuota",
+			reply: jsonError(429, `{"error":{"code":"InsufficientQuota","message":"The quota of this resource is exhausted."}}`), want: fatal},
+		{name: "openai hard billing limit inside a 429", source: "OpenAI error code billing_hard_limit_reached; sibling of case 26",
+			reply: jsonError(429, `{"error":{"message":"Billing hard limit has been reached","type":"invalid_request_error","code":"billing_hard_limit_reached"}}`), want: fatal},
+		{name: "dashscope arrearage", source: "Alibaba Cloud Model Studio error codes: Arrearage (account overdue)",
+			reply: jsonError(429, `{"code":"Arrearage","message":"Access denied, please make sure your account is in good standing.","request_id":"r1"}`), want: fatal},
+		{name: "volcengine ark overdue account", source: "Volcengine Ark error codes: AccountOverdueError",
+			reply: jsonError(429, `{"error":{"code":"AccountOverdueError","message":"The request failed because your account has an overdue balance.","type":"Forbidden"}}`), want: fatal},
+		{name: "xai out of credits", source: "xAI API 429 for a team without credits or at its spending limit",
+			reply: jsonError(429, `{"code":"Some resource has been exhausted","error":"Your team team-x has either used all available credits or reached its monthly spending limit. To continue making API requests, please purchase more credits or raise your spending limit."}`), want: fatal},
+		{name: "anthropic credit balance in a stream", source: "Anthropic API: 'Your credit balance is too low to access the Anthropic API', here relayed in-stream by a gateway",
+			reply: sse(`{"error":{"type":"overloaded_error","message":"Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}}`), want: fatal},
+		{name: "ollama model too big for memory in a 500", source: "Ollama server error 'model requires more system memory … than is available' (HTTP 500)",
+			reply: jsonError(500, `{"error":"model requires more system memory (41.0 GiB) than is available (15.2 GiB)"}`), want: fatal},
+	}
+	runReplyCases(t, cases)
+}
