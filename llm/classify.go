@@ -13,6 +13,7 @@ import (
 type errorBody struct {
 	Code    string // normalised to a string: 429, "429" and "rate_limit" all fit
 	Type    string
+	Param   string // the request member the error is about (OpenAI), "" when none
 	Message string
 	// RetryDelay is Gemini's RetryInfo.retryDelay from the error details; 0
 	// when none.
@@ -69,6 +70,7 @@ func errorFields(obj map[string]json.RawMessage) errorBody {
 	b := errorBody{
 		Code:    rawText(obj["code"]),
 		Type:    rawText(obj["type"]),
+		Param:   rawText(obj["param"]),
 		Message: rawText(obj["message"]),
 	}
 	if b.Type == "" {

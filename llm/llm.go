@@ -183,7 +183,10 @@ type Error struct {
 	Type       string        // provider error type
 	Message    string        // provider message
 	RetryAfter time.Duration // server-given delay; 0 when none
-	Err        error         // underlying cause, if any
+	// Resend marks a request the provider has already changed to avoid
+	// this error (it dropped a member the endpoint rejected): retry at once.
+	Resend bool
+	Err    error // underlying cause, if any
 }
 
 func (e *Error) Error() string {

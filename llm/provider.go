@@ -68,6 +68,7 @@ type Provider struct {
 	sendReasoning bool
 	baseURL       string
 	profile       *Profile
+	dropped       *droppedMembers // optional members the endpoint rejected
 }
 
 // profileFor is the profile a request for model is sent with.
@@ -124,6 +125,7 @@ func New(cfg Config) (*Provider, error) {
 	return &Provider{
 		client: openai.NewClientWithConfig(oc), idle: idle, now: time.Now,
 		sendReasoning: cfg.SendReasoningContent, baseURL: profileURL(cfg), profile: cloneProfile(cfg.Profile),
+		dropped: &droppedMembers{},
 	}, nil
 }
 
@@ -176,15 +178,20 @@ func (p *Provider) stream(parent context.Context, req Request, yield func(Event)
 		return yield(ev)
 	})
 
-	oreq, patch, err := buildRequest(req, p.sendReasoning, p.profileFor(req.Model))
+	prof := p.profileFor(req.Model)
+	oreq, patch, err := buildRequest(req, p.sendReasoning, prof)
 	if err != nil {
 		a.fail(&Error{Class: ClassFatal, Message: err.Error(), Err: err})
 		return
 	}
+	sent, dropped := p.dropped.filter(optionalMembers(req, prof))
+	for _, m := range dropped {
+		omitMember(&oreq, patch, m)
+	}
 	st := &callState{patch: patch, activity: func() { timer.Reset(p.idle) }}
 	stream, err := p.client.CreateChatCompletionStream(withCallState(ctx, st), oreq)
 	if err != nil {
-		a.fail(p.openError(ctx, parent, st, err))
+		a.fail(p.openError(ctx, parent, st, sent, err))
 		return
 	}
 	defer stream.Close()
@@ -216,7 +223,9 @@ func (p *Provider) stream(parent context.Context, req Request, yield func(Event)
 
 // openError classifies a failure to open the stream: an HTTP error status
 // (from the status, headers and body the adaptor kept) or a transport error.
-func (p *Provider) openError(ctx, parent context.Context, st *callState, err error) *Error {
+// A 400 or 422 that rejects an optional member of sent drops that member
+// from later requests and asks for an immediate resend (Error.Resend).
+func (p *Provider) openError(ctx, parent context.Context, st *callState, sent []string, err error) *Error {
 	if st.status != 0 && (st.status < http.StatusOK || st.status >= http.StatusBadRequest) {
 		b := parseErrorBody(st.errBody)
 		if b.Message == "" {
@@ -228,6 +237,11 @@ func (p *Provider) openError(ctx, parent context.Context, st *callState, err err
 			RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod,
 		})
 		e.Err = err // go-openai's *APIError or *RequestError
+		if m := rejectedMember(st.status, b, sent); m != "" && e.Class == ClassFatal {
+			p.dropped.add(m)
+			e.Class, e.Resend, e.RetryAfter = ClassRetryable, true, 0
+			e.Message += " (the runner sends the request again without " + m + ")"
+		}
 		return e
 	}
 	if errors.Is(err, ErrBadRequest) {

@@ -256,6 +256,17 @@ func TestRetryAfterIsHonouredAndCapped(t *testing.T) {
 	}
 }
 
+func TestResendGoesAtOnce(t *testing.T) {
+	t.Parallel()
+	s := NewSession(Config{Model: newModel(), Backoff: Backoff{Base: 5_000_000, Max: 9_000_000, Jitter: -1}})
+	if got := s.retryDelay(&llm.Error{Class: llm.ClassRetryable, Resend: true}); got != 0 {
+		t.Errorf("delay = %v, want none for a request the provider already changed", got)
+	}
+	if got := s.retryDelay(&llm.Error{Class: llm.ClassRetryable}); got == 0 {
+		t.Error("control: a plain retryable error waits out the backoff")
+	}
+}
+
 func TestRetriesExhaustedAndFatal(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

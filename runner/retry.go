@@ -30,8 +30,12 @@ func (s *Session) waitRetry(ctx context.Context, le *llm.Error) error {
 }
 
 // retryDelay is the next exponential backoff delay with jitter, or the
-// server's Retry-After when longer, capped at Backoff.Max.
+// server's Retry-After when longer, capped at Backoff.Max. A request the
+// provider already changed (le.Resend) goes again at once.
 func (s *Session) retryDelay(le *llm.Error) time.Duration {
+	if le.Resend {
+		return 0
+	}
 	d := s.backoff.NextBackOff()
 	if le.RetryAfter > d {
 		d = le.RetryAfter
