@@ -92,7 +92,7 @@ seq 1 33000
 exit 0
 `
 
-// TestModesOfOwnDirsNonRoot runs the attack of red team F8 for real with
+// TestModesOfOwnDirsNonRoot runs the attack on the modes for real with
 // a non-root runner (setpriv to nobody when the tests run as root): after
 // a first command whose long output made the out dir's tool-output
 // directory, a command chmods 000 that directory, the runner's out dir

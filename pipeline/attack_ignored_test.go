@@ -34,7 +34,7 @@ type ignoredRun struct {
 }
 
 // runIgnoredAttack runs gateSpec (make allowed) on repo under pin
-// (redteamPins) as a pull_request run in GitHub Actions with a sticky
+// (attackPins) as a pull_request run in GitHub Actions with a sticky
 // comment (RUNNER_COMMENT=true) against a fake API, the console on.
 func runIgnoredAttack(t *testing.T, repo, pin string, isolate bool) ignoredRun {
 	t.Helper()
@@ -168,18 +168,18 @@ func (r ignoredRun) ignoredOf(t *testing.T) (patch, fin *event.IgnoredWritten) {
 	return patch, fin
 }
 
-// TestRedteamIgnoredWritesReported: a command writes a payload where the
+// TestAttackIgnoredWritesReported: a command writes a payload where the
 // repository ignores files (node_modules/.bin/jest) and changes an
 // ignored local.cfg: neither is in the patch ("Changes: 0 files"), both
 // stay in the work tree, where the next `npm test` outside the sandbox (the
 // user's, a later workflow step, a cache save) runs the payload. Under
 // every layer and with the sandbox off, every output of the run names
-// both (redteam F7, newcomer L15): the final patch event and run.finished
+// both: the final patch event and run.finished
 // (exactly these two: an ignored file left alone is not listed),
 // result.json, summary.md, the console, the step summary, the sticky PR
 // comment and `runner report`.
-func TestRedteamIgnoredWritesReported(t *testing.T) {
-	for _, pin := range redteamPins() {
+func TestAttackIgnoredWritesReported(t *testing.T) {
+	for _, pin := range attackPins() {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
@@ -229,7 +229,7 @@ func TestRedteamIgnoredWritesReported(t *testing.T) {
 }
 
 // TestExecIgnoredWrittenIsolate: with --isolate the ignored files the run
-// wrote went with the copy (newcomer L15: "the work is simply gone"):
+// wrote went with the copy ("the work is simply gone"):
 // the record says so, and the user's work tree holds no payload.
 func TestExecIgnoredWrittenIsolate(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
@@ -251,7 +251,7 @@ func TestExecIgnoredWrittenIsolate(t *testing.T) {
 	}
 }
 
-// TestExecIgnoredWrittenByToolsAndChecks: newcomer L15's run — the model
+// TestExecIgnoredWrittenByToolsAndChecks: a user's run — the model
 // "set x=2 in local.cfg and generated build/out.txt" with its own edit
 // and write tools, both paths ignored, and a check wrote build/check.log:
 // the run is a success with no file in the patch, and its record names

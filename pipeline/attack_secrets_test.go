@@ -15,10 +15,10 @@ import (
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
-// redteamPins are the sandboxes an attack runs under: each layer pinned
+// attackPins are the sandboxes an attack runs under: each layer pinned
 // on its own, both, and "off" (sandbox.mode off: the control that shows
 // the attack works).
-func redteamPins() []string { return []string{"off", "namespaces", "landlock", "namespaces,landlock"} }
+func attackPins() []string { return []string{"off", "namespaces", "landlock", "namespaces,landlock"} }
 
 // requirePin skips the test when a pinned layer is missing here.
 func requirePin(t *testing.T, pin string) {
@@ -38,38 +38,38 @@ func requirePin(t *testing.T, pin string) {
 	}
 }
 
-// redteamResult is what one attack run left.
-type redteamResult struct {
+// attackResult is what one attack run left.
+type attackResult struct {
 	err    error
 	recs   []event.Record
 	srv    *llmtest.Server
 	stderr string
 }
 
-// redteamRun runs gateSpec (make allowed) plus section on repo under pin
-// (redteamPins), the model calling make once and then answering.
-func redteamRun(t *testing.T, repo, pin, section string) redteamResult {
+// attackRun runs gateSpec (make allowed) plus section on repo under pin
+// (attackPins), the model calling make once and then answering.
+func attackRun(t *testing.T, repo, pin, section string) attackResult {
 	t.Helper()
-	return redteamRunEnv(t, repo, pin, section, t.TempDir())
+	return attackRunEnv(t, repo, pin, section, t.TempDir())
 }
 
-// redteamRunHome is redteamRun with HOME set to home in the runner's
+// attackRunHome is attackRun with HOME set to home in the runner's
 // environment.
-func redteamRunHome(t *testing.T, repo, pin, home string) redteamResult {
+func attackRunHome(t *testing.T, repo, pin, home string) attackResult {
 	t.Helper()
-	return redteamRunEnv(t, repo, pin, "", t.TempDir(), "HOME="+home)
+	return attackRunEnv(t, repo, pin, "", t.TempDir(), "HOME="+home)
 }
 
-// redteamRunEnv is redteamRun with the out dir out and more of the
+// attackRunEnv is attackRun with the out dir out and more of the
 // runner's environment.
-func redteamRunEnv(t *testing.T, repo, pin, section, out string, more ...string) redteamResult {
+func attackRunEnv(t *testing.T, repo, pin, section, out string, more ...string) attackResult {
 	t.Helper()
 	if pin == "off" {
 		section += "sandbox: {mode: off}\n"
 	}
 	spec := filepath.Join(t.TempDir(), "task.yaml")
 	mustWrite(t, spec, gateSpec+section)
-	res := redteamResult{srv: newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())}
+	res := attackResult{srv: newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())}
 	env := append([]string{"PATH=" + os.Getenv("PATH")}, more...)
 	if pin != "off" {
 		env = append(env, sandbox.LayersEnv+"="+pin)
@@ -87,7 +87,7 @@ func redteamRunEnv(t *testing.T, repo, pin, section, out string, more ...string)
 }
 
 // toolResults is every tool message the model was sent.
-func (r redteamResult) toolResults() string {
+func (r attackResult) toolResults() string {
 	var b strings.Builder
 	for _, req := range r.srv.Requests() {
 		for _, m := range req.Messages() {
@@ -100,27 +100,27 @@ func (r redteamResult) toolResults() string {
 	return b.String()
 }
 
-const redteamDotenvSecret = "dotenv-secret-0123456789abcdef"
+const attackDotenvSecret = "dotenv-secret-0123456789abcdef"
 
-// TestRedteamProtectedEnvNotSentToModel: a protected .env that is
+// TestAttackProtectedEnvNotSentToModel: a protected .env that is
 // committed is hidden in the work tree, but its blob is in .git, which
 // every command may read: an allowed make runs `git show HEAD:.env` and
 // `git cat-file`. Whatever the sandbox, the value must not reach the
 // model in the tool result (the event log redacted it already; the
 // provider got it raw). The tool result says [REDACTED] instead.
-func TestRedteamProtectedEnvNotSentToModel(t *testing.T) {
+func TestAttackProtectedEnvNotSentToModel(t *testing.T) {
 	makefile := "all:\n\t@echo via-show: $$(git show HEAD:.env)\n\t@echo via-cat-file: $$(git cat-file -p $$(git rev-parse HEAD:.env))\n"
-	for _, pin := range redteamPins() {
+	for _, pin := range attackPins() {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			repo := gitRepo(t, map[string]string{"Makefile": makefile, ".env": "API_TOKEN=" + redteamDotenvSecret + "\n"})
-			res := redteamRun(t, repo, pin, "")
+			repo := gitRepo(t, map[string]string{"Makefile": makefile, ".env": "API_TOKEN=" + attackDotenvSecret + "\n"})
+			res := attackRun(t, repo, pin, "")
 			got := res.toolResults()
 			if !strings.Contains(got, "via-show:") {
 				t.Fatalf("make did not run: tool results %q\n%s", got, res.stderr)
 			}
-			if strings.Contains(got, redteamDotenvSecret) {
+			if strings.Contains(got, attackDotenvSecret) {
 				t.Errorf("the protected .env's value reached the model in a tool result:\n%s", got)
 			}
 			if !strings.Contains(got, "API_TOKEN="+event.Redacted) {
@@ -130,24 +130,24 @@ func TestRedteamProtectedEnvNotSentToModel(t *testing.T) {
 	}
 }
 
-// TestRedteamSnapshotStoreHidden: the snapshot store (the user cache's
+// TestAttackSnapshotStoreHidden: the snapshot store (the user cache's
 // runner/snapshots, a bare git repository per work tree) holds the blob
 // of every file the base snapshot saw, a protected .env that is neither
 // committed nor ignored among them. A command that reads the store with
 // git finds the value under mode off (the control); under every layer the
 // store is hidden, of this run and of every other.
-func TestRedteamSnapshotStoreHidden(t *testing.T) {
-	for _, pin := range redteamPins() {
+func TestAttackSnapshotStoreHidden(t *testing.T) {
+	for _, pin := range attackPins() {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			cache := t.TempDir()
 			t.Setenv("XDG_CACHE_HOME", cache)
 			store := filepath.Join(cache, "runner", "snapshots")
 			makefile := "all:\n\t-for d in " + store + "/*/; do git --git-dir=$$d cat-file --batch-all-objects --batch; done 2>/dev/null | grep -q " +
-				redteamDotenvSecret + " && echo found > loot.txt\n\t@ls " + store + " | wc -l > listed.txt\n"
+				attackDotenvSecret + " && echo found > loot.txt\n\t@ls " + store + " | wc -l > listed.txt\n"
 			repo := gitRepo(t, map[string]string{"Makefile": makefile})
-			mustWrite(t, filepath.Join(repo, ".env"), "API_TOKEN="+redteamDotenvSecret+"\n") // untracked, not ignored: in the base snapshot
-			res := redteamRun(t, repo, pin, "")
+			mustWrite(t, filepath.Join(repo, ".env"), "API_TOKEN="+attackDotenvSecret+"\n") // untracked, not ignored: in the base snapshot
+			res := attackRun(t, repo, pin, "")
 			_, err := os.Stat(filepath.Join(repo, "loot.txt"))
 			found := err == nil
 			if listed, _ := os.ReadFile(filepath.Join(repo, "listed.txt")); len(listed) == 0 {
@@ -160,62 +160,62 @@ func TestRedteamSnapshotStoreHidden(t *testing.T) {
 	}
 }
 
-// redteamHomeSecrets are credential stores below $HOME the sandbox hides,
+// attackHomeSecrets are credential stores below $HOME the sandbox hides,
 // each planted with a secret in the test's HOME.
-var redteamHomeSecrets = []string{".ssh/id_ed25519", ".aws/credentials", ".git-credentials", ".config/git/credentials",
+var attackHomeSecrets = []string{".ssh/id_ed25519", ".aws/credentials", ".git-credentials", ".config/git/credentials",
 	".netrc", ".npmrc", ".pgpass", ".my.cnf", ".vault-token", ".config/containers/auth.json", ".docker/config.json",
 	".config/gh/hosts.yml", ".kube/config", ".cache/huggingface/token", ".codex/auth.json", ".claude/.credentials.json",
 	".gradle/gradle.properties", ".config/rclone/rclone.conf", ".bash_history"}
 
-// TestRedteamHomeCredentialStores: a command reads the runner's $HOME
+// TestAttackHomeCredentialStores: a command reads the runner's $HOME
 // credential stores (the home is the runner's, not the sandbox's private
 // one: the attacker reads it by its path). Under mode off (the control)
 // it finds every planted secret; under every layer none.
-func TestRedteamHomeCredentialStores(t *testing.T) {
-	for _, pin := range redteamPins() {
+func TestAttackHomeCredentialStores(t *testing.T) {
+	for _, pin := range attackPins() {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
 			home := t.TempDir()
 			var paths []string
-			for i, rel := range redteamHomeSecrets {
+			for i, rel := range attackHomeSecrets {
 				mustWrite(t, filepath.Join(home, rel), fmt.Sprintf("token=home-secret-%02d-0123456789\n", i))
 				paths = append(paths, filepath.Join(home, rel))
 			}
 			makefile := "all:\n\t-cat " + strings.Join(paths, " ") + " 2>/dev/null | grep -o 'home-secret-[0-9]*' | tr -d - > loot.txt\n"
 			repo := gitRepo(t, map[string]string{"Makefile": makefile})
-			res := redteamRunHome(t, repo, pin, home)
+			res := attackRunHome(t, repo, pin, home)
 			loot, err := os.ReadFile(filepath.Join(repo, "loot.txt"))
 			if err != nil {
 				t.Fatalf("make did not run: %v\n%s", err, res.stderr)
 			}
 			got := strings.Fields(string(loot))
 			if pin == "off" {
-				if len(got) != len(redteamHomeSecrets) {
-					t.Errorf("the control read %d of %d stores: %q", len(got), len(redteamHomeSecrets), got)
+				if len(got) != len(attackHomeSecrets) {
+					t.Errorf("the control read %d of %d stores: %q", len(got), len(attackHomeSecrets), got)
 				}
 				return
 			}
 			for _, g := range got {
 				var i int
 				_, _ = fmt.Sscanf(strings.TrimPrefix(g, "homesecret"), "%d", &i)
-				t.Errorf("the command read ~/%s (%s)", redteamHomeSecrets[i], g)
+				t.Errorf("the command read ~/%s (%s)", attackHomeSecrets[i], g)
 			}
 		})
 	}
 }
 
-// TestRedteamGitObjectsAndModules: two ways to change what git does later
+// TestAttackGitObjectsAndModules: two ways to change what git does later
 // that lie outside the tripwire's files. A command replaces the loose
 // object of a committed file with other content under the same name (git
 // does not check a blob's hash when it checks it out: the user's next
 // `git checkout -- README` writes the payload), and adds core.fsmonitor to
 // a submodule's config in .git/modules (the superproject's next `git
 // status` runs it). With namespaces .git is read-only; with Landlock only
-// the run must fail with the git tripwire or leave both as they were
-// (redteam F2). Mode off is the control.
-func TestRedteamGitObjectsAndModules(t *testing.T) {
-	for _, pin := range redteamPins() {
+// the run must fail with the git tripwire or leave both as they were.
+// Mode off is the control.
+func TestAttackGitObjectsAndModules(t *testing.T) {
+	for _, pin := range attackPins() {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
@@ -230,7 +230,7 @@ open(p, "wb").write(zlib.compress(b"blob %d\0" % len(data) + data))
 `, "Makefile": "all:\n\t-python3 swap.py\n\t-printf '[core]\\n\\tfsmonitor = touch " + marker + "\\n' >> .git/modules/sub/config\n"})
 			gitIn(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
 			gitIn(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "sub")
-			res := redteamRun(t, repo, pin, "")
+			res := attackRun(t, repo, pin, "")
 			gates, fin := gatesOf(t, res.recs)
 			caught := fin.Status == "violation" && slices.Contains(gateKinds(gates), event.GateGitTripwire)
 			if err := os.Remove(filepath.Join(repo, "README")); err != nil {
@@ -256,26 +256,26 @@ open(p, "wb").write(zlib.compress(b"blob %d\0" % len(data) + data))
 	}
 }
 
-// redteamRunOut is redteamRun with the out dir out.
-func redteamRunOut(t *testing.T, repo, pin, section, out string) redteamResult {
+// attackRunOut is attackRun with the out dir out.
+func attackRunOut(t *testing.T, repo, pin, section, out string) attackResult {
 	t.Helper()
-	return redteamRunEnv(t, repo, pin, section, out)
+	return attackRunEnv(t, repo, pin, section, out)
 }
 
-// TestRedteamZygoteKillDaemonOutlivesRun: with Landlock only a command
+// TestAttackZygoteKillDaemonOutlivesRun: with Landlock only a command
 // may kill its zygote (same Landlock domain). One leaves a process in a
 // new session first, which waits for the run's run.finished and then
 // plants core.fsmonitor in .git/config and a file in the tree: after the
 // tripwire and the patch, so neither sees it, and the run reports
-// success (redteam F5). Under every layer no process of the run may be
+// success. Under every layer no process of the run may be
 // left alive after it (the process counts a heartbeat in the tree); mode
 // off is the control (its zygote is only a reaper, so the plant happens).
 // The zygote (make's parent, read from /proc: no procps needed) is killed
 // before make: killed the other way round, a mode-off zygote that runs
 // between the two kills sees its command end and kills the daemon, and
 // the control fails (seen once in CI under -race on two busy cores).
-func TestRedteamZygoteKillDaemonOutlivesRun(t *testing.T) {
-	for _, pin := range redteamPins() {
+func TestAttackZygoteKillDaemonOutlivesRun(t *testing.T) {
+	for _, pin := range attackPins() {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
@@ -285,7 +285,7 @@ func TestRedteamZygoteKillDaemonOutlivesRun(t *testing.T) {
 				` && { printf "[core]\n\tfsmonitor = touch ` + marker + `\n" >> .git/config; echo late > planted.txt; exit; }; done`
 			makefile := "all:\n\t(setsid bash -c '" + daemon + "' </dev/null >/dev/null 2>&1 &); sleep 0.3; kill -9 $$(cut -d' ' -f4 /proc/$$PPID/stat) $$PPID\n"
 			repo := gitRepo(t, map[string]string{"Makefile": makefile})
-			res := redteamRunOut(t, repo, pin, "", out)
+			res := attackRunOut(t, repo, pin, "", out)
 			beat := func() string { b, _ := os.ReadFile(filepath.Join(repo, "heartbeat")); return string(b) }
 			first := beat()
 			time.Sleep(1500 * time.Millisecond)

@@ -15,8 +15,8 @@ import (
 // the copy was made from, so its copy in the work tree is watched). An
 // agent that may edit it, or a command that writes it, would otherwise
 // rewrite the permissions, limits and checks of the next run on this
-// tree (a cron job, a run on the pull request made from the patch)
-// (newcomer2 N13). The gate puts it back and fails the run.
+// tree (a cron job, a run on the pull request made from the patch).
+// The gate puts it back and fails the run.
 type specGuard struct {
 	rel  string // work-tree-relative slash path
 	abs  string // in the work tree

@@ -11,7 +11,7 @@ import (
 )
 
 // TestSpecGate: the task spec the run runs under lies in the work tree
-// and the rules let the agent edit it (newcomer2 N13: it added
+// and the rules let the agent edit it (it added
 // "webfetch: allow" to its own permissions and the run was a success).
 // Whether the edit tool or a real bash command (sandbox on) changes it,
 // with and without --isolate, the run is a violation with gate

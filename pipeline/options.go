@@ -60,7 +60,7 @@ type ExecOptions struct {
 	// Hidden are more files and directories (absolute) the sandbox hides
 	// from every command, beside the built-in ones: a batch's clone cache
 	// entries and the other repositories' work trees, which hold their
-	// committed files, a protected .env among them (redteam2 R8).
+	// committed files, a protected .env among them.
 	Hidden []string
 	// Isolate works on a temporary copy of Repo and leaves it untouched (--isolate).
 	Isolate bool

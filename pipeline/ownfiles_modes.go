@@ -17,7 +17,7 @@ import (
 // the sandbox off, a command may change the mode of any directory its
 // user owns, outside the work tree too. `chmod 000` of the out dir, its
 // tool-output directory or the run's temporary directory made every
-// later create there fail for a non-root runner (red team F8): the tool
+// later create there fail for a non-root runner: the tool
 // outputs, the patch, result.json and summary.md were lost. The modes are
 // recorded when the runner makes or first uses each directory (and those
 // of the directories above it that the runner's user owns), and put back

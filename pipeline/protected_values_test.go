@@ -65,7 +65,7 @@ show:
 // and a URL's password is redacted alone too.
 func TestRedactProtectedValuesMidRun(t *testing.T) {
 	requireTool(t, "make")
-	for _, pin := range redteamPins() {
+	for _, pin := range attackPins() {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
@@ -94,7 +94,7 @@ func TestRedactProtectedValuesMidRun(t *testing.T) {
 					t.Fatalf("the commands did not print %s (the attack did not work): %q (%v)\n%s", v, raw, err, stderr.String())
 				}
 			}
-			res := redteamResult{srv: srv}
+			res := attackResult{srv: srv}
 			sent := res.toolResults()
 			logData, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
 			if rerr != nil {

@@ -28,7 +28,7 @@ func TestMCPServerReadsProtectedFileMadeMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	const token = "mcp-midrun-token-9c4e1a77"
-	for _, pin := range redteamPins() {
+	for _, pin := range attackPins() {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
@@ -66,7 +66,7 @@ limits: {max_steps: 5}
 			if err != nil {
 				t.Fatalf("exec: %v", err)
 			}
-			sent := redteamResult{srv: srv}.toolResults()
+			sent := attackResult{srv: srv}.toolResults()
 			if !strings.Contains(sent, "read: API_TOKEN="+event.Redacted) {
 				t.Errorf("the server did not read the file made mid-run (the limit), or its value was not redacted:\n%s", sent)
 			}

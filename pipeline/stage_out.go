@@ -41,7 +41,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	// The paths the user gave are tried before anything is made: a
 	// --patch that cannot be written was found only after the whole run
 	// (paid, the --isolate copy gone), and a bad --events left an empty
-	// out dir (newcomer2 N4).
+	// out dir.
 	for _, f := range []struct{ flag, path string }{{"--events", r.opts.Events}, {"--patch", r.opts.Patch}} {
 		if f.path == "" || f.path == "-" && f.flag == "--events" {
 			continue

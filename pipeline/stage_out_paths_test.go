@@ -13,7 +13,7 @@ import (
 // TestUnwritableOutputPathsStopUpFront: a --patch, --events or --out that
 // cannot be made (its directory is a regular file) is a usage error
 // (exit 2) before the model is asked anything and before any out dir is
-// made (newcomer2 N4: a bad --patch was found after the whole run, exit
+// made (a bad --patch was found after the whole run, exit
 // 3, and with --isolate the work was lost).
 func TestUnwritableOutputPathsStopUpFront(t *testing.T) {
 	dir := t.TempDir()

@@ -134,7 +134,7 @@ func gitRepoCopy(t *testing.T, repo string) string {
 }
 
 // TestSparseFileIsNotRead: a command that makes a 1 TiB sparse file (no
-// disk used) does not keep the runner reading it for hours (redteam2 R1:
+// disk used) does not keep the runner reading it for hours (
 // 3 GiB took 46 s per snapshot, past limits.timeout): the step's
 // snapshot, the final patch, the secret gate stat it only, and the run is
 // failed, patch_incomplete, naming the file as not read.

@@ -15,7 +15,7 @@ import (
 // TestEnvTemplateNotHidden: a committed .env.example at the work tree's
 // root is an ordinary file in the sandbox: a command reads it, and under
 // Landlock only what a command creates at the root (build/) is readable
-// by that same command (newcomer2 N18: every .env* was hidden, and a
+// by that same command (every .env* was hidden, and a
 // hidden file at a level makes what appears there unreadable until the
 // next command under Landlock only, so `mkdir build && … && cat
 // build/out.txt`, `npm ci && npm test` and `python3 -m venv .venv` failed

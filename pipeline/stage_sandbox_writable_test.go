@@ -21,7 +21,7 @@ import (
 // writes beside the work tree: the hole was real.
 func TestWritableBroadRefused(t *testing.T) {
 	requireTool(t, "make")
-	for _, pin := range redteamPins() {
+	for _, pin := range attackPins() {
 		for _, allow := range []bool{false, true} {
 			name := pin + "/refused"
 			if allow {

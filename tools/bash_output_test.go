@@ -72,7 +72,7 @@ func lastBytes(s string, n int) string {
 	return s[len(s)-n:]
 }
 
-// TestBashOutputFileIsBounded (redteam2): a command that prints without
+// TestBashOutputFileIsBounded: a command that prints without
 // end (here 3 MiB of zeros against a 1 MiB bound) fills the output file,
 // which the runner writes outside the sandbox, only up to its bound; the
 // model still gets the real tail, and the marker says the file holds the

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestScrubEnvRedTeam(t *testing.T) {
+func TestScrubEnvAttacks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		kv   string

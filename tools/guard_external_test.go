@@ -9,7 +9,7 @@ import (
 	"github.com/seed43ef5acb/runner/tools/permission"
 )
 
-// TestGuardBashExternalDirectory replays the newcomer trial: with
+// TestGuardBashExternalDirectory replays a first user's trial: with
 // `bash: {"*": allow}` and no external_directory rule, commands whose
 // arguments name files outside the work tree do not run; a rule for the
 // directory lets them.

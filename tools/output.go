@@ -130,8 +130,7 @@ func (o *boundedOutput) text(fullPath string) string {
 		// The path is for people reading the record: it is in the runner's
 		// own state (.runner, or an out dir outside the tree), which no
 		// rule lets a tool open, so the model is told how to see a part
-		// instead of being sent to a file every try at which is a denial
-		// (newcomer2 N5).
+		// instead of being sent to a file every try at which is a denial.
 		where = "; the full output is in " + fullPath + " (the run's record: tools cannot open it); " +
 			"to see a cut part, narrow the output, e.g. a command with | tail -n 200 or | grep PATTERN"
 	case o.fileErr != nil:

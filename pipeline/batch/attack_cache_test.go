@@ -10,14 +10,14 @@ import (
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
-// TestRedteamBatchCacheHidesOtherRepos (redteam2, R8: each run's sandbox
+// TestAttackBatchCacheHidesOtherRepos (each run's sandbox
 // hides the batch's clone cache and the other work dirs): repository
 // "victim" has a committed, protected .env; repository "attacker" runs
 // `bash attack.sh`, which reads the victim's blob from the batch's clone
 // cache (git --git-dir=<cache>/victim.git show HEAD:.env). The victim's
 // value must not reach the model (it did, raw, and the attacker's log: its
 // redactor knows only its own values).
-func TestRedteamBatchCacheHidesOtherRepos(t *testing.T) {
+func TestAttackBatchCacheHidesOtherRepos(t *testing.T) {
 	const secret = "victim-dotenv-secret-4242abcd"
 	dir := t.TempDir()
 	makeRepo(t, filepath.Join(dir, "victim"), map[string]string{"README.md": "victim\n", ".env": "VICTIM_TOKEN=" + secret + "\n"})

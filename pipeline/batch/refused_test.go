@@ -116,8 +116,8 @@ func TestRunRefusalStopsStarting(t *testing.T) {
 }
 
 // TestBatchTimeoutNamesTheBatchSpec: a repository stopped by the batch's
-// limits.timeout says so, naming the batch spec; nobody gave --timeout
-// (newcomer finding L7). The model never answers; the timeout ends the
+// limits.timeout says so, naming the batch spec; nobody gave --timeout.
+// The model never answers; the timeout ends the
 // run.
 func TestBatchTimeoutNamesTheBatchSpec(t *testing.T) {
 	t.Parallel()

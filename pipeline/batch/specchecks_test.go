@@ -25,7 +25,7 @@ inputs:
 
 // TestCheckTask: what exec would refuse of a repository's job (exit 2)
 // and is knowable from the batch spec is a problem of the batch spec at
-// its position (newcomer finding H2): the task spec itself, each
+// its position: the task spec itself, each
 // repository's inputs, the batch's budget on a model with no price, and
 // (with the pipeline executor as JobChecker) what exec's setup refuses:
 // no model, the sandbox layers, an MCP server's variable. The

@@ -7,7 +7,7 @@ import (
 
 // TestRepositoryCounts: every count of repositories in messages and
 // summaries agrees with its number ("1 repository … has", "2
-// repositories … have"), newcomer finding L10.
+// repositories … have").
 func TestRepositoryCounts(t *testing.T) {
 	t.Parallel()
 	one := (&MergeReport{Missing: []string{"a"}}).Problems()

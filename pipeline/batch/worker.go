@@ -345,7 +345,7 @@ func (a *attempts) once(ctx context.Context) (Outcome, error) {
 // directory is own hides: every clone cache entry (CacheDir/<id>.git: a
 // repository's whole history, a committed .env among it; its own too, the
 // work tree's objects are hard-linked copies) and every other attempt's
-// directory under the work root that exists now (redteam2 R8: a command
+// directory under the work root that exists now (a command
 // read another repository's .env with git --git-dir=../<id>.git show
 // HEAD:.env). Attempt directories made later, by repositories running at
 // the same time, are not in the list: run untrusted repositories with

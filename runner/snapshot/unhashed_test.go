@@ -17,7 +17,7 @@ import (
 const sparseSize = 1 << 40
 
 // TestFilesOverTheReadLimitAreNotRead: a snapshot does not read a file over
-// UnhashedLimit (redteam2 R1: `truncate -s 3G` kept the runner hashing and
+// UnhashedLimit (`truncate -s 3G` kept the runner hashing and
 // compressing for 46 s per snapshot, past limits.timeout; 1 TiB is hours).
 // Its id carries its size, no object is stored for it, an unchanged file
 // is no change, a touched or deleted one is a change the patch leaves out

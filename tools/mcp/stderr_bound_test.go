@@ -11,7 +11,7 @@ import (
 	"github.com/seed43ef5acb/runner/tools/mcp/mcptest"
 )
 
-// TestStderrFileIsBounded (redteam2): a stdio server that floods its
+// TestStderrFileIsBounded: a stdio server that floods its
 // stderr (20 MiB here; a hostile server writes for as long as the run
 // lasts) makes the runner write its stderr file, outside the sandbox, only
 // up to maxStderrFile, then one line that says how much was left out; the
@@ -48,7 +48,7 @@ func lastN(s string, n int) string {
 	return s[len(s)-n:]
 }
 
-// TestEndlessToolListIsRefused (redteam2): a server whose tools/list
+// TestEndlessToolListIsRefused: a server whose tools/list
 // pages never end is refused at MaxListedTools, naming the server and
 // why, instead of the runner holding every page until the start-up
 // timeout (a minute here).

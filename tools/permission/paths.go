@@ -308,7 +308,7 @@ var envTemplateSuffixes = []string{".example", ".sample", ".template", ".dist"}
 // does not hide it), as OpenCode's default rules allow *.env.example.
 // Hiding it cost more than it protected: under Landlock only, a hidden
 // file at the work tree's root makes what a command creates there
-// unreadable to that command (newcomer2 N18).
+// unreadable to that command.
 func EnvTemplate(base string) bool {
 	l := strings.ToLower(base)
 	if !strings.HasPrefix(l, ".env") {

@@ -148,7 +148,7 @@ func TestCaseFolding(t *testing.T) {
 
 // TestEnvTemplatesAreOrdinaryFiles: committed .env templates (.env.example
 // and friends) are not protected (rules decide, as for any file), every
-// other .env* file still is, whatever its case (newcomer2 N18).
+// other .env* file still is, whatever its case.
 func TestEnvTemplatesAreOrdinaryFiles(t *testing.T) {
 	for rel, want := range map[string]string{
 		".env.example": "", "config/.env.sample": "", ".ENV.Template": "", ".env.local.dist": "", ".env.production.example": "",

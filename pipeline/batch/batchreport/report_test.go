@@ -189,7 +189,7 @@ func TestNightWithoutResults(t *testing.T) {
 // TestMixedBatches: out dirs of different batches (manifest names differ)
 // still make a report, headed by the latest, with a problem (on stderr
 // from the command) that names each batch and its dirs; one batch's
-// nights have none (newcomer finding L23).
+// nights have none.
 func TestMixedBatches(t *testing.T) {
 	t.Chdir(t.TempDir())
 	a := genBatch{Name: "calc-sweep", Repos: 3, Seed: 1, Start: time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)}.write(t, "a")

@@ -20,10 +20,10 @@ func goOnly() Ruleset {
 	return Ruleset{{Permission: Bash, Pattern: "go test *", Action: Allow}, {Permission: Bash, Pattern: "tail *", Action: Allow}, {Permission: Read, Pattern: "**", Action: Allow}}
 }
 
-// TestCheckBashRedTeam holds the holes a second review found, each with
+// TestCheckBashAttacks holds attacks on the analyzer, each with
 // the kind of attack it stands for, and the ordinary commands that must
 // stay allowed next to them.
-func TestCheckBashRedTeam(t *testing.T) {
+func TestCheckBashAttacks(t *testing.T) {
 	t.Parallel()
 	wt := caseTree(t)
 	tests := []struct {
@@ -223,7 +223,7 @@ func TestCheckBashRedTeam(t *testing.T) {
 		{"known-var", open(), "x=src/a.go; cat \"$x\"", true},
 		{"known-var", open(), "cat $PWD/src/a.go", true},
 		{"known-var", open(), "cat ${PWD%/*}/x", false},
-		// a third review (redteam): revisions with '@', ANSI-C quoting and
+		// revisions with '@', ANSI-C quoting and
 		// pathspec magic reach a protected blob; rg runs a preprocessor
 		{"git-blob-at", gitAll(), "git show @:.env", false},
 		{"git-blob-at", gitAll(), "git show HEAD@{1}:.env", false},
@@ -241,7 +241,7 @@ func TestCheckBashRedTeam(t *testing.T) {
 		{"rg-pre", append(gitAll(), Rule{Permission: Bash, Pattern: "rg *", Action: Allow}), "rg --pre ./x.sh x", false},
 		{"rg-pre", append(gitAll(), Rule{Permission: Bash, Pattern: "rg *", Action: Allow}), "rg --hostname-bin=sh x", false},
 		{"rg-pre", append(gitAll(), Rule{Permission: Bash, Pattern: "rg *", Action: Allow}), "rg -n --pre-glob '*.gz' TODO src", true},
-		// redteam2: awk and tar run programs through their program text
+		// awk and tar run programs through their program text
 		// and options (the rule names awk or tar, not sh)
 		{"awk-runs", withBash(gitAll(), "awk *"), `awk 'BEGIN{system("id")}'`, false},
 		{"awk-runs", withBash(gitAll(), "awk *"), `awk 'BEGIN { system ( "id" ) }'`, false},
@@ -271,7 +271,7 @@ func TestCheckBashRedTeam(t *testing.T) {
 		{"tar-runs", withBash(gitAll(), "tar *"), `tar -czf x.tar.gz --checkpoint=100 -C src .`, true},
 		{"tar-runs", withBash(gitAll(), "tar *"), `tar xzf x.tar.gz`, true},
 		{"tar-runs", withBash(gitAll(), "tar *"), `tar -tvf Ifile.tar`, true},
-		// redteam2: a protected file as an assignment's value (dd if=) or
+		// a protected file as an assignment's value (dd if=) or
 		// after curl's '@' is a read of it
 		{"env-value", withBash(gitAll(), "dd *"), `dd if=.env of=x`, false},
 		{"env-value", withBash(gitAll(), "dd *"), `dd if=./.env`, false},

@@ -18,7 +18,7 @@ func bashSeeds(f *testing.F) []string {
 	seeds := []string{"git status", "ls; ls -la", "a && b || c | d", "echo $(id)", "sh -c 'rm x'",
 		"find . -exec rm {} \\;", "env A=1 timeout 5 xargs -I{} rm {}", "cat <<EOF\n$(x)\nEOF", "echo > x",
 		"f() { x; }", "for i in *; do echo \"$i\"; done", "case $x in a) b;; esac", "$'\\x41' b", "{ a; } > /dev/null",
-		// red-team kinds
+		// attack kinds
 		`echo hi >&"f"`, "builtin cd / && echo > f", "bash /dev/stdin <<< x", "echo ${x@P} ${!y}", `[ -v 'a[$(x)]' ]`,
 		"git rebase -x 'rm x' HEAD", "git submodule foreach 'rm x'", "git config core.pager x", "tee -a f",
 		"find . -fprint f", "su -c 'rm x'", "env -u X ls", "BASH_CMDS[ls]=/bin/rm", "read -r 'a[$(x)]'",

@@ -27,7 +27,7 @@ func TestCheckBashPathArguments(t *testing.T) {
 		cmd   string
 		want  bool
 	}{
-		// the newcomer trial
+		// a first user's trial
 		{"absolute", broad(), "rm -rf /tmp/nc/victim", false},
 		{"absolute", broad(), "rm -rf /tmp/x", false},
 		{"absolute", broad(tmpOK), "rm -rf /tmp/x", true},

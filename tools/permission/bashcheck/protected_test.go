@@ -36,7 +36,7 @@ func TestCheckBashProtectedPaths(t *testing.T) {
 		cmd   string
 		want  bool
 	}{
-		// the newcomer trial
+		// a first user's trial
 		{"env", broad(), "cat .env", false},
 		{"env", broad(), "cat < .env", false},
 		{"env", broad(), "cp .env x.txt", false},

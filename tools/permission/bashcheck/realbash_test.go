@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// realistic is the policy of the red-team trial: reads and
+// realistic is the policy of the attack trial: reads and
 // builds allowed, edits anywhere but .github/.
 func realistic() Ruleset {
 	rs := Ruleset{}

@@ -206,7 +206,7 @@ func TestProxyUpstreamDown(t *testing.T) {
 // (which connects to the machine itself) or to a link-local address (the
 // cloud metadata service) is refused with 403 naming the address, by
 // plain HTTP and by CONNECT, and a listener on 127.0.0.1 gets nothing
-// (redteam2 R5: the proxy dialled whatever the name resolved to). With
+// (the proxy dialled whatever the name resolved to). With
 // LoopbackNames the loopback names reach it; 0.0.0.0 and link-local stay
 // refused.
 func TestProxyRefusesInternalAddresses(t *testing.T) {
