@@ -72,3 +72,86 @@ func TestHelloWithoutGOCACHE(t *testing.T) {
 		t.Errorf("the agent's go test did not pass in the sandbox:\n%s", res.stderr)
 	}
 }
+
+// TestDemoWithCachesElsewhere: the demo passes when the environment puts
+// Go's caches elsewhere than their defaults under $HOME, as developer
+// machines and CI images do. The example opens [$GOCACHE,
+// ~/.cache/go-build]; with XDG_CACHE_HOME set, Go's build cache is
+// $XDG_CACHE_HOME/go-build, and ~/.cache/go-build must mean that one, or
+// Go meets a read-only cache and the replay runs out of replies.
+func TestDemoWithCachesElsewhere(t *testing.T) {
+	t.Parallel()
+	gocache := goEnv(t, "GOCACHE")
+	// Warm caches where each variable puts them: the real ones, seen from
+	// a $HOME that does not hold them.
+	xdg := filepath.Dir(gocache)
+	if filepath.Base(gocache) != "go-build" {
+		xdg = t.TempDir() // a cold build: slower, still the same question
+	}
+	mods := t.TempDir() // the demo needs no module: an empty cache elsewhere
+	for _, c := range []struct {
+		name string
+		set  []string
+	}{
+		{"XDG_CACHE_HOME", []string{"XDG_CACHE_HOME=" + xdg}},
+		{"GOCACHE", []string{"GOCACHE=" + gocache}},
+		{"GOMODCACHE", []string{"GOMODCACHE=" + mods, "GOCACHE=" + gocache}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			env := append([]string{"HOME=" + t.TempDir()}, c.set...)
+			for _, kv := range baseEnv(t) {
+				name, _, _ := strings.Cut(kv, "=")
+				if name != "HOME" && name != "GOCACHE" && name != "XDG_CACHE_HOME" && name != "GOMODCACHE" {
+					env = append(env, kv)
+				}
+			}
+			res := runRunner(t, repoRoot, env, append(append([]string{}, helloArgs...), "--out", t.TempDir())...)
+			if res.code != 0 || !strings.Contains(res.stderr, "✓ bash  go test ./...") {
+				t.Fatalf("%s: exit %d, want 0 with the agent's go test passing in the sandbox:\n%s", c.set, res.code, res.stderr)
+			}
+		})
+	}
+}
+
+// TestReplayExhaustedAfterSandboxRefusal: when the sandbox refuses what
+// the recorded run could do (here Go's build cache, left read-only), the
+// replay runs out of replies; the error must name the refusal and the
+// spec keys that open the sandbox, not only ask for a new recording.
+func TestReplayExhaustedAfterSandboxRefusal(t *testing.T) {
+	t.Parallel()
+	gocache := goEnv(t, "GOCACHE")
+	if filepath.Base(gocache) != "go-build" {
+		t.Skip("GOCACHE is not <dir>/go-build: no XDG cache dir to leave read-only")
+	}
+	task, err := os.ReadFile(filepath.Join(repoRoot, "examples", "hello", "task.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const open = "writable: [$GOCACHE, ~/.cache/go-build]"
+	if !strings.Contains(string(task), open) {
+		t.Fatalf("examples/hello/task.yaml no longer says %q", open)
+	}
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	closed := strings.Replace(string(task), open, "writable: ["+t.TempDir()+"]", 1)
+	if err := os.WriteFile(spec, []byte(closed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + filepath.Dir(gocache)}
+	for _, kv := range baseEnv(t) {
+		name, _, _ := strings.Cut(kv, "=")
+		if name != "HOME" && name != "GOCACHE" && name != "XDG_CACHE_HOME" {
+			env = append(env, kv)
+		}
+	}
+	args := append([]string{"exec", spec}, helloArgs[2:]...)
+	res := runRunner(t, repoRoot, env, append(args, "--out", t.TempDir())...)
+	if res.code != 2 || !strings.Contains(res.stderr, "cassette exhausted") {
+		t.Fatalf("exit %d, want 2 with the cassette exhausted:\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{"the sandbox seems to have refused", "read-only file system", "sandbox.writable"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("the error does not say %q:\n%s", want, res.stderr)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -15,16 +17,34 @@ type denialLog struct {
 	mu    sync.Mutex
 	count int
 	calls []event.PermissionDenied // the first event.MaxDeniedCalls
+	// refused is the first command whose output reads as the OS sandbox
+	// refusing it (sandboxRefusal), "" when none did.
+	refused string
 }
 
-// Emit keeps p when it is a denial.
+// Emit keeps p when it is a denial, and notes the first command the
+// sandbox seems to have refused.
 func (d *denialLog) Emit(p event.Payload) error {
+	var refused string
+	switch v := p.(type) {
+	case event.ToolFailed:
+		if v.Tool == "bash" {
+			refused = sandboxRefusal("the bash call of step "+strconv.Itoa(v.Step), v.Error)
+		}
+	case event.CheckFinished:
+		if !v.Passed && v.Hint != "" { // failed in the sandbox
+			refused = sandboxRefusal("check "+v.Name, v.Output)
+		}
+	}
 	v, ok := p.(event.PermissionDenied)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.refused == "" {
+		d.refused = refused
+	}
 	if !ok {
 		return nil
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.count++
 	if len(d.calls) < event.MaxDeniedCalls {
 		d.calls = append(d.calls, v)
@@ -41,6 +61,36 @@ func (d *denialLog) snapshot() (int, []event.PermissionDenied) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.count, append([]event.PermissionDenied{}, d.calls...)
+}
+
+// refusal is the first command the sandbox seems to have refused ("").
+func (d *denialLog) refusal() string {
+	if d == nil {
+		return ""
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.refused
+}
+
+// sandboxErrors are the messages of the errors the sandbox gives a
+// command it refuses: writes outside the writable paths, hidden files,
+// the network.
+var sandboxErrors = []string{"read-only file system", "permission denied", "operation not permitted",
+	"network is unreachable", "could not resolve host", "temporary failure in name resolution"}
+
+// sandboxRefusal is "<what>: <line>" for the first line of output that
+// carries one of sandboxErrors, "" when none does.
+func sandboxRefusal(what, output string) string {
+	for line := range strings.Lines(output) {
+		low := strings.ToLower(line)
+		for _, e := range sandboxErrors {
+			if strings.Contains(low, e) {
+				return what + ": " + clip(line, 160)
+			}
+		}
+	}
+	return ""
 }
 
 // logGuard is the event log's place among the sinks: it notes the first

@@ -74,7 +74,7 @@ func (r *execRun) mcpSandbox() error {
 		pol.WorkTree, pol.Writable, pol.Network = r.workTree, nil, sec.Network
 		pol.Proxy, pol.NoProxy = "", nil // the allow list is the task's commands', not a server's
 		for i, w := range sec.Writable {
-			p, err := spec.ExpandPath(w, r.getenv)
+			p, err := r.expandWritable(w)
 			if errors.Is(err, spec.ErrUnset) {
 				fmt.Fprintf(r.opts.Stderr, "runner: mcp.servers.%s: %v: that hole is not opened\n", srv.Name, err)
 				continue

@@ -31,7 +31,7 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 	r.sandboxPolicy = sandbox.Policy{Mode: sec.ModeOrDefault(), Network: sec.Network, GitConfig: tools.GitGuard()}
 	var unset []string
 	for i, w := range sec.Writable {
-		p, err := spec.ExpandPath(w, r.getenv)
+		p, err := r.expandWritable(w)
 		if errors.Is(err, spec.ErrUnset) { // harmless: nothing names that directory here
 			unset = append(unset, w)
 			continue
@@ -42,8 +42,10 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 		if err := r.broadWritable(sec, fmt.Sprintf("sandbox.writable[%d]", i), w, p); err != nil {
 			return err
 		}
-		r.sandboxPolicy.Writable = append(r.sandboxPolicy.Writable, p)
-		r.writable = append(r.writable, p)
+		if !slices.Contains(r.writable, p) { // [$GOCACHE, ~/.cache/go-build] may name one directory
+			r.sandboxPolicy.Writable = append(r.sandboxPolicy.Writable, p)
+			r.writable = append(r.writable, p)
+		}
 	}
 	if len(r.writable) == 0 && !r.opts.Quiet {
 		for _, w := range unset {
@@ -69,6 +71,17 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 		fmt.Fprintln(r.opts.Stderr, "runner: WARNING: sandbox.mode is off: bash and the checks run unsandboxed, with the runner's file system and network access")
 	}
 	return nil
+}
+
+// expandWritable is the directory a sandbox.writable entry w opens:
+// spec.ExpandPath, then sandbox.ResolveCache, so that ~/.cache/go-build
+// is Go's build cache wherever GOCACHE or XDG_CACHE_HOME put it.
+func (r *execRun) expandWritable(w string) (string, error) {
+	p, err := spec.ExpandPath(w, r.getenv)
+	if err != nil {
+		return "", err
+	}
+	return sandbox.ResolveCache(p, r.getenv), nil
 }
 
 // broadWritable refuses a writable entry (at key path key, written w,

@@ -49,6 +49,10 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 		}
 		if cassetteMisfit(r.result.Err) {
 			st.Code, st.Class = ExitUsage, event.ClassUsage // the --replay cassette does not fit this run
+			if ref := r.denials.refusal(); ref != "" {
+				st.Message += fmt.Sprintf("; but first the sandbox seems to have refused a command (%s), "+
+					"so the run left the recorded path there: open what it needs (sandbox.writable, sandbox.network) and replay again", ref)
+			}
 		}
 		return st
 	case r.checksErr != nil:
