@@ -64,6 +64,7 @@ type execRun struct {
 	modelName string
 	baseURL   string
 	model     runner.Model
+	wire      llm.Wire // the API the model is reached over
 	catalog   llm.Catalog
 	record    io.Closer // the --record file; nil when not recording
 	// replayPrompt is the prompt the --replay cassette was recorded for.

@@ -22,6 +22,9 @@ type ExecOptions struct {
 	Model string
 	// BaseURL is the OpenAI-compatible endpoint (--base-url, env OPENAI_BASE_URL).
 	BaseURL string
+	// Wire names the API spoken (--wire): "chat", "responses" or
+	// "anthropic"; "" takes the spec's provider.wire or chooses.
+	Wire string
 	// Inputs are the task inputs as given (--set KEY=VALUE, parsed by
 	// ParseInputs); the spec's defaults fill in the rest.
 	Inputs map[string]string

@@ -23,12 +23,22 @@ func (r *execRun) setupModel(ctx context.Context) error {
 	if r.modelName == "" {
 		return fmt.Errorf("%w: no model: set model in the task spec, --model or RUNNER_MODEL", ErrUsage)
 	}
-	r.baseURL = cmp.Or(r.opts.BaseURL, DefaultBaseURL)
-	key := r.opts.APIKey
+	named := llm.Wire(cmp.Or(r.opts.Wire, r.spec.Provider.Wire))
+	r.wire = llm.ChooseWire(named, r.opts.BaseURL, r.modelName, r.getenv("ANTHROPIC_API_KEY") != "")
+	if named != "" {
+		if err := llm.CheckWire(r.wire, r.modelName); err != nil {
+			return fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+	}
+	r.baseURL = r.wireBaseURL()
+	key, keyVar := r.opts.APIKey, "OPENAI_API_KEY"
+	if r.wire == llm.WireAnthropic {
+		key, keyVar = r.getenv("ANTHROPIC_API_KEY"), "ANTHROPIC_API_KEY"
+	}
 	if key == "" && r.opts.Replay == "" {
-		return fmt.Errorf("%w: OPENAI_API_KEY is not set: set it to talk to %s "+
+		return fmt.Errorf("%w: %s is not set: set it to talk to %s (wire %s) "+
 			"(any non-empty value for an endpoint that needs none), or replay a recorded session with --replay FILE",
-			ErrUsage, r.baseURL)
+			ErrUsage, keyVar, r.baseURL, r.wire)
 	}
 	transport, err := r.transport(ctx)
 	if err != nil {
@@ -37,7 +47,7 @@ func (r *execRun) setupModel(ctx context.Context) error {
 	if key == "" {
 		key = "replay" // never sent anywhere: the cassette answers
 	}
-	p, err := llm.New(llm.Config{BaseURL: r.baseURL, APIKey: key, HTTPClient: &http.Client{Transport: transport},
+	p, err := llm.NewWire(r.wire, llm.Config{BaseURL: r.baseURL, APIKey: key, HTTPClient: &http.Client{Transport: transport},
 		Profile: r.spec.Provider.RequestProfile(r.baseURL, r.modelName)})
 	if err != nil {
 		r.closeRecord()
@@ -46,6 +56,20 @@ func (r *execRun) setupModel(ctx context.Context) error {
 	r.model = p
 	r.catalog = catalogFor(r.spec)
 	return r.checkBudgetPriced()
+}
+
+// wireBaseURL is the endpoint of the run's wire: --base-url, else for
+// anthropic ANTHROPIC_BASE_URL (an OPENAI_BASE_URL from the environment is
+// not Anthropic's), else the wire's default.
+func (r *execRun) wireBaseURL() string {
+	if r.wire != llm.WireAnthropic {
+		return cmp.Or(r.opts.BaseURL, DefaultBaseURL)
+	}
+	given := r.opts.BaseURL
+	if given != "" && given == r.getenv("OPENAI_BASE_URL") {
+		given = ""
+	}
+	return cmp.Or(given, r.getenv("ANTHROPIC_BASE_URL"), llm.DefaultAnthropicURL)
 }
 
 // checkBudgetPriced refuses a cost budget that could never stop the run:

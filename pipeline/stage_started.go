@@ -19,7 +19,7 @@ func (r *execRun) emitStarted(_ context.Context) error {
 	l := r.limits()
 	return r.emit(event.RunStarted{
 		Task: r.spec.Name, SpecPath: r.spec.Path, SpecSHA256: r.specSHA,
-		Repo: r.repo, BaseTree: string(r.base), Model: r.modelName, BaseURL: r.endpoint(),
+		Repo: r.repo, BaseTree: string(r.base), Model: r.modelName, BaseURL: r.endpoint(), Wire: string(r.wire),
 		RunnerVersion: Version(), Inputs: r.inputs,
 		Limits: event.Limits{
 			MaxSteps: l.MaxSteps, MaxCostUSD: l.MaxCostUSD, MaxTokens: l.MaxTokens,

@@ -18,6 +18,7 @@ type ExecCmd struct {
 	Repo     string        `help:"Work tree to run in (default ${default})." default:"." placeholder:"DIR"`
 	Model    string        `help:"Model name; overrides the spec's model." env:"RUNNER_MODEL" placeholder:"NAME"`
 	BaseURL  string        `name:"base-url" help:"OpenAI-compatible base URL, /chat/completions is appended: e.g. http://localhost:11434/v1 (default https://api.openai.com/v1); the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
+	Wire     string        `help:"The API spoken: chat (Chat Completions), responses (OpenAI Responses) or anthropic (Anthropic Messages, key from $$ANTHROPIC_API_KEY); overrides the spec's provider.wire (default: chosen from the endpoint and the model)." enum:",chat,responses,anthropic" default:"" placeholder:"WIRE"`
 	Set      []string      `help:"Task input KEY=VALUE; repeatable." placeholder:"KEY=VALUE" sep:"none"`
 	Out      string        `help:"Directory for events.jsonl, changes.patch, summary.md and result.json (default .runner/runs/<run id>)." placeholder:"DIR"`
 	Events   string        `help:"Write the JSONL event log to FILE instead (- for stdout)." placeholder:"FILE"`
@@ -51,6 +52,7 @@ func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ) error {
 		Repo:     c.Repo,
 		Model:    c.Model,
 		BaseURL:  c.BaseURL,
+		Wire:     c.Wire,
 		Inputs:   inputs,
 		Out:      c.Out,
 		Events:   c.Events,

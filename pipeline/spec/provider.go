@@ -14,6 +14,9 @@ import (
 // traits of it (for an endpoint whose URL says nothing, such as a LiteLLM
 // proxy in front of Claude).
 type Provider struct {
+	// Wire is the API spoken ("wire"): "chat", "responses" or "anthropic";
+	// "" chooses from the endpoint and the model (llm.ChooseWire).
+	Wire string
 	// Profile names a built-in profile ("profile"): one of
 	// llm.ProfileNames(), "none" to send requests unadapted, "" to choose
 	// from the base URL and the model.
@@ -45,6 +48,7 @@ func (d *Decoder) provider(path string, n *yaml.Node) Provider {
 		return v
 	}
 	d.Mapping(path, n, FieldFuncs{
+		"wire":               func(q string, n *yaml.Node) { p.Wire = oneOf(q, n, llm.WireNames()) },
 		"profile":            func(q string, n *yaml.Node) { p.Profile = oneOf(q, n, llm.ProfileNames()) },
 		"tool_call_ids":      func(q string, n *yaml.Node) { p.ToolCallIDs = oneOf(q, n, []string{"mistral", "anthropic", "keep"}) },
 		"no_user_after_tool": func(q string, n *yaml.Node) { p.NoUserAfterTool = boolPtr(q, n) },
@@ -62,6 +66,7 @@ func (d *Decoder) provider(path string, n *yaml.Node) Provider {
 // else the named profile (or the one chosen from baseURL and model) with the
 // section's traits applied.
 func (p Provider) RequestProfile(baseURL, model string) *llm.Profile {
+	p.Wire = "" // the wire is no request trait
 	if p == (Provider{}) {
 		return nil
 	}

@@ -100,13 +100,15 @@ type Spent struct {
 
 // RunStarted opens the log.
 type RunStarted struct {
-	Task          string            `json:"task"`
-	SpecPath      string            `json:"spec_path"`
-	SpecSHA256    string            `json:"spec_sha256"`
-	Repo          string            `json:"repo"`
-	BaseTree      string            `json:"base_tree"`
-	Model         string            `json:"model"`
-	BaseURL       string            `json:"base_url"`
+	Task       string `json:"task"`
+	SpecPath   string `json:"spec_path"`
+	SpecSHA256 string `json:"spec_sha256"`
+	Repo       string `json:"repo"`
+	BaseTree   string `json:"base_tree"`
+	Model      string `json:"model"`
+	BaseURL    string `json:"base_url"`
+	// Wire is the API spoken: "chat", "responses" or "anthropic".
+	Wire          string            `json:"wire,omitempty"`
 	RunnerVersion string            `json:"runner_version"`
 	Inputs        map[string]string `json:"inputs"`
 	Limits        Limits            `json:"limits"`

@@ -1,0 +1,170 @@
+package llm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"maps"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// nativeWire is one provider API besides Chat Completions (Anthropic
+// Messages, OpenAI Responses): what its request looks like and how its
+// stream is read. The provider owns the HTTP call, the idle timeout and
+// error classification; the wire owns the bytes.
+type nativeWire interface {
+	// path is appended to the base URL ("/messages", "/responses").
+	path() string
+	// header sets the wire's authentication and version headers.
+	header(h http.Header, apiKey string)
+	// body encodes a request; an error wraps ErrBadRequest.
+	body(req Request) ([]byte, error)
+	// decoder reads one response's events into a.
+	decoder(a *assembler) streamDecoder
+}
+
+// streamDecoder turns one response's SSE data payloads into unified events.
+type streamDecoder interface {
+	// payload handles one data payload; false once the stream is over.
+	payload(raw []byte) bool
+	// end is called when the body ended without a terminal event.
+	end()
+}
+
+// NativeProvider streams one native wire (Anthropic Messages, OpenAI
+// Responses) with its own HTTP client. It is safe for concurrent use.
+type NativeProvider struct {
+	wire    nativeWire
+	client  *http.Client
+	baseURL string
+	apiKey  string
+	headers map[string]string
+	idle    time.Duration
+	now     func() time.Time
+}
+
+func newNative(w nativeWire, cfg Config, defaultBase string) (*NativeProvider, error) {
+	base := cfg.BaseURL
+	if base == "" {
+		base = defaultBase
+	}
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return nil, fmt.Errorf("%w: base URL %q must start with http:// or https://", ErrConfig, base)
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	idle := cfg.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	return &NativeProvider{
+		wire: w, client: hc, baseURL: strings.TrimRight(base, "/"), apiKey: cfg.APIKey,
+		headers: maps.Clone(cfg.Headers), idle: idle, now: time.Now,
+	}, nil
+}
+
+// Stream makes one streamed call and yields its unified events, with the
+// contract of Provider.Stream.
+func (p *NativeProvider) Stream(ctx context.Context, req Request) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		if !yield(Event{Type: EventStart}) {
+			return
+		}
+		p.stream(ctx, req, yield)
+	}
+}
+
+func (p *NativeProvider) stream(parent context.Context, req Request, yield func(Event) bool) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	timer := time.AfterFunc(p.idle, func() { cancel(ErrIdleTimeout) })
+	defer timer.Stop()
+	a := newAssembler(req.Tools, func(ev Event) bool {
+		timer.Stop()
+		defer timer.Reset(p.idle)
+		return yield(ev)
+	})
+	body, err := p.wire.body(req)
+	if err != nil {
+		a.fail(&Error{Class: ClassFatal, Message: err.Error(), Err: err})
+		return
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.baseURL+p.wire.path(), bytes.NewReader(body))
+	if err != nil {
+		a.fail(&Error{Class: ClassFatal, Message: err.Error(), Err: fmt.Errorf("%w: %w", ErrConfig, err)})
+		return
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	p.wire.header(hreq.Header, p.apiKey)
+	for k, v := range p.headers {
+		hreq.Header.Set(k, v)
+	}
+	resp, err := p.client.Do(hreq)
+	if err != nil {
+		a.fail(transportError(ctx, parent, err))
+		return
+	}
+	defer resp.Body.Close()
+	timer.Reset(p.idle)
+	if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusBadRequest {
+		a.fail(p.statusError(resp))
+		return
+	}
+	p.read(ctx, parent, resp, p.wire.decoder(a), a, func() { timer.Reset(p.idle) })
+}
+
+// statusError classifies an HTTP error response from its status, headers
+// and body.
+func (p *NativeProvider) statusError(resp *http.Response) *Error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	b := parseErrorBody(raw)
+	if b.Message == "" {
+		b.Message = http.StatusText(resp.StatusCode)
+	}
+	return classify(errorFacts{
+		Status: resp.StatusCode, Code: b.Code, Type: b.Type, Message: b.Message,
+		Header: resp.Header, Now: p.now(), RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod,
+	})
+}
+
+// read feeds the body's data payloads to the decoder: the SSE framing is
+// sseReader's (comments, multi-line data, CR line ends, "event: error").
+func (p *NativeProvider) read(ctx, parent context.Context, resp *http.Response, d streamDecoder, a *assembler, activity func()) {
+	var facts streamFacts
+	body := resp.Body
+	if isJSON(resp.Header.Get("Content-Type")) {
+		body = jsonAsEvent(body)
+	}
+	br := bufio.NewReaderSize(newSSEReader(body, &facts, activity), 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if payload, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data: ")); ok && !isDone(payload) {
+			if !d.payload(payload) {
+				return
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF) && facts.Events == 0:
+			a.fail(&Error{Class: ClassRetryable, Err: ErrIncompleteStream, Message: fmt.Sprintf(
+				"incomplete stream: the response (HTTP %d, Content-Type %q) carried no data events",
+				resp.StatusCode, resp.Header.Get("Content-Type"))})
+			return
+		case errors.Is(err, io.EOF):
+			d.end()
+			return
+		default:
+			a.fail(transportError(ctx, parent, err))
+			return
+		}
+	}
+}
