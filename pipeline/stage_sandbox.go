@@ -241,16 +241,21 @@ func protectedEnvFiles(root string, rules permission.Ruleset) []string {
 }
 
 // protectedEnv reports whether the file at p (absolute, below root) is an
-// .env* file that rules do not allow reading.
+// .env* file, or lies in an .env* directory, that rules do not allow
+// reading (permission.ProtectedKind).
 func protectedEnv(root string, rules permission.Ruleset) func(p string) bool {
 	return func(p string) bool {
-		if base := filepath.Base(p); !strings.HasPrefix(strings.ToLower(base), ".env") || permission.EnvTemplate(base) {
+		if !strings.Contains(strings.ToLower(p), ".env") {
 			return false
 		}
 		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return false
 		}
-		return !rules.CheckProtected(permission.Read, filepath.ToSlash(rel), ".env").Allowed
+		rel = filepath.ToSlash(rel)
+		if permission.ProtectedKind(rel) != ".env" {
+			return false
+		}
+		return !rules.CheckProtected(permission.Read, rel, ".env").Allowed
 	}
 }

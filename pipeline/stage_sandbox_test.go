@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -126,5 +128,24 @@ func TestExecSandboxBadWritable(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the out dir was created: %v", err)
+	}
+}
+
+// TestProtectedEnvFiles: the sandbox hides .env* files and every file in
+// an .env* directory at any depth, not committed templates.
+func TestProtectedEnvFiles(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, name := range []string{".env", "conf/.env.d/app", "conf/.env.d/sub/x", "docs/.env.example", "src/a.go", "src/env.go"} {
+		mustWrite(t, filepath.Join(root, filepath.FromSlash(name)), "K=v\n")
+	}
+	var got []string
+	for _, p := range protectedEnvFiles(root, nil) {
+		rel, _ := filepath.Rel(root, p)
+		got = append(got, filepath.ToSlash(rel))
+	}
+	sort.Strings(got)
+	if want := []string{".env", "conf/.env.d/app", "conf/.env.d/sub/x"}; !slices.Equal(got, want) {
+		t.Errorf("protected = %v, want %v", got, want)
 	}
 }

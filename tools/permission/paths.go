@@ -279,23 +279,20 @@ func CheckPath(rs Ruleset, workTree, permission, name string) Decision {
 
 // ProtectedKind names the protected element of a work-tree-relative slash
 // path: ".git" for anything in a .git directory, ".env" for a .env* file
-// that is not a committed template (EnvTemplate), "" otherwise. Case is ignored: on case-insensitive file systems .GIT is
-// the same directory, and a denial is the safe side.
+// or anything in a .env* directory that is not a committed template
+// (EnvTemplate), "" otherwise. Case is ignored: on case-insensitive file
+// systems .GIT is the same directory, and a denial is the safe side.
 func ProtectedKind(rel string) string {
-	parts := strings.Split(rel, "/")
-	for _, c := range parts[:len(parts)-1] {
-		if strings.EqualFold(c, ".git") {
+	what := ""
+	for _, c := range strings.Split(rel, "/") {
+		switch {
+		case strings.EqualFold(c, ".git"):
 			return ".git"
+		case what == "" && strings.HasPrefix(strings.ToLower(c), ".env") && !EnvTemplate(c):
+			what = ".env" // a file, or a directory (.env.d/x) at any depth
 		}
 	}
-	base := parts[len(parts)-1]
-	switch {
-	case strings.EqualFold(base, ".git"):
-		return ".git"
-	case strings.HasPrefix(strings.ToLower(base), ".env") && !EnvTemplate(base):
-		return ".env"
-	}
-	return ""
+	return what
 }
 
 // envTemplateSuffixes end the names of committed .env templates.
