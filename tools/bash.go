@@ -44,6 +44,13 @@ func (t *bashTool) Permissions(input json.RawMessage) ([]Request, error) {
 	return []Request{{Permission: permission.Bash, Target: p.Command}}, nil
 }
 
+// ProtectedHidden reports whether the OS sandbox hides the protected
+// .env* files from commands (a mode other than off, with a layer); Guard
+// tells the static check (bashcheck.Options).
+func (t *bashTool) ProtectedHidden() bool {
+	return sandboxed(t.env.Sandbox) && t.env.Sandbox.Mode() != sandbox.ModeOff
+}
+
 func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	p, err := decodeParams[BashParams](call.Input)
 	if err != nil {

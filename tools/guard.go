@@ -107,7 +107,11 @@ func (g *guarded) check(r Request) (*Denial, *permission.Target) {
 	}
 	switch r.Permission {
 	case permission.Bash:
-		v := bashcheck.CheckPaths(g.rules, g.paths, r.Target)
+		var opts bashcheck.Options
+		if h, ok := g.tool.(protectedHider); ok {
+			opts.ProtectedHidden = h.ProtectedHidden()
+		}
+		v := bashcheck.CheckWith(g.rules, g.paths, r.Target, opts)
 		if c, denied := v.Denied(); denied {
 			return denialOf(c.Decision, fmt.Sprintf("%s %s: %s", c.Kind, strconv.Quote(c.Subject), c.Decision.Reason)), nil
 		}
@@ -124,6 +128,10 @@ func (g *guarded) check(r Request) (*Denial, *permission.Target) {
 	}
 	return nil, nil
 }
+
+// protectedHider is a tool whose commands run where the OS sandbox may
+// hide protected files (the bash tool).
+type protectedHider interface{ ProtectedHidden() bool }
 
 func denialOf(d permission.Decision, reason string) *Denial {
 	den := &Denial{Permission: d.Permission, Pattern: d.Pattern, Protection: d.Protection, Reason: reason}

@@ -3,6 +3,7 @@ package bashcheck
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -105,19 +106,46 @@ const (
 //     leave out are not reads: the value of --exclude, --exclude-dir,
 //     --ignore and --ignore-dir, and find's -name/-path… pattern after
 //     -not/'!' or before -prune. A word that merely looks like a path
-//     (`grep .env src`, `git commit -m .env`) is denied too. Programs that
-//     walk a directory (`grep -r x .`, `tar -cf t .`, `cp -r . d`) reach
-//     .env without naming it: that is not seen.
+//     (`grep .env src`, `git commit -m .env`) is denied too.
+//   - Programs that walk a directory (grep -r, rg --hidden, tar -c, cp -r,
+//     zip -r, rsync -r, diff -r) read what is below it: unless the sandbox
+//     hides protected files (Options.ProtectedHidden), a walk reaching a
+//     .git directory or an .env* file its exclusions do not leave out is a
+//     read of it, and a symlink out that it follows is a path outside.
+//   - A path through a directory that does not exist yet, after a command
+//     of the line that may create a symlink (git apply, tar x, ln, a
+//     project's own code), is denied: the link may point anywhere.
+//   - Files named inside other words are paths too: -XVALUE clusters
+//     (grep -f.env, sort -o/tmp/x: every split of the cluster), awk's
+//     getline < "f" and print > "f", go mod edit -replace and go work use
+//     directories. npm exec -c and npx -c scripts are judged like sh -c.
+//   - cd - returns to a directory an earlier cd of the line left; a cd to
+//     a directory that does not exist lands somewhere unknown (CDPATH,
+//     cdable_vars); shopt changes only the options shoptSafe lists.
 //   - Input beyond MaxCommandBytes, a syntax tree deeper than 256, or more
 //     than 16 nested wrappers is denied as too complex to judge.
 func Check(rs permission.Ruleset, workTree, command string) permission.Verdict {
 	p, err := permission.NewPaths(workTree)
-	return checkBash(rs, p, err, command)
+	return checkBash(rs, p, err, command, Options{})
 }
 
 // CheckPaths is Check with the work tree already resolved.
 func CheckPaths(rs permission.Ruleset, p permission.Paths, command string) permission.Verdict {
-	return checkBash(rs, p, nil, command)
+	return checkBash(rs, p, nil, command, Options{})
+}
+
+// Options are facts about where the command will run.
+type Options struct {
+	// ProtectedHidden says the OS sandbox hides the protected .env* files
+	// from the command: a program that walks a directory (grep -r) cannot
+	// read them, so the walk is not judged. Unset (mode off, macOS), a
+	// walk that reaches one is a read of it.
+	ProtectedHidden bool
+}
+
+// CheckWith is CheckPaths under opts.
+func CheckWith(rs permission.Ruleset, p permission.Paths, command string, opts Options) permission.Verdict {
+	return checkBash(rs, p, nil, command, opts)
 }
 
 // Explain is permission.Explain with bash commands judged by Check.
@@ -125,8 +153,8 @@ func Explain(rs permission.Ruleset, workTree string, q permission.Query) permiss
 	return permission.Explain(rs, workTree, q, Check)
 }
 
-func checkBash(rs permission.Ruleset, p permission.Paths, pathsErr error, command string) permission.Verdict {
-	a := &analyzer{rs: rs, paths: p, pathsErr: pathsErr}
+func checkBash(rs permission.Ruleset, p permission.Paths, pathsErr error, command string, opts Options) permission.Verdict {
+	a := &analyzer{rs: rs, paths: p, pathsErr: pathsErr, hidden: opts.ProtectedHidden}
 	if strings.IndexByte(command, 0) >= 0 {
 		a.unjudgeable(strings.ReplaceAll(command, "\x00", `\0`), "the command contains a NUL byte, which the shell cannot be given; the parser would drop it")
 	} else if len(command) > MaxCommandBytes {
@@ -171,13 +199,18 @@ type analyzer struct {
 	// in (dirFlow); dirs is that of the command being judged.
 	at       map[syntax.Node]dirSet
 	dirs     dirSet
-	pathSeen map[string]bool // path checks already recorded
+	hidden   bool                   // the OS sandbox hides protected files (Options.ProtectedHidden)
+	linkable bool                   // a command before this one may create a symlink (linkFacts)
+	dash     map[syntax.Node]dirSet // where each `cd -` may land (dirFlow)
+	dashTo   dirSet                 // that of the command being judged
+	pathSeen map[string]bool        // path checks already recorded
 }
 
 // pendingEdit is a file write whose check waits for placeEdits.
 type pendingEdit struct {
-	check  int // index in checks
-	target string
+	check    int // index in checks
+	target   string
+	linkable bool // a command before it may create a symlink (linkFacts)
 }
 
 func (a *analyzer) add(kind, subject string, d permission.Decision) {
@@ -210,6 +243,9 @@ func (a *analyzer) script(src string, depth int) {
 	defer func() { a.vars = saved }()
 	a.guardRoutes(routes)
 	a.flowDirs(f)
+	outer := a.linkable // this script's commands run after a link the caller's earlier commands made
+	links := collectLinks(f)
+	defer func() { a.linkable = outer }()
 	var visit func(syntax.Node) bool
 	visit = func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -228,7 +264,8 @@ func (a *analyzer) script(src string, depth int) {
 			}
 			return false
 		case *syntax.CallExpr:
-			a.dirs = a.dirsAt(n)
+			a.dirs, a.dashTo = a.dirsAt(n), a.dash[n]
+			a.linkable = outer || links.after(n)
 			a.call(n, depth)
 		case *syntax.DeclClause:
 			a.decl(n, depth)
@@ -319,11 +356,7 @@ func forbiddenReason(prog string, args []word) string {
 	case "trap":
 		return "trap runs a string as code later, which cannot be judged statically"
 	case "shopt":
-		for _, a := range args[1:] {
-			if !a.static() || a.lit() == "dotglob" || a.lit() == "globskipdots" {
-				return "shopt " + a.text + " could make globs match dotfiles such as .env, which the check relies on them skipping"
-			}
-		}
+		return shoptProblem(args)
 	case "enable":
 		return "enable can load builtins from a shared library or hide builtins, which cannot be judged"
 	case "alias":
@@ -346,6 +379,41 @@ func forbiddenReason(prog string, args []word) string {
 		}
 	}
 	return ""
+}
+
+// shoptSafe are the shell options a command may set or unset: none
+// changes where cd goes, which files a glob matches or what runs.
+// Refused, for example: dotglob and globskipdots (globs reach .env),
+// cdable_vars (cd NAME goes to $NAME), nocaseglob, expand_aliases.
+var shoptSafe = map[string]bool{
+	"extglob": true, "globstar": true, "nullglob": true, "failglob": true, "nocasematch": true,
+	"lastpipe": true, "inherit_errexit": true, "xpg_echo": true, "pipefail": true, "errexit": true,
+	"nounset": true, "noglob": true, "checkwinsize": true, "histappend": true, "interactive_comments": true,
+}
+
+// shoptProblem refuses a shopt that sets or unsets an option outside
+// shoptSafe; printing and querying options (shopt, shopt -p, -q) is fine.
+func shoptProblem(args []word) string {
+	for _, a := range args[1:] {
+		switch l := a.lit(); {
+		case !a.static():
+			return "shopt " + a.text + " is only known at run time, so the option it changes cannot be judged"
+		case strings.HasPrefix(l, "-") && strings.Trim(l[1:], "supqo") == "":
+		case !shoptSafe[l]:
+			return "shopt " + l + " changes how bash finds files or directories (globs, cd) or what it runs, " +
+				"which the check relies on; only " + strings.Join(shoptSafeNames(), ", ") + " may be changed"
+		}
+	}
+	return ""
+}
+
+func shoptSafeNames() []string {
+	out := make([]string, 0, len(shoptSafe))
+	for n := range shoptSafe {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // command judges one simple command given its assignment prefixes and
@@ -385,6 +453,7 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 	}
 	a.judge(assigns, args, &w, w.transparent && !strings.Contains(prog, "/"))
 	a.pathArgs(prog, ownWords(args, w), args)
+	a.walkReads(args)
 	if path.Base(prog) == "git" {
 		a.gitObjectPaths(args)
 	}
@@ -400,6 +469,11 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 	a.wrapDepth--
 	for _, f := range w.writes {
 		a.edit(f)
+	}
+	for _, r := range w.reads {
+		for _, pw := range pathsOf(r) {
+			a.pathWord(r.text, pw, true)
+		}
 	}
 	dirs := a.dirs
 	for _, s := range w.scripts {

@@ -30,6 +30,8 @@ func (a *analyzer) cdInside(args []word) (string, bool) {
 	switch {
 	case prog == "popd" && len(args) == 1:
 		return "the directory before the matching pushd", true
+	case prog == "cd" && len(ops) == 1 && ops[0].static() && ops[0].lit() == "-":
+		return a.cdBackInside()
 	case prog != "cd" && prog != "pushd", len(ops) != 1, !ops[0].static(), ops[0].lit() == "-":
 		return "", false
 	}
@@ -55,6 +57,24 @@ func (a *analyzer) cdInside(args []word) (string, bool) {
 		landed = append(landed, t.Rel)
 	}
 	return strings.Join(landed, " or "), true
+}
+
+// cdBackInside reports a `cd -` whose every possible $OLDPWD (a
+// directory an earlier cd of the line left) is inside the work tree and
+// outside .git.
+func (a *analyzer) cdBackInside() (string, bool) {
+	if len(a.dashTo) == 0 || a.dashTo[unknownDir] {
+		return "", false
+	}
+	var back []string
+	for _, dir := range a.dashTo.sorted() {
+		t, err := a.paths.Resolve(dir)
+		if err != nil || !t.Inside || permission.ProtectedKind(t.Rel) == ".git" {
+			return "", false
+		}
+		back = append(back, t.Rel)
+	}
+	return strings.Join(back, " or "), true
 }
 
 // processFile reports paths whose meaning depends on the process that

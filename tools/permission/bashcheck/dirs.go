@@ -1,6 +1,7 @@
 package bashcheck
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -64,6 +65,12 @@ type dirFlow struct {
 	paths permission.Paths
 	at    map[syntax.Node]dirSet
 	seen  dirSet // every directory reached so far (popd returns to one)
+	// olds holds every directory a cd or pushd left so far ($OLDPWD, where
+	// `cd -` returns); moved is set once one ran. dash records where each
+	// `cd -` may land.
+	olds  dirSet
+	moved bool
+	dash  map[syntax.Node]dirSet
 }
 
 // flowDirs computes the directories of f's commands, starting where the
@@ -79,11 +86,16 @@ func (a *analyzer) flowDirs(f *syntax.File) {
 	if len(start) == 0 {
 		start = dirSet{a.paths.Root(): true}
 	}
-	newDirFlow(a.paths, a.at).stmts(f.Stmts, start)
+	if a.dash == nil {
+		a.dash = map[syntax.Node]dirSet{}
+	}
+	flow := newDirFlow(a.paths, a.at)
+	flow.dash = a.dash
+	flow.stmts(f.Stmts, start)
 }
 
 func newDirFlow(p permission.Paths, at map[syntax.Node]dirSet) *dirFlow {
-	return &dirFlow{paths: p, at: at, seen: dirSet{}}
+	return &dirFlow{paths: p, at: at, seen: dirSet{}, olds: dirSet{}, dash: map[syntax.Node]dirSet{}}
 }
 
 func (f *dirFlow) record(n syntax.Node, in dirSet) {
@@ -272,7 +284,16 @@ func (f *dirFlow) callEffect(c *syntax.CallExpr, in dirSet) (ok, fail dirSet) {
 		return in, in
 	}
 	ops := cdOperands(args[1:])
-	if len(ops) != 1 || !ops[0].static() || ops[0].lit() == "-" || strings.HasPrefix(ops[0].lit(), "~") {
+	defer func() { f.olds, f.moved = union(f.olds, in), true }()
+	switch {
+	case len(ops) == 1 && ops[0].static() && ops[0].lit() == "-" && args[0].lit() == "cd":
+		ok = dirSet{unknownDir: true} // $OLDPWD from the environment
+		if f.moved {
+			ok = union(f.olds)
+		}
+		f.dash[c] = union(f.dash[c], ok)
+		return ok, in
+	case len(ops) != 1 || !ops[0].static() || strings.HasPrefix(ops[0].lit(), "~") || strings.HasPrefix(ops[0].lit(), "-"):
 		return dirSet{unknownDir: true}, in
 	}
 	ok = dirSet{}
@@ -282,7 +303,9 @@ func (f *dirFlow) callEffect(c *syntax.CallExpr, in dirSet) (ok, fail dirSet) {
 	return ok, in
 }
 
-// changeTo is where `cd op` from dir lands.
+// changeTo is where `cd op` from dir lands: unknownDir when op is not an
+// existing directory there, since bash then looks elsewhere (CDPATH, and
+// the variable named op under shopt cdable_vars) or the cd fails.
 func (f *dirFlow) changeTo(dir, op string) string {
 	if dir == unknownDir && !filepath.IsAbs(op) {
 		return unknownDir
@@ -293,6 +316,9 @@ func (f *dirFlow) changeTo(dir, op string) string {
 	}
 	t, err := f.paths.Resolve(name)
 	if err != nil {
+		return unknownDir
+	}
+	if fi, err := os.Stat(t.Abs); err != nil || !fi.IsDir() {
 		return unknownDir
 	}
 	return t.Abs

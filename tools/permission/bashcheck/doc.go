@@ -45,6 +45,10 @@
 //     placed there, and checked against external_directory when they
 //     leave the work tree and against the read protection of .git and
 //     .env* inside it.
+//   - Directory walks (grep -r, tar -c, cp -r…) where the sandbox does not
+//     hide protected files, paths through a directory an earlier command
+//     may create as a symlink, and files named inside option clusters,
+//     awk program text and go.mod replacements.
 //   - Variables that make bash or programs run code (BASH_ENV, PS4,
 //     GIT_CONFIG_*, LD_PRELOAD, PAGER, …) however they are assigned, and
 //     builtins that evaluate their operands as names or arithmetic.

@@ -1,6 +1,7 @@
 package bashcheck
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -54,7 +55,7 @@ func (a *analyzer) edit(w word) {
 			target+" names a file of the running process, which the check cannot see; write to a path in the work tree"))
 		return
 	}
-	a.edits = append(a.edits, pendingEdit{check: len(a.checks), target: target})
+	a.edits = append(a.edits, pendingEdit{check: len(a.checks), target: target, linkable: a.linkable})
 	a.add(permission.KindRedirect, target, permission.DefaultDeny(permission.Edit, target, "not decided yet"))
 }
 
@@ -72,8 +73,21 @@ func (a *analyzer) placeEdits() {
 		default:
 			d, _ = a.paths.Check(a.rs, permission.Edit, e.target)
 		}
+		if abs := a.absTarget(e.target); d.Allowed && e.linkable && newThrough(abs) != "" {
+			d = permission.DefaultDeny(permission.Edit, e.target, fmt.Sprintf("%s passes through %s, which does not exist yet: "+
+				"a command before it in this line may create it as a symlink to anywhere", e.target, newThrough(abs)))
+		}
 		a.checks[e.check].Decision = d
 	}
+}
+
+// absTarget is a write's target as an absolute path (relative ones are
+// relative to the work tree: placeEdits refuses them after a cd).
+func (a *analyzer) absTarget(target string) string {
+	if filepath.IsAbs(target) {
+		return target
+	}
+	return filepath.Join(a.paths.Root(), target)
 }
 
 // isFD reports a file-descriptor operand of >& ("2", "-", "3-").

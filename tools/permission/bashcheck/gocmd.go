@@ -118,12 +118,17 @@ func goCommand(args []word) (w wrapped) {
 		start = 2
 	}
 	defer func() {
-		for i, f := range w.writes {
-			if dir != "" && f.static() && !path.IsAbs(f.lit()) {
-				w.writes[i] = litWord(path.Join(dir, f.lit()))
+		for _, ws := range [][]word{w.writes, w.reads} {
+			for i, f := range ws {
+				if dir != "" && f.static() && !path.IsAbs(f.lit()) {
+					ws[i] = litWord(path.Join(dir, f.lit()))
+				}
 			}
 		}
 	}()
+	if w.reads, w.problem = goModulePaths(args[start:]); w.problem != "" {
+		return w
+	}
 	for i := start; i < len(args); i++ {
 		a := args[i]
 		if sub == "" && a.static() && !strings.HasPrefix(a.lit(), "-") {
@@ -166,6 +171,60 @@ func goCommand(args []word) (w wrapped) {
 		}
 	}
 	return w
+}
+
+// goModulePaths finds the directories that go mod edit -replace, go work
+// edit -use/-replace and go work use write into go.mod or go.work: every
+// later build compiles the code there, so each is a read of the command
+// (../../m leaves the work tree). A value only known at run time is a
+// problem.
+func goModulePaths(args []word) (dirs []word, problem string) {
+	var subs []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		l := a.lit()
+		if len(subs) < 2 && a.static() && !strings.HasPrefix(l, "-") {
+			subs = append(subs, l)
+			continue
+		}
+		if len(subs) < 2 {
+			continue
+		}
+		cmd := subs[0] + " " + subs[1]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(l, "-"), "=")
+		switch {
+		case cmd == "work use" && !strings.HasPrefix(l, "-"):
+			dirs = append(dirs, a)
+		case cmd != "mod edit" && cmd != "work edit", !strings.HasPrefix(l, "-"):
+		case name == "replace" || cmd == "work edit" && name == "use":
+			v := litWord(value)
+			if !hasValue && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			if !a.static() || !v.static() {
+				return nil, "go " + cmd + " -" + name + " with a value only known at run time could point the build at any directory"
+			}
+			if d, ok := localModuleDir(name, v.lit()); ok {
+				dirs = append(dirs, litWord(d))
+			}
+		}
+	}
+	return dirs, ""
+}
+
+// localModuleDir is the directory a -replace (old=new) or -use value
+// names, when it names one: Go takes a replacement that is absolute or
+// starts with ./ or ../ as a directory, anything else as a module path.
+func localModuleDir(flag, value string) (string, bool) {
+	if flag == "replace" {
+		_, value, _ = strings.Cut(value, "=")
+		if at := strings.LastIndexByte(value, '@'); at > 0 && !strings.ContainsAny(value[at:], "/") {
+			value = value[:at]
+		}
+	}
+	local := path.IsAbs(value) || value == "." || value == ".." || strings.HasPrefix(value, "./") || strings.HasPrefix(value, "../")
+	return value, local || flag == "use"
 }
 
 // goEnvWrites reports `go env -w …` and `go env -u …`.

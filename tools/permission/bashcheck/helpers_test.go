@@ -40,10 +40,16 @@ func mustRules(t *testing.T, policy map[string]any) Ruleset {
 	return rs
 }
 
+// TestBashCases runs the shared bash cases (testdata/README.md): round 2
+// (bash.jsonl) and round 3 (bash-r3.jsonl).
 func TestBashCases(t *testing.T) {
 	t.Parallel()
 	wt := caseTree(t)
-	for _, c := range permtest.LoadCases(t, filepath.Join("testdata", "bash.jsonl")) {
+	var cases []permtest.Case
+	for _, f := range []string{"bash.jsonl", "bash-r3.jsonl"} {
+		cases = append(cases, permtest.LoadCases(t, filepath.Join("testdata", f))...)
+	}
+	for _, c := range cases {
 		t.Run(c.Kind+"/"+c.Command, func(t *testing.T) {
 			v := Check(mustRules(t, c.Policy), wt, c.Command)
 			if got := permtest.Verdict(v.Allowed); got != c.Expect {

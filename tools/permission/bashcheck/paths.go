@@ -248,6 +248,9 @@ func (a *analyzer) pathWord(subject string, pw pathWord, protect bool) {
 
 // resolvedPath checks the absolute path name after resolving symlinks.
 func (a *analyzer) resolvedPath(subject, name string, protect bool) {
+	if a.linkThrough(subject, name) {
+		return
+	}
 	t, err := a.paths.Resolve(name)
 	if err != nil {
 		a.addPath(subject, name, permission.DefaultDeny(permission.ExternalDirectory, name, fmt.Sprintf("invalid path: %v", err)))
@@ -314,6 +317,18 @@ func ownWords(args []word, w wrapped) []word {
 // dynamic word names nothing the check can see.
 func pathsOf(w word) []pathWord {
 	prefix, dynamic := staticPrefix(w)
+	if vs := attachedValues(prefix); vs != nil {
+		out := make([]pathWord, 0, len(vs))
+		for _, v := range vs {
+			if dynamic {
+				v = prefixDir(v)
+			}
+			if v != "" && !safeDevice(v) {
+				out = append(out, pathWord{name: v})
+			}
+		}
+		return out
+	}
 	value, valueText, tilde, ok := pathValue(prefix, w.text)
 	if !ok {
 		return nil
@@ -347,6 +362,33 @@ func pathsOf(w word) []pathWord {
 				out = append(out, pathWord{name: p}) // curl -d @.env: the file after '@'
 			}
 		}
+	}
+	return out
+}
+
+// attachedValues lists what a cluster of short options (-XVALUE) may
+// carry attached as a file name, for every split of the cluster: which
+// letters take an argument is only known per program (grep -f.env reads
+// .env, sort -o/tmp/x writes /tmp/x). Only values that may leave the work
+// tree or name a protected file are kept: absolute, "..", a '/' that may
+// pass a symlink, or a mention of .env or .git. nil for other words.
+func attachedValues(prefix string) []string {
+	if len(prefix) < 3 || prefix[0] != '-' || prefix[1] == '-' || isOptionValue(prefix) {
+		return nil
+	}
+	var out []string
+	for k := 1; k < len(prefix)-1; k++ {
+		c := prefix[k]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			break
+		}
+		v := prefix[k+1:]
+		if len(v) > 1 && (strings.Contains(v, "/") || v == "..") || mentionsProtected(v) != "" {
+			out = append(out, v)
+		}
+	}
+	if out == nil {
+		out = []string{}
 	}
 	return out
 }

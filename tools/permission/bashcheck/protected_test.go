@@ -108,8 +108,11 @@ func TestCheckBashProtectedPaths(t *testing.T) {
 		{"allowed", broad(), "echo .env", true},
 		{"allowed", broad(), "cd src && go test ./...", true},
 		// exclusions name a path to leave out
-		{"exclude", broad(), "grep -r TOKEN --exclude-dir=.git .", true},
-		{"exclude", broad(), "grep -r TOKEN --exclude=.env* .", true},
+		{"exclude", broad(), "grep -r TOKEN --exclude-dir=.git --exclude=.env* .", true},
+		{"exclude", broad(), "grep -r TOKEN --exclude-dir=.git --exclude '.env*' .", true},
+		{"exclude", broad(), "grep -rn TOKEN --exclude-dir=.git --exclude=.env config", false}, // .env.production is not .env
+		{"exclude", broad(), "grep -r TOKEN --exclude-dir=.git .", false},                      // reads .env
+		{"exclude", broad(), "grep -r TOKEN --exclude=.env* .", false},                         // reads .git/config
 		{"exclude", broad(), "tar -czf out.tgz --exclude .git src", true},
 		{"exclude", broad(), "find . -path ./.git -prune -o -name '*.go' -print", true},
 		{"exclude", broad(), "find . -name '*.go' -not -path './.git/*'", true},

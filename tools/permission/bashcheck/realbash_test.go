@@ -32,8 +32,9 @@ const (
 	outsideSecret = "OUTSIDE-SECRET" // in ../outside/secret.txt, reached through link-out
 )
 
-// scratchTree builds a real git repository with .env committed, src/a.go
-// changed since the commit, link-out → ../outside, f holding the
+// scratchTree builds a real git repository with .env committed (and
+// conf/.env.d/app holding the same secret), src/a.go changed since the
+// commit, link-out → ../outside, f holding the
 // arithmetic payload a[$(>.github/PWNED)], bin/ls a program that creates
 // .github/PWNED,
 // and an empty .github/.
@@ -52,6 +53,7 @@ func scratchTree(t testing.TB) string {
 	files := map[string]string{
 		"wt/.env": "TOKEN=" + envSecret + "\n", "wt/src/a.go": "package a\n", "outside/secret.txt": outsideSecret + "\n",
 		"wt/f": "a[$(>.github/PWNED)]\n", "wt/bin/ls": "#!/bin/sh\n" + touch + " .github/PWNED\n", "wt/.github/README": "ci\n",
+		"wt/conf/.env.d/app": "TOKEN=" + envSecret + "\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(base, name)
@@ -104,6 +106,10 @@ func effects(t *testing.T, bash, wt, command string) []string {
 			did = append(did, "created "+p)
 		}
 	}
+	if mod, err := os.ReadFile(filepath.Join(wt, "go.mod")); err == nil && strings.Contains(string(mod), "=> ../") {
+		did = append(did, "pointed go.mod at a directory outside") // every later build compiles it
+	}
+	os.Remove(filepath.Join(wt, "go.mod"))
 	return did
 }
 
@@ -121,52 +127,104 @@ func goCache(t *testing.T) string {
 }
 
 // realCase is one command of a kind: harmful says whether real bash does
-// something the policy forbids with it (checked by running it).
+// something the policy forbids with it (checked by running it); rules is
+// the policy (nil: realistic), need a program the case cannot run without.
 type realCase struct {
 	kind    string
 	cmd     string
 	harmful bool
+	rules   Ruleset
+	need    string
+}
+
+// permissive allows every command but rm and curl, reads, and edits
+// anywhere but .github/: the policy that leaves the judging to the paths.
+func permissive() Ruleset {
+	return Ruleset{
+		{Permission: Bash, Pattern: "*", Action: Allow}, {Permission: Bash, Pattern: "rm *", Action: Deny},
+		{Permission: Bash, Pattern: "curl *", Action: Deny}, {Permission: Read, Pattern: "**", Action: Allow},
+		{Permission: Edit, Pattern: "**", Action: Allow}, {Permission: Edit, Pattern: ".github/**", Action: Deny},
+	}
+}
+
+// linkPatch is a git patch that adds l, a symlink to ../outside.
+const linkPatch = "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+../outside\n\\ No newline at end of file\n"
+
+// roundThreeCases are the real-bash cases of the kinds round 3 handed over
+// (testdata/bash-r3.jsonl) and the two round-2 regressions.
+func roundThreeCases() []realCase {
+	p := permissive()
+	return []realCase{
+		{kind: "cdable-vars", cmd: "shopt -s cdable_vars; x=link-out; cd x && cat secret.txt", harmful: true, rules: p},
+		{kind: "awk-getline", cmd: `awk 'BEGIN{while((getline l < ".env")>0) print l}'`, harmful: true, rules: p},
+		{kind: "awk-getline", cmd: `awk 'BEGIN{while((getline l < "link-out/secret.txt")>0) print l}'`, harmful: true, rules: p},
+		{kind: "awk-getline", cmd: `awk 'BEGIN{while((getline l < "src/a.go")>0) print l}'`, rules: p},
+		{kind: "awk-print", cmd: `awk 'BEGIN{print "x" > ".github/x"}'`, harmful: true, rules: p},
+		{kind: "awk-print", cmd: `awk '{ if (NR > 0) print }' src/a.go`, rules: p},
+		{kind: "runtime-symlink", cmd: "printf '" + linkPatch + "' > p.diff && git apply p.diff && cat l/secret.txt; rm -f l p.diff",
+			harmful: true, rules: Ruleset{{Permission: Bash, Pattern: "*", Action: Allow}, {Permission: Edit, Pattern: "**", Action: Allow}}},
+		{kind: "runtime-symlink", cmd: "mkdir -p src/new && touch src/new/x.go && cat src/new/x.go; rm -r src/new", rules: Ruleset{
+			{Permission: Bash, Pattern: "*", Action: Allow}, {Permission: Edit, Pattern: "**", Action: Allow}}},
+		{kind: "go-mod-replace", cmd: "printf 'module w\n' > go.mod && go mod edit -replace example.com/m=../outside", harmful: true, rules: p, need: "go"},
+		{kind: "go-mod-replace", cmd: "printf 'module w\n' > go.mod && go mod edit -replace=example.com/m=../outside", harmful: true, rules: p, need: "go"},
+		{kind: "go-mod-replace", cmd: "printf 'module w\n' > go.mod && go mod edit -replace example.com/m=./src", rules: p, need: "go"},
+		{kind: "npm-exec", cmd: "npm exec --yes -c 'cat .env' 2>/dev/null", harmful: true, rules: p, need: "npm"},
+		{kind: "npm-exec", cmd: "npx -c 'cat link-out/secret.txt' 2>/dev/null", harmful: true, rules: p, need: "npx"},
+		{kind: "env-dir", cmd: "cat conf/.env.d/app", harmful: true, rules: p},
+		{kind: "env-dir", cmd: "ls conf", rules: p},
+		{kind: "cd-back", cmd: "cd src && ls && cd -", rules: p},
+		{kind: "cd-back", cmd: "cd src && ls && cd - && cat .env", harmful: true, rules: p},
+		{kind: "attached-option", cmd: "xargs -a.env echo", harmful: true, rules: p},
+		{kind: "attached-option", cmd: "xargs -alink-out/secret.txt echo", harmful: true, rules: p},
+		{kind: "attached-option", cmd: "xargs -a src/a.go echo", rules: p},
+		{kind: "recursive-walk", cmd: "grep -r '' .", harmful: true, rules: p},
+		{kind: "recursive-walk", cmd: "grep -r --exclude-dir=.git --exclude='.env*' TOKEN .", harmful: true, rules: p}, // conf/.env.d/app
+		{kind: "recursive-walk", cmd: "grep -r --exclude-dir=.git --exclude-dir='.env*' --exclude='.env*' TOKEN .", rules: p},
+		{kind: "recursive-walk", cmd: "grep -rn package src", rules: p},
+		{kind: "recursive-walk", cmd: "tar -cf - . | tar -xOf - ./.env", harmful: true, rules: p, need: "tar"},
+		{kind: "recursive-walk", cmd: "mkdir -p e && diff -rN conf e; rmdir e", harmful: true, rules: p},
+	}
 }
 
 func realCases() []realCase {
 	return []realCase{
-		{"arithmetic", "for i in 'a[$(>.github/PWNED)]'; do (( i )); done", true},
-		{"arithmetic", "echo $(( '$(>.github/PWNED)' + 1 ))", true},
-		{"arithmetic", "[[ $(cat f) -eq 1 ]]", true},
-		{"arithmetic", "echo ${arr[$(cat f)]}", true},
-		{"arithmetic", "for x in $(cat f); do echo $((x)); done", true},
-		{"arithmetic", "for i in 1 2 3; do echo $((i * 2)); done", false},
-		{"assignment", "for PATH in ./bin; do ls; done", true},
-		{"assignment", "select PATH in ./bin; do ls; break; done <<< 1", true},
-		{"assignment", "echo ${CDPATH:=..}; cd outside && cat secret.txt", true},
-		{"assignment", "for f in src/*.go; do cat \"$f\"; done", false},
-		{"brace", "cat {.e,}nv", true},
-		{"brace", "cat link-o{ut,x}/secret.txt", true},
-		{"brace", "{cat,.env}", true},
-		{"brace", "cat src/{a,b}.go", false},
-		{"dynamic", "cat $(echo .e)nv", true},
-		{"dynamic", "cat ${x:-.env}", true},
-		{"dynamic", "echo .env | xargs cat", true},
-		{"dynamic", "find . -name .env -exec cat {} \\;", true},
-		{"dynamic", "find . -name '*.go' | head -5", false},
-		{"option", "git difftool -yx '>.github/PWNED' HEAD", true},
-		{"option", "grep --ign -e token .env", true}, // --ign is --ignore-case
-		{"option", "grep -e TOKEN --ignore .env", true},
-		{"option", "sort -o .github/x src/a.go", true},
-		{"option", "grep -rn package src", false},
-		{"option", "sed -n '1e touch .github/PWNED' src/a.go", true},
-		{"option", "sed -n 's/.*/touch .github\\/PWNED/e' src/a.go", true},
-		{"option", "sed -n '1w .github/x' src/a.go", true},
-		{"option", "sed -n '1r .env' src/a.go", true},
-		{"option", "sed -n '1,5p;/package/p' src/a.go", false},
-		{"glob", "cat */secret.txt", true},
-		{"glob", "cat link-*/secret.txt", true},
-		{"glob", "cat src/*.go", false},
-		{"blob", "git show HEAD:.env", true},
-		{"blob", "git diff HEAD:.env HEAD:src/a.go", true},
-		{"blob", "git log -p -- '*env'", true},
-		{"blob", "git show HEAD:src/a.go", false},
-		{"cd", "cd src && ls && cd .. && git status --short", false},
+		{"arithmetic", "for i in 'a[$(>.github/PWNED)]'; do (( i )); done", true, nil, ""},
+		{"arithmetic", "echo $(( '$(>.github/PWNED)' + 1 ))", true, nil, ""},
+		{"arithmetic", "[[ $(cat f) -eq 1 ]]", true, nil, ""},
+		{"arithmetic", "echo ${arr[$(cat f)]}", true, nil, ""},
+		{"arithmetic", "for x in $(cat f); do echo $((x)); done", true, nil, ""},
+		{"arithmetic", "for i in 1 2 3; do echo $((i * 2)); done", false, nil, ""},
+		{"assignment", "for PATH in ./bin; do ls; done", true, nil, ""},
+		{"assignment", "select PATH in ./bin; do ls; break; done <<< 1", true, nil, ""},
+		{"assignment", "echo ${CDPATH:=..}; cd outside && cat secret.txt", true, nil, ""},
+		{"assignment", "for f in src/*.go; do cat \"$f\"; done", false, nil, ""},
+		{"brace", "cat {.e,}nv", true, nil, ""},
+		{"brace", "cat link-o{ut,x}/secret.txt", true, nil, ""},
+		{"brace", "{cat,.env}", true, nil, ""},
+		{"brace", "cat src/{a,b}.go", false, nil, ""},
+		{"dynamic", "cat $(echo .e)nv", true, nil, ""},
+		{"dynamic", "cat ${x:-.env}", true, nil, ""},
+		{"dynamic", "echo .env | xargs cat", true, nil, ""},
+		{"dynamic", "find . -name .env -exec cat {} \\;", true, nil, ""},
+		{"dynamic", "find . -name '*.go' | head -5", false, nil, ""},
+		{"option", "git difftool -yx '>.github/PWNED' HEAD", true, nil, ""},
+		{"option", "grep --ign -e token .env", true, nil, ""}, // --ign is --ignore-case
+		{"option", "grep -e TOKEN --ignore .env", true, nil, ""},
+		{"option", "sort -o .github/x src/a.go", true, nil, ""},
+		{"option", "grep -rn package src", false, nil, ""},
+		{"option", "sed -n '1e touch .github/PWNED' src/a.go", true, nil, ""},
+		{"option", "sed -n 's/.*/touch .github\\/PWNED/e' src/a.go", true, nil, ""},
+		{"option", "sed -n '1w .github/x' src/a.go", true, nil, ""},
+		{"option", "sed -n '1r .env' src/a.go", true, nil, ""},
+		{"option", "sed -n '1,5p;/package/p' src/a.go", false, nil, ""},
+		{"glob", "cat */secret.txt", true, nil, ""},
+		{"glob", "cat link-*/secret.txt", true, nil, ""},
+		{"glob", "cat src/*.go", false, nil, ""},
+		{"blob", "git show HEAD:.env", true, nil, ""},
+		{"blob", "git diff HEAD:.env HEAD:src/a.go", true, nil, ""},
+		{"blob", "git log -p -- '*env'", true, nil, ""},
+		{"blob", "git show HEAD:src/a.go", false, nil, ""},
+		{"cd", "cd src && ls && cd .. && git status --short", false, nil, ""},
 	}
 }
 
@@ -179,9 +237,16 @@ func TestRealBash(t *testing.T) {
 		t.Skipf("bash is not installed: %v", err)
 	}
 	wt := scratchTree(t)
-	for _, c := range realCases() {
+	for _, c := range append(realCases(), roundThreeCases()...) {
 		t.Run(c.kind+"/"+c.cmd, func(t *testing.T) {
-			v := Check(realistic(), wt, c.cmd)
+			if _, err := exec.LookPath(c.need); c.need != "" && err != nil {
+				t.Skipf("%s is not installed: %v", c.need, err)
+			}
+			rules := c.rules
+			if rules == nil {
+				rules = realistic()
+			}
+			v := Check(rules, wt, c.cmd)
 			did := effects(t, bash, wt, c.cmd)
 			switch {
 			case c.harmful && len(did) == 0:

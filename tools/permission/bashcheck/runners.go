@@ -21,11 +21,27 @@ func isAwk(base string) bool {
 	return false
 }
 
-// awkProblem judges an awk command line: a program file (-f, gawk's
-// --file/--exec/--include/--load, mawk's -W exec) cannot be judged, and
-// the program text (the first operand, or gawk's -e/--source) must not
-// run commands.
-func awkProblem(args []word) string {
+// awkCommand judges an awk command line: a program file (-f, gawk's
+// --file/--exec/--include/--load, mawk's -W exec) cannot be judged, the
+// program text (the first operand, or gawk's -e/--source) must not run
+// commands, and the files it opens (getline < "f", print > "f") are reads
+// and writes of the command.
+func awkCommand(args []word) wrapped {
+	var io awkIO
+	why := awkProblem(args, &io)
+	if why == "" {
+		why = io.problem
+	}
+	return wrapped{problem: why, reads: io.reads, writes: io.writes}
+}
+
+// awkIO collects the files awk program text opens.
+type awkIO struct {
+	reads, writes []word
+	problem       string // a file named by an expression only known at run time
+}
+
+func awkProblem(args []word, io *awkIO) string {
 	sources := 0
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -36,7 +52,7 @@ func awkProblem(args []word) string {
 		switch {
 		case s == "--":
 			if i+1 < len(args) && sources == 0 {
-				return awkProgramProblem(args[i+1])
+				return awkProgramProblem(args[i+1], io)
 			}
 			return ""
 		case strings.HasPrefix(s, "--"):
@@ -49,10 +65,10 @@ func awkProblem(args []word) string {
 					if i++; i >= len(args) {
 						return ""
 					}
-					if why := awkProgramProblem(args[i]); why != "" {
+					if why := awkProgramProblem(args[i], io); why != "" {
 						return why
 					}
-				} else if why := awkTextProblem(value); why != "" {
+				} else if why := awkTextProblem(value, io); why != "" {
 					return why
 				}
 				sources++
@@ -60,7 +76,7 @@ func awkProblem(args []word) string {
 				i++
 			}
 		case len(s) > 1 && s[0] == '-':
-			skip, why, src := awkShort(s[1:], args, i)
+			skip, why, src := awkShort(s[1:], args, i, io)
 			if why != "" {
 				return why
 			}
@@ -70,7 +86,7 @@ func awkProblem(args []word) string {
 			if sources > 0 {
 				return "" // the operands are files
 			}
-			return awkProgramProblem(a)
+			return awkProgramProblem(a, io)
 		}
 	}
 	return ""
@@ -79,7 +95,7 @@ func awkProblem(args []word) string {
 // awkShort reads one cluster of awk's short options (without the '-') at
 // args[i]: how many more words it takes, a reason to refuse, and whether
 // it gave program text (-e).
-func awkShort(cluster string, args []word, i int) (skip int, why string, sources int) {
+func awkShort(cluster string, args []word, i int, io *awkIO) (skip int, why string, sources int) {
 	for j := 0; j < len(cluster); j++ {
 		c := cluster[j]
 		if !strings.ContainsRune("fEilveFW", rune(c)) {
@@ -101,7 +117,7 @@ func awkShort(cluster string, args []word, i int) (skip int, why string, sources
 		case c == 'W' && strings.HasPrefix(value, "e"):
 			return skip, "awk -W " + value + " runs a program file, which cannot be judged", 0
 		case c == 'e':
-			return skip, awkTextProblem(value), 1
+			return skip, awkTextProblem(value, io), 1
 		}
 		return skip, "", 0
 	}
@@ -119,19 +135,21 @@ func longPrefixOf(name string, names ...string) bool {
 	return false
 }
 
-func awkProgramProblem(a word) string {
+func awkProgramProblem(a word, io *awkIO) string {
 	if !a.static() {
 		return "awk's program " + a.text + " is only known at run time, so it cannot be judged"
 	}
-	return awkTextProblem(a.lit())
+	return awkTextProblem(a.lit(), io)
 }
 
 // awkTextProblem scans awk program text outside its strings, regular
 // expression literals and comments for what runs a command: system, a
 // single '|' (a pipe; "||" is the logical or) and '@' (gawk's @load,
-// @include and indirect calls such as @f() with f = "system").
-func awkTextProblem(prog string) string {
-	prev := byte('\n') // the last significant byte: where a '/' starts a regexp
+// @include and indirect calls such as @f() with f = "system"). The files
+// it opens go to io: getline < FILE reads, print > FILE and >> FILE write.
+func awkTextProblem(prog string, io *awkIO) string {
+	prev := byte('\n')         // the last significant byte: where a '/' starts a regexp
+	printDepth, depth := -1, 0 // the paren depth a print statement started at
 	for i := 0; i < len(prog); i++ {
 		c := prog[i]
 		switch {
@@ -139,8 +157,19 @@ func awkTextProblem(prog string) string {
 			for i < len(prog) && prog[i] != '\n' {
 				i++
 			}
-			prev = '\n'
+			prev, printDepth = '\n', -1
 			continue
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == ';' || c == '\n' || c == '{' || c == '}':
+			printDepth = -1
+		case c == '>' && printDepth == depth:
+			if i+1 < len(prog) && prog[i+1] == '>' {
+				i++
+			}
+			i = awkFileOperand(prog, i+1, &io.writes, io, "print > FILE")
 		case c == '"':
 			i = skipQuoted(prog, i, '"')
 		case c == '/' && strings.IndexByte("\n(,~!{};&|=<>+-*%^?:[", prev) >= 0:
@@ -158,8 +187,15 @@ func awkTextProblem(prog string) string {
 			for j < len(prog) && (prog[j] == '_' || 'a' <= prog[j] && prog[j] <= 'z' || 'A' <= prog[j] && prog[j] <= 'Z' || '0' <= prog[j] && prog[j] <= '9') {
 				j++
 			}
-			if prog[i:j] == "system" {
+			switch prog[i:j] {
+			case "system":
 				return "awk's system() runs a command, which cannot be judged"
+			case "print", "printf":
+				printDepth = depth
+			case "getline":
+				if k := awkGetlineFrom(prog, j); k > 0 {
+					j = awkFileOperand(prog, k, &io.reads, io, "getline < FILE") + 1
+				}
 			}
 			i, c = j-1, 'a'
 		}
@@ -168,6 +204,44 @@ func awkTextProblem(prog string) string {
 		}
 	}
 	return ""
+}
+
+// awkGetlineFrom returns the index after the '<' of `getline [var] <`
+// starting at prog[j] (just after "getline"), 0 when none follows.
+func awkGetlineFrom(prog string, j int) int {
+	k := skipBlanks(prog, j)
+	for k < len(prog) && (prog[k] == '_' || 'a' <= prog[k] && prog[k] <= 'z' || 'A' <= prog[k] && prog[k] <= 'Z' || '0' <= prog[k] && prog[k] <= '9') {
+		k++
+	}
+	if k = skipBlanks(prog, k); k < len(prog) && prog[k] == '<' {
+		return k + 1
+	}
+	return 0
+}
+
+func skipBlanks(prog string, k int) int {
+	for k < len(prog) && (prog[k] == ' ' || prog[k] == '\t') {
+		k++
+	}
+	return k
+}
+
+// awkFileOperand reads the file operand of an awk redirection at prog[k]:
+// a string literal joins to, anything else sets io.problem. It returns the
+// index of the operand's last byte.
+func awkFileOperand(prog string, k int, to *[]word, io *awkIO, what string) int {
+	k = skipBlanks(prog, k)
+	if k < len(prog) && prog[k] == '"' {
+		end := skipQuoted(prog, k, '"')
+		if name := prog[k+1 : end]; !strings.Contains(name, "\\") {
+			*to = append(*to, litWord(name))
+			return end
+		}
+	}
+	if io.problem == "" {
+		io.problem = "awk's " + what + " names a file by an expression only known at run time (or with escapes), which cannot be judged; write it as a plain string"
+	}
+	return k - 1
 }
 
 // skipQuoted returns the index of the quote that closes the string or
@@ -220,4 +294,35 @@ func tarProblem(args []word) string {
 		}
 	}
 	return ""
+}
+
+// npmCommand finds what npm exec (npm x) and npx run as a shell script:
+// -c/--call SCRIPT. The options that name a shell or program for every
+// script npm runs (--script-shell, --shell, --node-options, and the
+// --userconfig/--globalconfig files that can set them) cannot be judged.
+func npmCommand(base string, args []word) wrapped {
+	exec, sub := base == "npx", base == "npx"
+	var w wrapped
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		l := a.lit()
+		name, _, _ := strings.Cut(strings.TrimLeft(l, "-"), "=")
+		switch {
+		case l == "--":
+			return w
+		case !a.static() && strings.HasPrefix(a.text, "-"):
+			w.problem = "npm option " + a.text + " is only known at run time, so what it runs cannot be judged"
+			return w
+		case strings.HasPrefix(l, "--") && contains([]string{"script-shell", "shell", "node-options", "userconfig", "globalconfig"}, name):
+			w.problem = "npm " + l + " names a shell, program or config file npm uses to run every script, which cannot be judged"
+			return w
+		case !sub && a.static() && !strings.HasPrefix(l, "-"):
+			sub, exec = true, l == "exec" || l == "x"
+		case exec && (l == "-c" || l == "--call"):
+			i += scriptOperand(&w, args, i, len(l))
+		case exec && strings.HasPrefix(l, "--call="):
+			scriptOperand(&w, args, i, len("--call"))
+		}
+	}
+	return w
 }

@@ -13,6 +13,7 @@ type wrapped struct {
 	inner       []innerCommand // commands it runs
 	scripts     []word         // shell scripts it runs (sh -c)
 	writes      []word         // files it writes (tee, find -fprint, git --output)
+	reads       []word         // files it reads named inside other words (awk's getline < "f", go.mod replacements)
 	noop        bool           // runs nothing (command -v)
 }
 
@@ -148,11 +149,13 @@ func unwrap(prog string, args []word) wrapped {
 	case base == "gofmt":
 		return wrapped{writes: inPlaceWrites(base, args)}
 	case isAwk(base):
-		return wrapped{problem: awkProblem(args)}
+		return awkCommand(args)
 	case base == "tar":
 		return wrapped{problem: tarProblem(args)}
 	case isShell(base):
 		return unwrapShell(args)
+	case base == "npm" || base == "npx":
+		return npmCommand(base, args)
 	}
 	spec, ok := wrapperFor(base)
 	if !ok {
@@ -162,104 +165,140 @@ func unwrap(prog string, args []word) wrapped {
 }
 
 // unwrapWith parses a wrapper's options and operands up to the command.
-func unwrapWith(spec wrapperSpec, args []word) wrapped { //nolint:gocyclo // TODO(perm, issue 14): split by option kind
-	w := wrapped{isWrapper: true, transparent: spec.transparent}
-	var inner innerCommand
-	positional := spec.positional
-	repl := ""
-	optsDone := false
-	i := 1
-	for ; i < len(args); i++ {
-		a := args[i]
+func unwrapWith(spec wrapperSpec, args []word) wrapped {
+	p := &wrapperParse{spec: spec, args: args, positional: spec.positional,
+		w: wrapped{isWrapper: true, transparent: spec.transparent}}
+	for p.i = 1; p.i < len(args); p.i++ {
+		a := args[p.i]
 		if !a.static() {
-			if a.split || positional == 0 {
-				w.problem = "a word before the wrapped command is only known at run time, so the command cannot be found"
-				return w
+			if a.split || p.positional == 0 {
+				p.w.problem = "a word before the wrapped command is only known at run time, so the command cannot be found"
+				return p.w
 			}
-			positional--
+			p.positional--
 			continue
 		}
-		s := a.lit()
-		switch {
-		case optsDone:
-			// after "--": only assignments (env) and operands (timeout's duration)
-		case s == "--":
-			optsDone = true
-			continue
-		case spec.scriptLong != "" && (s == "--"+spec.scriptLong || strings.HasPrefix(s, "--"+spec.scriptLong+"=")):
-			i += scriptOperand(&w, args, i, len("--"+spec.scriptLong))
-			continue
-		case spec.scriptShort != "" && len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.Contains(s, spec.scriptShort):
-			i += scriptOperand(&w, args, i, strings.Index(s, spec.scriptShort)+1)
-			continue
-		case strings.HasPrefix(s, "--") && positional == spec.positional:
-			if name, _, _ := strings.Cut(s[2:], "="); contains(spec.opaqueLong, name) {
-				w.transparent = false
-			}
-			skip, r, refuse := longOption(spec, s[2:])
-			if refuse != "" {
-				w.problem = refuse
-				return w
-			}
-			if r != "" {
-				repl = r
-			}
-			i += skip
-			continue
-		case len(s) > 1 && s[0] == '-' && positional == spec.positional:
-			if spec.opaque != "" && strings.ContainsAny(s[1:], spec.opaque) {
-				w.transparent = false
-			}
-			skip, r, stop := shortOptions(spec, s[1:])
-			switch {
-			case stop != "":
-				w.problem = stop
-				return w
-			case skip < 0:
-				w.noop = true
-				return w // command -v: nothing runs
-			}
-			if r != "" {
-				repl = r
-			}
-			i += skip
-			if i >= len(args) && skip > 0 {
-				return w
-			}
-			if skip > 0 && r == "\x00" { // -I REPL: the argument is the next word
-				repl = args[i].lit()
-			}
+		if next, done := p.option(a.lit()); done {
+			return p.w
+		} else if next {
 			continue
 		}
-		switch {
-		case spec.assigns && strings.Index(s, "=") > 0:
-			// env takes any NAME=VALUE, not only shell identifiers
-			// (BASH_FUNC_ls%%=() { …; } defines a function for bash)
-			inner.assigns = append(inner.assigns, a)
-			continue
-		case positional > 0:
-			positional--
-			continue
+		if !p.operand(a) {
+			break
 		}
-		break
 	}
+	return p.command()
+}
+
+// wrapperParse is the state of unwrapWith's walk over a wrapper's words.
+type wrapperParse struct {
+	spec       wrapperSpec
+	args       []word
+	i          int // the word being read
+	w          wrapped
+	inner      innerCommand
+	positional int    // operands still expected before the command
+	repl       string // xargs' replacement string (-I)
+	optsDone   bool   // after "--"
+}
+
+// option reads the option s at p.i: next when it was one (read on), done
+// when the parse ends here (p.w says why, or nothing runs).
+func (p *wrapperParse) option(s string) (next, done bool) {
+	spec := p.spec
+	switch {
+	case p.optsDone:
+		return false, false // after "--": only assignments (env) and operands (timeout's duration)
+	case s == "--":
+		p.optsDone = true
+	case spec.scriptLong != "" && (s == "--"+spec.scriptLong || strings.HasPrefix(s, "--"+spec.scriptLong+"=")):
+		p.i += scriptOperand(&p.w, p.args, p.i, len("--"+spec.scriptLong))
+	case spec.scriptShort != "" && len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.Contains(s, spec.scriptShort):
+		p.i += scriptOperand(&p.w, p.args, p.i, strings.Index(s, spec.scriptShort)+1)
+	case strings.HasPrefix(s, "--") && p.positional == spec.positional:
+		if name, _, _ := strings.Cut(s[2:], "="); contains(spec.opaqueLong, name) {
+			p.w.transparent = false
+		}
+		skip, r, refuse := longOption(spec, s[2:])
+		if refuse != "" {
+			p.w.problem = refuse
+			return false, true
+		}
+		if r != "" {
+			p.repl = r
+		}
+		p.i += skip
+	case len(s) > 1 && s[0] == '-' && p.positional == spec.positional:
+		return true, p.shortOption(s)
+	default:
+		return false, false
+	}
+	return true, false
+}
+
+// shortOption reads a cluster of short options; true when the parse ends.
+func (p *wrapperParse) shortOption(s string) bool {
+	if p.spec.opaque != "" && strings.ContainsAny(s[1:], p.spec.opaque) {
+		p.w.transparent = false
+	}
+	skip, r, stop := shortOptions(p.spec, s[1:])
+	switch {
+	case stop != "":
+		p.w.problem = stop
+		return true
+	case skip < 0:
+		p.w.noop = true
+		return true // command -v: nothing runs
+	}
+	if r != "" {
+		p.repl = r
+	}
+	p.i += skip
+	if p.i >= len(p.args) && skip > 0 {
+		return true
+	}
+	if skip > 0 && r == "\x00" { // -I REPL: the argument is the next word
+		p.repl = p.args[p.i].lit()
+	}
+	return false
+}
+
+// operand takes a word before the command (env's NAME=VALUE, timeout's
+// duration); false when a is the command.
+func (p *wrapperParse) operand(a word) bool {
+	switch s := a.lit(); {
+	case p.spec.assigns && strings.Index(s, "=") > 0:
+		// env takes any NAME=VALUE, not only shell identifiers
+		// (BASH_FUNC_ls%%=() { …; } defines a function for bash)
+		p.inner.assigns = append(p.inner.assigns, a)
+		return true
+	case p.positional > 0:
+		p.positional--
+		return true
+	}
+	return false
+}
+
+// command finishes the parse at the wrapped command, p.args[p.i:].
+func (p *wrapperParse) command() wrapped {
+	w, args, i := p.w, p.args, p.i
 	if i >= len(args) {
 		return w
 	}
-	if !optsDone && strings.HasPrefix(args[i].lit(), "-") {
+	if !p.optsDone && strings.HasPrefix(args[i].lit(), "-") {
 		w.problem = "option " + args[i].text + " after the operands: the wrapped command cannot be found"
 		return w
 	}
-	if spec.joinScript {
+	if p.spec.joinScript {
 		return joinedScript(w, args[i:])
 	}
-	inner.args = replaceHoles(args[i:], repl)
-	if spec.trailing {
+	p.inner.args = replaceHoles(args[i:], p.repl)
+	if p.spec.trailing {
 		input := holeWord("ARGS…")
 		input.unknown = "the words xargs reads from its input"
-		inner.args = append(inner.args, input)
+		p.inner.args = append(p.inner.args, input)
 	}
-	w.inner = []innerCommand{inner}
+	w.inner = []innerCommand{p.inner}
 	return w
 }
 
