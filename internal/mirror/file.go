@@ -5,7 +5,8 @@
 // the files back from it once the commands are gone: Set.Restore compares
 // every file with its copy byte for byte, rewrites the changed and
 // removed ones, removes entries nobody created through the Set in the
-// watched directories, and names every path it touched.
+// watched directories (entries there before Watch stay), and names every
+// path it touched.
 //
 // A File writes each byte to both copies (two write calls), so nothing is
 // kept in memory and the out dir stays live to read (tail -f) while the

@@ -210,3 +210,39 @@ func mustWrite(t *testing.T, p, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRestoreKeepsWhatWasThere: entries in a watched directory before
+// Watch (a file the caller put there, a reused out dir's leftovers) are
+// not taken for a command's; one of them whose type changed, and entries
+// added after, are removed and named.
+func TestRestoreKeepsWhatWasThere(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	mustWrite(t, filepath.Join(out, "task.yaml"), "name: t\n")
+	mustWrite(t, filepath.Join(out, "old", "run.log"), "earlier\n")
+	mustWrite(t, filepath.Join(out, "gone.txt"), "x\n")
+	s := New()
+	s.Watch(out, "")
+	if err := s.Start(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(out, "added.txt"), "by a command\n")
+	mustWrite(t, filepath.Join(out, "old", "added.log"), "by a command\n")
+	if err := os.Remove(filepath.Join(out, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(out, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := s.Restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(out, "added.txt"), filepath.Join(out, "gone.txt"), filepath.Join(out, "old", "added.log")}
+	if !slices.Equal(changed, want) {
+		t.Errorf("changed = %q, want %q", changed, want)
+	}
+	if read(t, filepath.Join(out, "task.yaml")) != "name: t\n" || read(t, filepath.Join(out, "old", "run.log")) != "earlier\n" {
+		t.Error("an entry that was there before Watch was touched")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,11 +28,15 @@ type Set struct {
 	// between are the directories from below a watched directory's top
 	// down to it (Watch), which must stay directories
 	between []string
-	n       int // mirror files made
+	// existing are the entries below watched directories that were there
+	// when Watch was called (a reused out dir, a file the caller put there
+	// first), with their type: not the run's record, kept as they are.
+	existing map[string]fs.FileMode
+	n        int // mirror files made
 }
 
 // New returns a Set that writes plain files until Start.
-func New() *Set { return &Set{dirs: map[string]bool{}} }
+func New() *Set { return &Set{dirs: map[string]bool{}, existing: map[string]fs.FileMode{}} }
 
 // Create creates or truncates the file at path (the flags of os.Create)
 // and mirrors it once the Set is started.
@@ -66,14 +71,17 @@ func (s *Set) MkdirAll(dir string) error {
 
 // Watch adds root (an existing directory the runner made) to the watched
 // directories: Restore removes every entry below it that was not made
-// through the Set. The directories from below top (the work tree) down
+// through the Set and was not there already (with the same type) when
+// Watch was called. The directories from below top (the work tree) down
 // to root must stay directories too: a link put in the place of one
 // (.runner/runs → elsewhere) is removed and the directory made again.
 // top may be "" (root alone).
 func (s *Set) Watch(root, top string) {
+	root = absClean(root)
+	existing := listBelow(root)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	root = absClean(root)
+	maps.Copy(s.existing, existing)
 	s.roots = append(s.roots, root)
 	s.dirs[root] = true
 	if top == "" {
@@ -193,7 +201,7 @@ func (s *Set) Restore() (changed []string, err error) {
 		keep[d] = true
 	}
 	for _, root := range s.roots {
-		changed = append(changed, removeAdded(root, keep)...)
+		changed = append(changed, removeAdded(root, keep, s.existing)...)
 	}
 	slices.Sort(changed)
 	return slices.Compact(changed), errors.Join(errs...)
@@ -223,10 +231,24 @@ func fixDir(dir string) bool {
 	return true
 }
 
-// removeAdded removes the entries below root that keep does not hold and
-// returns their paths. A directory that is kept is walked; one that is
-// not is removed whole (os.RemoveAll follows no link).
-func removeAdded(root string, keep map[string]bool) []string {
+// listBelow returns the entries below root and their types (nil when
+// root cannot be read).
+func listBelow(root string) map[string]fs.FileMode {
+	out := map[string]fs.FileMode{}
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && p != root {
+			out[p] = d.Type()
+		}
+		return nil
+	})
+	return out
+}
+
+// removeAdded removes the entries below root that keep does not hold,
+// nor existing with the same type, and returns their paths. A directory
+// that is kept is walked; one that is not is removed whole (os.RemoveAll
+// follows no link).
+func removeAdded(root string, keep map[string]bool, existing map[string]fs.FileMode) []string {
 	var added []string
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == root {
@@ -237,6 +259,9 @@ func removeAdded(root string, keep map[string]bool) []string {
 		}
 		if keep[p] {
 			return nil // a kept file of another type: File.restore rewrote it
+		}
+		if t, ok := existing[p]; ok && t == d.Type() {
+			return nil // there before the run: not its record
 		}
 		added = append(added, p)
 		_ = os.RemoveAll(p)

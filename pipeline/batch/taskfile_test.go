@@ -89,3 +89,36 @@ func TestJobCostCapIsAnOption(t *testing.T) {
 		t.Errorf("run.started limits %+v, spec %s; want max_cost_usd 0.25 from %s", started.Limits, started.SpecPath, taskPath)
 	}
 }
+
+// TestTaskFileKeptWithSandboxOff: with sandbox.mode off the run guards its
+// out dir against commands (every entry it did not write is removed and
+// the run fails with gate runner_state); the task.yaml the executor put
+// there first is the executor's own, not a command's: the run succeeds and
+// keeps it, from a task file or an inline task.
+func TestTaskFileKeptWithSandboxOff(t *testing.T) {
+	t.Parallel()
+	task := noteTask + "sandbox:\n  mode: off\n"
+	for _, inline := range []bool{false, true} {
+		t.Run(map[bool]string{false: "task file", true: "inline task"}[inline], func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			work := filepath.Join(root, "work")
+			makeRepo(t, work, map[string]string{"README.md": "# app\n"})
+			taskPath, cassette := filepath.Join(root, "task.yaml"), filepath.Join(root, "session.jsonl")
+			write(t, taskPath, task)
+			noteCassette(t, cassette)
+			job := Job{RepoID: "app", WorkDir: work, SpecPath: taskPath, Inputs: map[string]string{"who": "ops"},
+				OutDir: filepath.Join(root, "out", "app"), Attempt: 1}
+			if inline {
+				job.SpecPath, job.SpecInline = "", []byte(task)
+			}
+			o, err := (&PipelineExecutor{Replay: cassette}).Exec(t.Context(), job)
+			if err != nil || o.Status != event.StatusSuccess {
+				t.Fatalf("Exec = %+v, %v", o, err)
+			}
+			if got := readFile(t, filepath.Join(job.OutDir, TaskFile)); got != task {
+				t.Errorf("stored task spec = %q, want the task as run", got)
+			}
+		})
+	}
+}
