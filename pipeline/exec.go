@@ -14,6 +14,7 @@ import (
 	"github.com/seed43ef5acb/runner/internal/mirror"
 	"github.com/seed43ef5acb/runner/internal/tempdir"
 	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/pipeline/gate"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -85,9 +86,11 @@ type execRun struct {
 	sandboxPolicy sandbox.Policy
 	writable      []string // the holes sandbox.writable opened, expanded
 	// tripwire stage and gates stage
-	tripwire   *tripwire
-	specGuard  *specGuard // the task spec in the work tree (gate task_spec)
-	violations []event.GateFailed
+	tripwire *gate.Tripwire
+	// stateTripwire watches .runner's earlier runs where no layer does.
+	stateTripwire *stateTripwire
+	specGuard     *gate.TaskSpec // the task spec in the work tree (gate task_spec)
+	violations    []event.GateFailed
 	// secretPaths are the changed files the secret gate found a secret in
 	// (Result.SecretPaths).
 	secretPaths []string

@@ -84,10 +84,10 @@ func (t *stateTripwire) read() map[string][]byte {
 	return out
 }
 
-// restore compares .runner with what was recorded, puts back every
+// Restore compares .runner with what was recorded, puts back every
 // changed or removed file it kept the bytes of, deletes added entries, and
 // returns the changed paths (".runner/…") and those it could not put back.
-func (t *stateTripwire) restore() (changed, lost []string) {
+func (t *stateTripwire) Restore() (changed, lost []string) {
 	if t == nil {
 		return nil, nil
 	}

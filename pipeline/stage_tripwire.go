@@ -1,121 +1,17 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
-	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
-	"slices"
+
+	"github.com/seed43ef5acb/runner/pipeline/gate"
 )
 
-// tripwire is what the git tripwire and the submodule gate saw when the
-// run started: the bytes of .git's files that make git run programs or
-// change how it reads files, and a digest of each submodule's files.
-type tripwire struct {
-	gitDir     string
-	files      map[string][]byte      // gitDir-relative slash path → content
-	objects    map[string]objectState // object directories (gitDir-relative: "objects", "modules/x/objects") → stamps
-	submodules map[string]string      // work-tree-relative path → digest of its files
-	state      *stateTripwire         // .runner, where no layer protects it
-}
-
-// tripwireFiles are the watched files of a .git directory: what makes git
-// run programs (config, hooks), change how it reads files (attributes,
-// exclude), where it finds objects (alternates) and what the branches are
-// (HEAD, refs, packed-refs: a moved branch is pushed by the user's next
-// git push). tripwireDirs are watched whole.
-func tripwireFiles() []string {
-	return []string{"config", "config.worktree", "info/attributes", "info/exclude", "objects/info/alternates",
-		"HEAD", "packed-refs", "commondir"}
-}
-
-func tripwireDirs() []string { return []string{"hooks", "refs"} }
-
-// armTripwire records .git's watched files and the submodules' digests
-// (main stage "tripwire", right after the base snapshot).
+// armTripwire records .git's watched files and the submodules' digests,
+// .runner's earlier runs and the task spec in the work tree (main stage
+// "tripwire", right after the base snapshot).
 func (r *execRun) armTripwire(_ context.Context) error {
-	t := &tripwire{gitDir: filepath.Join(r.workTree, ".git"), files: map[string][]byte{}, submodules: map[string]string{}}
-	if fi, err := os.Stat(t.gitDir); err != nil || !fi.IsDir() {
-		t.gitDir = "" // no repository, or a linked worktree's gitfile: its config is outside the tree, read-only in the sandbox
-	}
-	if t.gitDir != "" {
-		for rel, data := range t.read() {
-			t.files[rel] = data
-		}
-		t.objects = map[string]objectState{}
-		for _, d := range append([]string{""}, moduleGitDirs(t.gitDir)...) {
-			rel := path.Join(d, "objects")
-			t.objects[rel] = readObjects(filepath.Join(t.gitDir, filepath.FromSlash(rel)))
-		}
-	}
-	for _, sub := range submodulePaths(r.workTree) {
-		t.submodules[sub] = treeDigest(filepath.Join(r.workTree, filepath.FromSlash(sub)))
-	}
-	t.state = r.armStateTripwire()
-	r.tripwire = t
-	r.specGuard = r.armSpecGuard()
+	r.tripwire = gate.ArmTripwire(r.workTree)
+	r.stateTripwire = r.armStateTripwire()
+	r.specGuard = gate.ArmTaskSpec(r.opts.Task, r.repo, r.workTree)
 	return nil
-}
-
-// read returns the watched files as they are now: the git directory's
-// and each submodule's below .git/modules.
-func (t *tripwire) read() map[string][]byte {
-	out := map[string][]byte{}
-	for _, d := range append([]string{""}, moduleGitDirs(t.gitDir)...) {
-		t.readGitDir(d, out)
-	}
-	return out
-}
-
-// readGitDir adds the watched files of the git directory at the
-// gitDir-relative slash path sub ("" for the top one) to out.
-func (t *tripwire) readGitDir(sub string, out map[string][]byte) {
-	for _, rel := range tripwireFiles() {
-		rel = path.Join(sub, rel)
-		if data, err := os.ReadFile(filepath.Join(t.gitDir, filepath.FromSlash(rel))); err == nil {
-			out[rel] = data
-		}
-	}
-	for _, dir := range tripwireDirs() {
-		_ = filepath.WalkDir(filepath.Join(t.gitDir, filepath.FromSlash(path.Join(sub, dir))), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil //nolint:nilerr // a missing hooks dir has no hooks
-			}
-			if data, err := os.ReadFile(p); err == nil {
-				rel, _ := filepath.Rel(t.gitDir, p)
-				out[filepath.ToSlash(rel)] = data
-			}
-			return nil
-		})
-	}
-}
-
-// restore compares the watched files with what was recorded, puts back
-// every changed or removed one, deletes added ones, and returns the
-// changed paths (".git/…").
-func (t *tripwire) restore() []string {
-	if t == nil || t.gitDir == "" {
-		return nil
-	}
-	now := t.read()
-	var changed []string
-	for rel, old := range t.files {
-		if cur, ok := now[rel]; !ok || !bytes.Equal(cur, old) {
-			changed = append(changed, ".git/"+rel)
-			_ = os.WriteFile(filepath.Join(t.gitDir, filepath.FromSlash(rel)), old, 0o644)
-		}
-	}
-	for rel := range now {
-		if _, ok := t.files[rel]; !ok {
-			changed = append(changed, ".git/"+rel)
-			_ = os.Remove(filepath.Join(t.gitDir, filepath.FromSlash(rel)))
-		}
-	}
-	for rel, old := range t.objects {
-		changed = append(changed, old.changes(filepath.Join(t.gitDir, filepath.FromSlash(rel)), ".git/"+rel+"/")...)
-	}
-	slices.Sort(changed)
-	return changed
 }

@@ -29,6 +29,7 @@ func layers() []string {
 		"cmd",
 		"pipeline/batch",  // one task over many repositories
 		"pipeline",        // the stages of one run
+		"pipeline/gate",   // the post-run gates
 		"pipeline/spec",   // the task spec
 		"github",          // Actions, comments, pull requests
 		"runner/report",   // summaries of event logs

@@ -1,4 +1,4 @@
-package pipeline
+package gate
 
 import (
 	"bytes"
@@ -10,28 +10,29 @@ import (
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
-// specGuard is the task spec file this run runs under, as the run loaded
+// TaskSpec is the task_spec gate: the task spec file this run runs under, as the run loaded
 // it, when it lies in the work tree (with --isolate: in the repository
 // the copy was made from, so its copy in the work tree is watched). An
 // agent that may edit it, or a command that writes it, would otherwise
 // rewrite the permissions, limits and checks of the next run on this
 // tree (a cron job, a run on the pull request made from the patch).
 // The gate puts it back and fails the run.
-type specGuard struct {
+type TaskSpec struct {
 	rel  string // work-tree-relative slash path
 	abs  string // in the work tree
 	data []byte
 	mode fs.FileMode
 }
 
-// armSpecGuard records the spec's copy in the work tree (nil when the
-// spec is outside it).
-func (r *execRun) armSpecGuard() *specGuard {
-	spec, err1 := filepath.Abs(r.opts.Task)
+// ArmTaskSpec records the copy in workTree of the spec file task, which
+// lies in repo (the work tree, or the repository --isolate copied); nil
+// when the spec is outside it.
+func ArmTaskSpec(task, repo, workTree string) *TaskSpec {
+	spec, err1 := filepath.Abs(task)
 	if err1 == nil {
 		spec, err1 = filepath.EvalSymlinks(spec)
 	}
-	repo, err2 := filepath.EvalSymlinks(r.repo)
+	repo, err2 := filepath.EvalSymlinks(repo)
 	if err1 != nil || err2 != nil {
 		return nil
 	}
@@ -39,7 +40,7 @@ func (r *execRun) armSpecGuard() *specGuard {
 	if err != nil || !filepath.IsLocal(rel) {
 		return nil
 	}
-	g := &specGuard{rel: filepath.ToSlash(rel), abs: filepath.Join(r.workTree, rel)}
+	g := &TaskSpec{rel: filepath.ToSlash(rel), abs: filepath.Join(workTree, rel)}
 	fi, err := os.Lstat(g.abs)
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
@@ -53,7 +54,7 @@ func (r *execRun) armSpecGuard() *specGuard {
 
 // restore puts the spec back as it was armed and reports whether it had
 // changed (content, mode, or no longer a regular file).
-func (g *specGuard) restore() bool {
+func (g *TaskSpec) restore() bool {
 	if g == nil {
 		return false
 	}
@@ -72,13 +73,13 @@ func (g *specGuard) restore() bool {
 	return true
 }
 
-// specGate reports a changed task spec (put back by restore).
-func (r *execRun) specGate() (event.GateFailed, bool) {
-	if !r.specGuard.restore() {
+// Check reports a changed task spec and puts it back.
+func (g *TaskSpec) Check() (event.GateFailed, bool) {
+	if !g.restore() {
 		return event.GateFailed{}, false
 	}
-	return event.GateFailed{Gate: event.GateTaskSpec, Paths: []string{r.specGuard.rel}, Message: fmt.Sprintf(
+	return event.GateFailed{Gate: event.GateTaskSpec, Paths: []string{g.rel}, Message: fmt.Sprintf(
 		"the task spec this run runs under, %s, changed during the run (an edit or a command: its permissions, limits "+
 			"and checks decide the next run on this tree); the runner put it back and nothing is published. "+
-			"Keep the spec outside the work tree or under a path the edit rules deny (\".github/**\": deny)", r.specGuard.rel)}, true
+			"Keep the spec outside the work tree or under a path the edit rules deny (\".github/**\": deny)", g.rel)}, true
 }

@@ -1,4 +1,4 @@
-package pipeline
+package gate
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
 
-// secretGate searches the patch and the files it adds or changes for
+// Secret is the secret gate. It searches the patch and the files it adds or changes for
 // secrets (the redactor's: values of secret-looking environment
 // variables, the provider key, the protected .env files' values, token
 // shapes). The patch's text shows a text file's secret; a binary file (a
@@ -25,19 +25,27 @@ import (
 // changed file is read there too (fileHoldsSecret). A secret fails the
 // run; the patch file is written redacted, and the sections of files
 // whose secret the text does not show are left out of it (with a note),
-// so it carries the secret in no form; r.secretPaths names every such
-// file (batch does not save them). Memory is bounded: the patch is read a
-// line at a time, the files in windows.
-func (r *execRun) secretGate() (event.GateFailed, bool) {
-	if r.redactor == nil {
+// so it carries the secret in no form; the failure's Paths name every
+// such file (batch does not save them). Memory is bounded: the patch is
+// read a line at a time, the files in windows.
+type Secret struct {
+	WorkTree  string
+	PatchPath string                // the patch file, rewritten redacted on a failure
+	Files     []snapshot.FileChange // the patch's files
+	Redactor  *event.Redactor       // what a secret is; nil: the gate passes
+}
+
+// Check runs the secret gate.
+func (g Secret) Check() (event.GateFailed, bool) {
+	if g.Redactor == nil {
 		return event.GateFailed{}, false
 	}
-	files, found, err := scanPatchSecrets(r.patchPath, r.redactor, "", nil)
+	files, found, err := scanPatchSecrets(g.PatchPath, g.Redactor, "", nil)
 	if err != nil {
 		return event.GateFailed{}, false
 	}
 	var hidden []string // secrets the patch's text does not show
-	for _, p := range r.secretFiles() {
+	for _, p := range g.secretFiles() {
 		if !slices.Contains(files, p) {
 			hidden = append(hidden, p)
 			files = append(files, p)
@@ -46,15 +54,14 @@ func (r *execRun) secretGate() (event.GateFailed, bool) {
 	if !found && len(hidden) == 0 {
 		return event.GateFailed{}, false
 	}
-	tmp := r.patchPath + ".redacted"
-	if _, _, err := scanPatchSecrets(r.patchPath, r.redactor, tmp, hidden); err == nil {
-		_ = os.Rename(tmp, r.patchPath)
+	tmp := g.PatchPath + ".redacted"
+	if _, _, err := scanPatchSecrets(g.PatchPath, g.Redactor, tmp, hidden); err == nil {
+		_ = os.Rename(tmp, g.PatchPath)
 	} else {
-		_ = os.Truncate(r.patchPath, 0) // it must not carry the secret
+		_ = os.Truncate(g.PatchPath, 0) // it must not carry the secret
 	}
 	_ = os.Remove(tmp)
 	slices.Sort(files)
-	r.secretPaths = files
 	msg := "the patch holds a secret" + inFiles(files) + " (an environment value or a token shape); the patch file is written redacted and nothing is published"
 	if len(hidden) > 0 {
 		msg = "the changed files hold a secret" + inFiles(files) + " (an environment value or a token shape; in " + namePaths(hidden) +
@@ -63,17 +70,17 @@ func (r *execRun) secretGate() (event.GateFailed, bool) {
 	return event.GateFailed{Gate: event.GateSecret, Paths: files, Message: msg}, true
 }
 
-// maxNamedPaths bounds the paths a gate's message names; the event's
+// MaxNamedPaths bounds the paths a gate's message names; the event's
 // paths list them all.
-const maxNamedPaths = 5
+const MaxNamedPaths = 5
 
-// namePaths joins paths with ", ", the first maxNamedPaths of them and
+// namePaths joins paths with ", ", the first MaxNamedPaths of them and
 // "and N more".
 func namePaths(paths []string) string {
-	if len(paths) <= maxNamedPaths {
+	if len(paths) <= MaxNamedPaths {
 		return strings.Join(paths, ", ")
 	}
-	return strings.Join(paths[:maxNamedPaths], ", ") + fmt.Sprintf(" and %d more", len(paths)-maxNamedPaths)
+	return strings.Join(paths[:MaxNamedPaths], ", ") + fmt.Sprintf(" and %d more", len(paths)-MaxNamedPaths)
 }
 
 // inFiles is " in a.py, b.py" for the files named, "" for none (a
@@ -88,17 +95,17 @@ func inFiles(files []string) string {
 // secretFiles lists the files (work-tree-relative slash paths) the final
 // patch adds or changes whose content in the work tree holds a secret.
 // Symlinks are not followed (their target is the patch's text).
-func (r *execRun) secretFiles() []string {
+func (g Secret) secretFiles() []string {
 	var out []string
-	for _, f := range r.files {
+	for _, f := range g.Files {
 		if f.Status == event.ChangeDeleted || snapshot.NotRead(f.Omitted) {
 			continue // a file over the snapshot's read limit is not in the patch, and the run fails for it
 		}
-		p := filepath.Join(r.workTree, filepath.FromSlash(f.Path))
+		p := filepath.Join(g.WorkTree, filepath.FromSlash(f.Path))
 		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		if ok, err := fileHoldsSecret(p, r.redactor); ok || err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if ok, err := fileHoldsSecret(p, g.Redactor); ok || err != nil && !errors.Is(err, fs.ErrNotExist) {
 			out = append(out, f.Path) // one that cannot be read is not known to be clean
 		}
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package gate
 
 import (
 	"io/fs"

@@ -1,43 +1,14 @@
 package pipeline
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/pipeline/gate"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
-
-// TestFileHoldsSecret: a secret is found wherever it lies in a file
-// larger than one window, across a window's end included; a clean file of
-// the same size is clean.
-func TestFileHoldsSecret(t *testing.T) {
-	const secret = "planted-Env-secret-0d9e8f7a"
-	red := event.NewRedactor([]string{"SERVICE_TOKEN=" + secret})
-	dir := t.TempDir()
-	size := 3*secretWindow + 17
-	for name, at := range map[string]int{
-		"start": 0, "across the first window's end": secretWindow - 5, "in an overlap": 2*secretWindow - secretOverlap - 3,
-		"end": size - len(secret), "none": -1,
-	} {
-		data := bytes.Repeat([]byte{0, 'x'}, size/2+1)[:size]
-		if at >= 0 {
-			copy(data[at:], secret)
-		}
-		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		got, err := fileHoldsSecret(p, red)
-		if err != nil || got != (at >= 0) {
-			t.Errorf("%s: %v, %v; want %v", name, got, err, at >= 0)
-		}
-	}
-}
 
 // TestGateSecretInBinaryFile: a secret written into a binary file (its
 // patch section is a deflated, base85 GIT binary patch: no secret in the
@@ -63,9 +34,9 @@ func TestGateSecretInBinaryFile(t *testing.T) {
 
 // TestGateSecretNamesFiles: the secret gate's message (stderr, summary.md,
 // run.finished's error) names the files that hold the secret, the first
-// maxNamedPaths of them and how many more; the event lists them all.
+// gate.MaxNamedPaths of them and how many more; the event lists them all.
 func TestGateSecretNamesFiles(t *testing.T) {
-	for _, n := range []int{1, maxNamedPaths + 2} {
+	for _, n := range []int{1, gate.MaxNamedPaths + 2} {
 		t.Run(fmt.Sprint(n, " files"), func(t *testing.T) {
 			repo := gitRepo(t, map[string]string{"README": "x\n"})
 			var calls []llmtest.ToolCall
@@ -81,8 +52,8 @@ func TestGateSecretNamesFiles(t *testing.T) {
 				t.Fatalf("exit %d, gates %+v: want the secret gate with %d paths", code, gates, n)
 			}
 			want := "the patch holds a secret in " + strings.Join(names, ", ") + " ("
-			if n > maxNamedPaths {
-				want = "the patch holds a secret in " + strings.Join(names[:maxNamedPaths], ", ") + " and 2 more ("
+			if n > gate.MaxNamedPaths {
+				want = "the patch holds a secret in " + strings.Join(names[:gate.MaxNamedPaths], ", ") + " and 2 more ("
 			}
 			if !strings.HasPrefix(gates[0].Message, want) || fin.Error == nil || !strings.Contains(fin.Error.Message, want) {
 				t.Errorf("gate message %q, run error %+v: want them to begin %q", gates[0].Message, fin.Error, want)
