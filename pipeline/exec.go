@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,16 +33,20 @@ import (
 // run.finished and result.json need.
 const finalTimeout = 2 * time.Minute
 
-// finalGrace is each final stage's time after a cancel.
-func finalGrace(stage string) time.Duration {
-	switch stage {
-	case "patch":
-		return 3 * time.Second
-	case "outputs":
-		return 1200 * time.Millisecond
-	default:
-		return 500 * time.Millisecond
-	}
+// Graces of the final stages after a cancel: the patch needs the most,
+// run.finished and result.json (outputs) next, the rest defaultGrace.
+const (
+	patchGrace   = 3 * time.Second
+	outputsGrace = 1200 * time.Millisecond
+	defaultGrace = 500 * time.Millisecond
+)
+
+// finalStage is a final stage with the properties finish reads.
+type finalStage struct {
+	stageFunc
+	grace       time.Duration // its time after a cancel; 0: defaultGrace
+	decideFirst bool          // the run's status is decided before it runs
+	failsRun    bool          // its failure is the run's error, not a warning
 }
 
 // execRun is the state the stages of one `runner exec` share. Each stage
@@ -319,31 +324,33 @@ func (r *execRun) mainStages() []Stage {
 // finalStages run on every path, on a context that survives a cancel.
 // The status is decided after the patch; the delivery stages may turn a
 // success into delivery_failed.
-func (r *execRun) finalStages(status *runStatus) []Stage {
-	return []Stage{
+func (r *execRun) finalStages(status *runStatus) []finalStage {
+	return []finalStage{
 		// First: run.started, when the run failed before it (a refused
 		// --continue), so the log and the console begin with it.
-		stageFunc{"started-late", r.emitStartedLate},
+		{stageFunc: stageFunc{"started-late", r.emitStartedLate}},
 		// After the work tree stopped changing: the patch of the whole run.
-		stageFunc{"patch", r.finalPatch},
+		// A run without its patch is an error.
+		{stageFunc: stageFunc{"patch", r.finalPatch}, grace: patchGrace, failsRun: true},
 		// Before any outcome is written: the patch judged by the edit rules,
 		// .git's tripwire, secrets in the patch.
-		stageFunc{"gates", r.runGates},
+		{stageFunc: stageFunc{"gates", r.runGates}},
 		// Before run.finished: a failed push or pull request is part of the
-		// outcome, recorded in the log.
-		stageFunc{"deliver", func(ctx context.Context) error { return r.deliver(ctx, status) }},
+		// outcome, recorded in the log. The status is decided once the
+		// patch is known.
+		{stageFunc: stageFunc{"deliver", func(ctx context.Context) error { return r.deliver(ctx, status) }}, decideFirst: true},
 		// After the work is known good, before the comment: the review is
 		// part of the delivery the comment reports.
-		stageFunc{"review", func(ctx context.Context) error { return r.postReview(ctx, status) }},
+		{stageFunc: stageFunc{"review", func(ctx context.Context) error { return r.postReview(ctx, status) }}},
 		// After delivery, before run.finished: the comment shows the report
 		// run.finished will give, delivery included.
-		stageFunc{"comment", func(ctx context.Context) error { return r.finishComment(ctx, status) }},
+		{stageFunc: stageFunc{"comment", func(ctx context.Context) error { return r.finishComment(ctx, status) }}},
 		// run.finished must be the log's last line, after the patch and
 		// publish events.
-		stageFunc{"outputs", func(ctx context.Context) error { return r.writeOutputs(ctx, status) }},
+		{stageFunc: stageFunc{"outputs", func(ctx context.Context) error { return r.writeOutputs(ctx, status) }}, grace: outputsGrace},
 		// Last: the step summary and outputs, with the final status and
 		// every URL, never a status written before delivery.
-		stageFunc{"github", func(ctx context.Context) error { return r.writeGitHubOutputs(ctx, status) }},
+		{stageFunc: stageFunc{"github", func(ctx context.Context) error { return r.writeGitHubOutputs(ctx, status) }}},
 	}
 }
 
@@ -360,16 +367,15 @@ func (r *execRun) finish(ctx context.Context, mainErr error) error {
 	status := &runStatus{}
 	var finalErrs []error
 	for _, s := range r.finalStages(status) {
-		if s.Name() == "deliver" {
-			// The status is decided once the patch is known.
+		if s.decideFirst {
 			*status = r.decideStatus(ctx, mainErr)
 		}
-		fctx, cancel := finalContext(ctx, finalGrace(s.Name()))
+		fctx, cancel := finalContext(ctx, cmp.Or(s.grace, defaultGrace))
 		err := runStage(fctx, r.log, s)
 		cancel()
 		if err != nil {
-			if s.Name() == "patch" {
-				mainErr = errors.Join(mainErr, err) // a run without its patch is an error
+			if s.failsRun {
+				mainErr = errors.Join(mainErr, err)
 			}
 			finalErrs = append(finalErrs, err)
 			r.log.Warn("final stage failed", "stage", s.Name(), "error", err)

@@ -108,7 +108,7 @@ func TestFeedback(t *testing.T) {
 
 func TestFinalContextSurvivesCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
-	fctx, done := finalContext(ctx, finalGrace("patch"))
+	fctx, done := finalContext(ctx, patchGrace)
 	defer done()
 	cancel()
 	if fctx.Err() != nil {
