@@ -134,7 +134,7 @@ func matchStarLoop(rest, text string, t int, matchSlash, pathname bool) int {
 
 // matchClass matches a bracket expression at pat[*p] against tch. ok is
 // false when the match failed with result r.
-func matchClass(pat string, p *int, tch byte, pathname bool) (r int, ok bool) { //nolint:gocyclo // a line-by-line port of wildmatch.c's bracket loop, kept diffable with git's
+func matchClass(pat string, p *int, tch byte, pathname bool) (r int, ok bool) {
 	*p++
 	pch := at(pat, *p)
 	if pch == '^' {
@@ -162,44 +162,21 @@ func matchClass(pat string, p *int, tch byte, pathname bool) (r int, ok bool) { 
 				matched = true
 			}
 		case pch == '-' && prev != 0 && at(pat, *p+1) != 0 && at(pat, *p+1) != ']':
-			*p++
-			pch = pat[*p]
-			if pch == '\\' {
-				*p++
-				pch = at(pat, *p)
-				if pch == 0 {
-					return wmAbortAll, false
-				}
-			}
-			if tch <= pch && tch >= prev {
-				matched = true
-			}
-			pch = 0
-		case pch == '[' && at(pat, *p+1) == ':':
-			s := *p + 2
-			e := s
-			for e < len(pat) && pat[e] != ']' {
-				e++
-			}
-			if e >= len(pat) {
-				return wmAbortAll, false
-			}
-			if e-s-1 < 0 || pat[e-1] != ':' {
-				// No ":]": a plain '['.
-				if tch == '[' {
-					matched = true
-				}
-				break
-			}
-			*p = e
-			m, valid := posixClass(pat[s:e-1], tch)
+			m, valid := classRange(pat, p, prev, tch)
 			if !valid {
 				return wmAbortAll, false
 			}
-			if m {
-				matched = true
-			}
+			matched = matched || m
 			pch = 0
+		case pch == '[' && at(pat, *p+1) == ':':
+			m, plain, valid := classNamed(pat, p, tch)
+			if !valid {
+				return wmAbortAll, false
+			}
+			matched = matched || m
+			if !plain {
+				pch = 0
+			}
 		case tch == pch:
 			matched = true
 		}
@@ -214,6 +191,42 @@ func matchClass(pat string, p *int, tch byte, pathname bool) (r int, ok bool) { 
 		return wmNoMatch, false
 	}
 	return 0, true
+}
+
+// classRange matches the range from prev to the character after the '-'
+// at pat[*p] against tch, leaving *p on the range's end; valid is false
+// when the pattern ends inside it.
+func classRange(pat string, p *int, prev, tch byte) (matched, valid bool) {
+	*p++
+	pch := pat[*p]
+	if pch == '\\' {
+		*p++
+		pch = at(pat, *p)
+		if pch == 0 {
+			return false, false
+		}
+	}
+	return tch <= pch && tch >= prev, true
+}
+
+// classNamed matches a "[:name:]" class at pat[*p] against tch, leaving
+// *p on its final ']'. Without the ":]" the '[' is plain (plain is true,
+// *p unmoved); valid is false for an unknown name or no ']' at all.
+func classNamed(pat string, p *int, tch byte) (matched, plain, valid bool) {
+	s := *p + 2
+	e := s
+	for e < len(pat) && pat[e] != ']' {
+		e++
+	}
+	if e >= len(pat) {
+		return false, false, false
+	}
+	if e-s-1 < 0 || pat[e-1] != ':' {
+		return tch == '[', true, true
+	}
+	*p = e
+	m, valid := posixClass(pat[s:e-1], tch)
+	return m, false, valid
 }
 
 func posixClass(name string, c byte) (matched, valid bool) { //nolint:gocyclo // one case per POSIX class, as wildmatch.c has them
