@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/seed43ef5acb/runner/internal/gitignore"
 
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/report"
@@ -70,8 +73,8 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 	want := snapshot.Tree(cmp.Or(h.lastTree, h.header.BaseTree))
 	if want != r.base {
 		if h.header.Isolated && !r.opts.Force {
-			return fmt.Errorf("%w: run %s worked on a temporary copy (--isolate), which is gone: apply its patch to the work tree first (git apply %s), then continue; or give --force to take the tree as it is",
-				ErrHistory, h.header.RunID, filepath.Join(c.dir, report.PatchFile))
+			return fmt.Errorf("%w: run %s worked on a temporary copy (--isolate), which is gone: apply its patch to the work tree first (from any directory: %s), then continue; or give --force to take the tree as it is",
+				ErrHistory, h.header.RunID, applyCommand(r.repo, filepath.Join(c.dir, report.PatchFile)))
 		}
 		if !r.opts.Force {
 			return fmt.Errorf("%w: the work tree changed since run %s ended (its last snapshot is tree %.12s…, the work tree is now %.12s…): continue in the tree the run left, or give --force to take the tree as it is",
@@ -80,6 +83,9 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 		c.forced, c.why = true, append(c.why, "the work tree changed since the run ended")
 	}
 	old := snapshot.Tree(h.header.BaseTree)
+	if r.isolated && r.opts.SnapshotDir == "" { // this run's store is new: the base is in --repo's
+		_ = r.store.Take(ctx, r.repo, old)
+	}
 	if _, err := r.store.Diff(ctx, old, r.base); err != nil {
 		if !r.opts.Force {
 			return fmt.Errorf("%w: the base tree %.12s… of run %s is not in this work tree's snapshot store (%v): continue on the machine and in the directory the run used, or give --force to take the work tree as the new base",
@@ -122,4 +128,31 @@ func (r *execRun) writeRunPatch(ctx context.Context, tree snapshot.Tree) error {
 	}
 	r.runFiles = files
 	return f.Sync()
+}
+
+// applyCommand is a shell command that applies patch to the work tree dir
+// from any directory. Below the top of a git work tree, git apply takes
+// the patch's paths from the top and silently skips those outside the
+// current directory, so the command names dir's prefix (--directory).
+func applyCommand(dir, patch string) string {
+	if abs, err := filepath.Abs(patch); err == nil {
+		patch = abs
+	}
+	args := []string{"git", "-C", dir, "apply"}
+	if repo, err := gitignore.FindRepo(dir); err == nil && repo != nil && repo.Prefix != "" {
+		args = append(args, "--directory="+strings.TrimSuffix(repo.Prefix, "/"))
+	}
+	args = append(args, patch)
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:+@%,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

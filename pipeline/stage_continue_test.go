@@ -309,7 +309,8 @@ func gitApply(t *testing.T, dir, patch string) {
 
 // TestContinueAfterIsolate: an --isolate run's tree is gone; continuing it
 // in the untouched work tree is refused with the way out (apply its patch),
-// and after `git apply` of that patch the conversation goes on.
+// and after `git apply` of that patch the conversation goes on, with no
+// --force: the run kept its base tree in the work tree's store.
 func TestContinueAfterIsolate(t *testing.T) {
 	spec, repo := execFixture(t)
 	out1, out2 := filepath.Join(t.TempDir(), "r1"), filepath.Join(t.TempDir(), "r2")
@@ -321,12 +322,12 @@ func TestContinueAfterIsolate(t *testing.T) {
 	}
 	unused := newModel(t)
 	_, err := continueRun(t, spec, repo, out2, out1, "more", false, unused)
-	if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "--isolate") || !strings.Contains(err.Error(), "git apply") {
+	if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "--isolate") || !strings.Contains(err.Error(), "git -C "+repo+" apply ") {
 		t.Fatalf("continue after --isolate: exit %d, %v", ExitCode(err), err)
 	}
 	gitApply(t, repo, filepath.Join(out1, "changes.patch"))
 	srv2 := newModel(t, llmtest.Turn{Text: "Went on."}.Reply())
-	if res, err := continueRun(t, spec, repo, filepath.Join(t.TempDir(), "r3"), out1, "more", true, srv2); err != nil || res.Status != event.StatusSuccess {
+	if res, err := continueRun(t, spec, repo, filepath.Join(t.TempDir(), "r3"), out1, "more", false, srv2); err != nil || res.Status != event.StatusSuccess {
 		t.Fatalf("continue after applying the patch: %v %+v", err, res)
 	}
 }

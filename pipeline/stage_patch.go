@@ -46,6 +46,7 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 	r.files = files
 	if r.history != nil {
 		_ = r.history.tree(string(tree), true)
+		r.keepSnapshots(ctx, tree)
 	}
 	if err := r.writeRunPatch(ctx, tree); err != nil {
 		return err
@@ -92,4 +93,17 @@ func eventFiles(files []snapshot.FileChange) []event.FileChange {
 		})
 	}
 	return out
+}
+
+// keepSnapshots copies an --isolate run's base and final trees into the
+// snapshot store of --repo, whose copy's store goes when the run ends: a
+// run that continues this one (in --repo, or isolated again) diffs
+// against that base. A failure is a warning: --force still continues.
+func (r *execRun) keepSnapshots(ctx context.Context, tree snapshot.Tree) {
+	if !r.isolated || r.opts.SnapshotDir != "" {
+		return
+	}
+	if err := r.store.Keep(ctx, r.repo, r.base, tree); err != nil {
+		fmt.Fprintf(r.opts.Stderr, "runner: warning: %v; --continue of this run will need --force\n", err)
+	}
 }
