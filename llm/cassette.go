@@ -3,6 +3,7 @@ package llm
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -236,24 +237,31 @@ type replayKey struct {
 }
 
 func keyOf(body []byte) replayKey {
+	type entry struct {
+		Role string `json:"role"`
+		Type string `json:"type"`
+	}
 	var b struct {
-		Model    string `json:"model"`
-		Messages *[]struct {
-			Role string `json:"role"`
-		} `json:"messages"`
+		Model    string   `json:"model"`
+		Messages *[]entry `json:"messages"`
+		Input    *[]entry `json:"input"` // the Responses API's items
 	}
 	_ = json.Unmarshal(body, &b)
-	k := replayKey{Model: b.Model, HasMessages: b.Messages != nil}
-	if b.Messages != nil {
-		for _, m := range *b.Messages {
-			k.Roles = append(k.Roles, m.Role)
+	list := b.Messages
+	if list == nil {
+		list = b.Input
+	}
+	k := replayKey{Model: b.Model, HasMessages: list != nil}
+	if list != nil {
+		for _, m := range *list {
+			k.Roles = append(k.Roles, cmp.Or(m.Role, m.Type))
 		}
 	}
 	return k
 }
 
 // matchRequest compares what matters: method, endpoint, model and the roles
-// of the messages (contents may carry paths or times that differ per run).
+// of the messages (the kinds of the input items on the Responses API) (contents may carry paths or times that differ per run).
 // The endpoint is the path's last two segments ("chat/completions"), so a
 // session recorded against one base URL (OpenRouter's /api/v1, an Azure
 // deployment) replays under another. A

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -200,6 +201,30 @@ func TestCheckSequence(t *testing.T) {
 		err := llm.CheckSequence(tt.events)
 		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, llm.ErrBrokenSequence)) {
 			t.Errorf("%s: got %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+}
+
+// TestReplayMatchesResponsesInput: on the Responses API the kinds of the
+// input items must match, as the roles of messages do.
+func TestReplayMatchesResponsesInput(t *testing.T) {
+	t.Parallel()
+	rec := `{"model":"gpt-5.1","input":[{"role":"user","content":"q"},{"type":"function_call","call_id":"c"},{"type":"function_call_output","call_id":"c"}]}`
+	c := &llm.Cassette{Exchanges: []llm.Exchange{{
+		Request:  llm.RecordedRequest{Method: "POST", Path: "/v1/responses", Body: json.RawMessage(rec)},
+		Response: llm.RecordedResponse{Status: 200, Body: "data: {}\n\n"},
+	}}}
+	for body, wantErr := range map[string]bool{
+		rec: false,
+		`{"model":"gpt-5.1","input":[{"role":"user","content":"q"}]}`: true,
+	} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://x/v1/responses", strings.NewReader(body))
+		resp, err := c.RoundTripper().RoundTrip(req)
+		if resp != nil {
+			resp.Body.Close()
+		}
+		if got := errors.Is(err, llm.ErrCassetteMismatch); got != wantErr {
+			t.Errorf("body %s: err %v, want mismatch %v", body, err, wantErr)
 		}
 	}
 }

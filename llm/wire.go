@@ -95,6 +95,8 @@ func NewWire(w Wire, cfg Config) (Streamer, error) {
 	switch w {
 	case WireAnthropic:
 		return NewAnthropic(cfg)
+	case WireResponses:
+		return NewResponses(cfg)
 	case WireChat, "":
 		return New(cfg)
 	}

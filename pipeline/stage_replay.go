@@ -63,14 +63,19 @@ func recordedPrompt(c *llm.Cassette) string {
 	if c == nil || len(c.Exchanges) == 0 {
 		return ""
 	}
+	type message struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
 	var body struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
+		Messages []message `json:"messages"`
+		Input    []message `json:"input"` // the Responses API
 	}
 	if json.Unmarshal(c.Exchanges[0].Request.Body, &body) != nil {
 		return ""
+	}
+	if body.Messages == nil {
+		body.Messages = body.Input
 	}
 	for i := len(body.Messages) - 1; i >= 0; i-- {
 		if m := body.Messages[i]; m.Role == "user" {
@@ -96,7 +101,7 @@ func contentText(raw json.RawMessage) string {
 	}
 	var b strings.Builder
 	for _, p := range parts {
-		if p.Type == "text" {
+		if p.Type == "text" || p.Type == "input_text" {
 			b.WriteString(p.Text)
 		}
 	}

@@ -106,6 +106,8 @@ func TestRecordedPrompt(t *testing.T) {
 		{ex(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"},{"type":"text","text":"b"}]}]}`), "ab"},
 		{ex(`{"messages":[{"role":"user","content":"first"},{"role":"assistant","content":"x"}]}`), "first"},
 		{ex(`"not json"`), ""},
+		{ex(`{"instructions":"s","input":[{"role":"user","content":"responses prompt"},{"type":"function_call","call_id":"c"}]}`), "responses prompt"},
+		{ex(`{"input":[{"role":"user","content":[{"type":"input_text","text":"parts"}]}]}`), "parts"},
 	}
 	for _, tt := range tests {
 		if got := recordedPrompt(tt.c); got != tt.want {

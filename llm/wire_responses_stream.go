@@ -1,0 +1,292 @@
+package llm
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// responsesDecoder reads a Responses stream: response.created, output
+// items (added, their deltas, done), and one terminal event:
+// response.completed, response.incomplete, response.failed or error.
+type responsesDecoder struct {
+	a     *assembler
+	calls map[string]*respCallAcc // by item id
+	order []string                // call item ids in arrival order
+	items map[int]json.RawMessage // finished output items by output_index
+	done  bool
+}
+
+type respCallAcc struct {
+	callID, name string
+	args         []byte
+	index        int
+	call         *ToolCall
+}
+
+func newResponsesDecoder(a *assembler) *responsesDecoder {
+	return &responsesDecoder{a: a, calls: map[string]*respCallAcc{}, items: map[int]json.RawMessage{}}
+}
+
+type respEvent struct {
+	Type         string          `json:"type"`
+	OutputIndex  int             `json:"output_index"`
+	SummaryIndex int             `json:"summary_index"`
+	ItemID       string          `json:"item_id"`
+	Delta        string          `json:"delta"`
+	Arguments    *string         `json:"arguments"`
+	Item         json.RawMessage `json:"item"`
+	Response     *respResponse   `json:"response"`
+	Error        json.RawMessage `json:"error"`
+	Code         json.RawMessage `json:"code"`
+	Message      string          `json:"message"`
+}
+
+type respResponse struct {
+	Status            string          `json:"status"`
+	Error             json.RawMessage `json:"error"`
+	IncompleteDetails *struct {
+		Reason string `json:"reason"`
+	} `json:"incomplete_details"`
+	Usage *respUsage `json:"usage"`
+}
+
+type respUsage struct {
+	InputTokens        int64 `json:"input_tokens"`
+	OutputTokens       int64 `json:"output_tokens"`
+	InputTokensDetails *struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"input_tokens_details"`
+	OutputTokensDetails *struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
+}
+
+func (u *respUsage) usage() *Usage {
+	if u == nil || (u.InputTokens == 0 && u.OutputTokens == 0) {
+		return nil
+	}
+	out := &Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+	if d := u.InputTokensDetails; d != nil {
+		out.CachedInputTokens = d.CachedTokens
+	}
+	if d := u.OutputTokensDetails; d != nil {
+		out.ReasoningTokens = d.ReasoningTokens
+	}
+	return out
+}
+
+type respItem struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+func (d *responsesDecoder) payload(raw []byte) bool {
+	var ev respEvent
+	if json.Unmarshal(raw, &ev) != nil {
+		return d.a.alive
+	}
+	a := d.a
+	switch ev.Type {
+	case "response.output_item.added":
+		return d.itemAdded(ev.OutputIndex, ev.Item)
+	case "response.output_text.delta", "response.refusal.delta":
+		if ev.Delta != "" {
+			return a.textDelta(ev.Delta)
+		}
+	case "response.reasoning_summary_part.added":
+		if ev.SummaryIndex > 0 {
+			return a.reasoningDelta("\n\n")
+		}
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		if ev.Delta != "" {
+			return a.reasoningDelta(ev.Delta)
+		}
+	case "response.function_call_arguments.delta":
+		if c := d.calls[ev.ItemID]; c != nil && ev.Delta != "" {
+			c.args = append(c.args, ev.Delta...)
+			return a.emit(Event{Type: EventToolInputDelta, ID: c.callID, ToolName: c.name, Delta: ev.Delta})
+		}
+	case "response.output_item.done":
+		return d.itemDone(ev.OutputIndex, ev.Item)
+	case "response.completed", "response.incomplete":
+		d.finish(ev.Response)
+		return false
+	case "response.failed":
+		var e json.RawMessage
+		if ev.Response != nil {
+			e = ev.Response.Error
+		}
+		if len(e) == 0 || string(e) == "null" {
+			e = json.RawMessage(`{"message":"the response failed"}`)
+		}
+		return a.fail(inStreamError(e))
+	case "error":
+		return a.fail(inStreamError(raw))
+	case "":
+		if len(ev.Error) > 0 && string(ev.Error) != "null" {
+			return a.fail(inStreamError(ev.Error)) // "event: error", wrapped by sseReader
+		}
+	}
+	return a.alive
+}
+
+func (d *responsesDecoder) itemAdded(index int, raw json.RawMessage) bool {
+	var it respItem
+	if json.Unmarshal(raw, &it) != nil || it.Type != "function_call" {
+		return d.a.alive
+	}
+	if !d.a.closeReasoning() || !d.a.closeText() {
+		return false
+	}
+	d.calls[it.ID] = &respCallAcc{callID: it.CallID, name: it.Name, index: index}
+	d.order = append(d.order, it.ID)
+	return d.a.emit(Event{Type: EventToolInputStart, ID: it.CallID, ToolName: it.Name})
+}
+
+// itemDone keeps a finished item; a function_call's arguments are final
+// here, whatever the deltas said.
+func (d *responsesDecoder) itemDone(index int, raw json.RawMessage) bool {
+	var it respItem
+	if json.Unmarshal(raw, &it) != nil {
+		return d.a.alive
+	}
+	switch it.Type {
+	case "function_call":
+		c := d.calls[it.ID]
+		if c == nil {
+			return d.a.alive
+		}
+		acc := &callAcc{name: c.name, eventID: c.callID}
+		acc.args.WriteString(it.Arguments)
+		tc := acc.toolCall(d.a.tools)
+		c.call = &tc
+		d.items[index] = mustJSON(respCall{Type: "function_call", CallID: c.callID, Name: c.name, Arguments: it.Arguments})
+		return d.a.emit(Event{Type: EventToolInputEnd, ID: c.callID, ToolName: c.name})
+	case "reasoning":
+		if kept := keptReasoning(raw); kept != nil {
+			d.items[index] = kept
+		}
+	case "message":
+		d.items[index] = keptMessage(raw)
+	}
+	return d.a.alive
+}
+
+// keptReasoning is a reasoning item as it goes back: without its status;
+// nil without encrypted_content (store: false cannot resolve it by id).
+func keptReasoning(raw json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || len(obj["encrypted_content"]) == 0 || string(obj["encrypted_content"]) == "null" {
+		return nil
+	}
+	delete(obj, "status")
+	b, err := encodeObject(obj)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// keptMessage is an output message as it goes back: role and content,
+// without the id and status a stateless request cannot refer to.
+func keptMessage(raw json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return raw
+	}
+	delete(obj, "id")
+	delete(obj, "status")
+	b, err := encodeObject(obj)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// finish ends a completed or incomplete response.
+func (d *responsesDecoder) finish(r *respResponse) {
+	a := d.a
+	d.done = true
+	if !a.closeReasoning() || !a.closeText() {
+		return
+	}
+	var calls []ToolCall
+	for _, id := range d.order {
+		c := d.calls[id]
+		if c.call == nil { // no output_item.done: take the streamed arguments
+			if !a.emit(Event{Type: EventToolInputEnd, ID: c.callID, ToolName: c.name}) {
+				return
+			}
+			acc := &callAcc{name: c.name, eventID: c.callID}
+			acc.args.Write(c.args)
+			tc := acc.toolCall(a.tools)
+			c.call = &tc
+		}
+		calls = append(calls, *c.call)
+	}
+	for i := range calls {
+		if !a.emit(Event{Type: EventToolCall, ID: calls[i].ID, ToolName: calls[i].NameAsSent, ToolCall: &calls[i]}) {
+			return
+		}
+	}
+	reason := FinishStop
+	var usage *Usage
+	if r != nil {
+		usage = r.Usage.usage()
+		if r.Status == "incomplete" {
+			reason = FinishUnknown
+			if r.IncompleteDetails != nil {
+				reason = responsesIncomplete(r.IncompleteDetails.Reason)
+			}
+		}
+	}
+	if len(calls) > 0 && reason == FinishStop {
+		reason = FinishToolCalls
+	}
+	a.emit(Event{Type: EventFinishStep, FinishReason: reason, Usage: usage, ReasoningDetails: d.kept()})
+	a.alive = false
+}
+
+// responsesIncomplete maps incomplete_details.reason.
+func responsesIncomplete(reason string) FinishReason {
+	switch reason {
+	case "max_output_tokens":
+		return FinishLength
+	case "content_filter":
+		return FinishContentFilter
+	}
+	return FinishUnknown
+}
+
+// kept is the turn's output items for ReasoningDetails when it holds
+// reasoning (which must go back with its encrypted content); nil
+// otherwise.
+func (d *responsesDecoder) kept() json.RawMessage {
+	idx := make([]int, 0, len(d.items))
+	reasoning := false
+	for i, it := range d.items {
+		idx = append(idx, i)
+		reasoning = reasoning || blockType(it) == "reasoning"
+	}
+	if !reasoning {
+		return nil
+	}
+	sort.Ints(idx)
+	items := make([]json.RawMessage, 0, len(idx))
+	for _, i := range idx {
+		items = append(items, d.items[i])
+	}
+	return keepBlocks("responses", items)
+}
+
+// end: the body ended before a terminal event.
+func (d *responsesDecoder) end() {
+	if d.done {
+		return
+	}
+	d.a.fail(&Error{Class: ClassRetryable, Err: ErrIncompleteStream,
+		Message: "incomplete stream: the connection closed before response.completed"})
+}
