@@ -34,17 +34,32 @@ func earlierRun(dir string) string {
 	return fmt.Sprintf("run %s (status %s)", res.RunID, res.Status)
 }
 
-// noteReusedOut says on stderr (unless --quiet) that --out names a
-// directory that holds an earlier run's outputs, which this run replaces:
-// the earlier result.json, log, patch and summary are overwritten.
-func (r *execRun) noteReusedOut() {
-	if r.opts.Out == "" || r.opts.Quiet {
-		return
+// runOutputs are the names a run writes in its out dir: a run that
+// replaces an earlier one's outputs removes them all first.
+var runOutputs = []string{report.EventsFile, report.PatchFile, report.ResultFile, report.SummaryFile,
+	report.HistoryFile, report.RunPatch, mcpStderrDir, toolOutputDir}
+
+// replaceEarlierOut removes the outputs of an earlier run that --out
+// holds (runOutputs; other files stay), saying so on stderr unless
+// --quiet: a run.patch or mcp/ it does not write would pass for its own.
+func (r *execRun) replaceEarlierOut() error {
+	if r.opts.Out == "" {
+		return nil
 	}
-	if prev := earlierRun(r.opts.Out); prev != "" {
+	prev := earlierRun(r.opts.Out)
+	if prev == "" {
+		return nil
+	}
+	if !r.opts.Quiet {
 		fmt.Fprintf(r.opts.Stderr, "runner: note: --out %s holds the outputs of %s: this run replaces them "+
 			"(give each run its own --out, or none: .runner/runs/<run id>/, to keep them)\n", r.opts.Out, prev)
 	}
+	for _, name := range runOutputs {
+		if err := os.RemoveAll(filepath.Join(r.opts.Out, name)); err != nil {
+			return fmt.Errorf("%w: --out %s holds the outputs of %s, which this run replaces: %w", ErrUsage, r.opts.Out, prev, err)
+		}
+	}
+	return nil
 }
 
 // sameDir reports whether paths a and b name the same directory (one

@@ -50,7 +50,9 @@ func (r *execRun) openOutputs(_ context.Context) error {
 			return fmt.Errorf("%w: %s %s: %w (give a file in a directory that exists or can be made)", ErrUsage, f.flag, f.path, err)
 		}
 	}
-	r.noteReusedOut()
+	if err := r.replaceEarlierOut(); err != nil {
+		return err
+	}
 	if err := r.outFiles.MkdirAll(r.outDir); err != nil {
 		if r.opts.Out != "" {
 			return fmt.Errorf("%w: --out %s: %w (give a directory that exists or can be made)", ErrUsage, r.opts.Out, err)
