@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/internal/gittest"
 )
 
 // The repository of the bundled pull_request payload
@@ -79,11 +80,11 @@ func actWorkspace(t *testing.T) (dir, head string) {
 		filepath.Join(dir, ".github", "runner", "act.yaml"), 0o644)
 	copyFileMode(t, filepath.Join(repoRoot, "e2e", "testdata", "act", "bad-task.yaml"),
 		filepath.Join(dir, ".github", "runner", "bad.yaml"), 0o644)
-	git(t, dir, "init", "-q", "-b", "master")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "self-test")
-	git(t, dir, "remote", "add", "origin", "https://github.com/"+actOwner+"/"+actRepo+".git")
-	return dir, strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	gittest.Run(t, dir, "init", "-q", "-b", "master")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "self-test")
+	gittest.Run(t, dir, "remote", "add", "origin", "https://github.com/"+actOwner+"/"+actRepo+".git")
+	return dir, strings.TrimSpace(gittest.Run(t, dir, "rev-parse", "HEAD"))
 }
 
 func copyFileMode(t *testing.T, src, dst string, mode os.FileMode) {
@@ -115,8 +116,8 @@ func newGitRemote(t *testing.T, ws string) *gitRemote {
 	t.Helper()
 	root := t.TempDir()
 	g := &gitRemote{bare: filepath.Join(root, actOwner, actRepo+".git")}
-	git(t, root, "clone", "-q", "--bare", ws, g.bare)
-	git(t, g.bare, "config", "http.receivepack", "true")
+	gittest.Run(t, root, "clone", "-q", "--bare", ws, g.bare)
+	gittest.Run(t, g.bare, "config", "http.receivepack", "true")
 	backend, err := exec.LookPath("git")
 	if err != nil {
 		t.Fatal(err)

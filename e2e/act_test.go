@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -136,7 +137,7 @@ func TestActionUnderAct(t *testing.T) {
 	if pr := s.pullRequest(); pr["head"] != actBranch || pr["base"] != "master" {
 		t.Errorf("pull request %v, want head %s against master", pr, actBranch)
 	}
-	if got := strings.TrimSpace(git(t, s.remote.bare, "show", actBranch+":hello.txt")); got != "hello" {
+	if got := strings.TrimSpace(gittest.Run(t, s.remote.bare, "show", actBranch+":hello.txt")); got != "hello" {
 		t.Errorf("pushed hello.txt = %q", got)
 	}
 	// The action's github-token input defaults to github.token.
@@ -161,7 +162,7 @@ func TestActionUnderAct(t *testing.T) {
 func TestActionUnderActDeliveryFails(t *testing.T) {
 	actBinary(t)
 	s := newActSetup(t)
-	git(t, s.ws, "tag", "v0.9.7")
+	gittest.Run(t, s.ws, "tag", "v0.9.7")
 	s.comment.register(s.api, 2, 2, 2)
 	s.stubPulls(t, 3, githubtest.Error(http.StatusInternalServerError, "boom"))
 	res := s.run(t, ".github/runner/act.yaml")

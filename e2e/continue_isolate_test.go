@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
@@ -24,9 +25,9 @@ func TestContinueTheDemo(t *testing.T) {
 	if err := os.CopyFS(project, os.DirFS(filepath.Join(repoRoot, "examples", "hello", "project"))); err != nil {
 		t.Fatal(err)
 	}
-	git(t, outer, "init", "-q")
-	git(t, outer, "add", ".")
-	git(t, outer, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "hello")
+	gittest.Run(t, outer, "init", "-q")
+	gittest.Run(t, outer, "add", ".")
+	gittest.Run(t, outer, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "hello")
 	spec := filepath.Join(repoRoot, "examples", "hello", "task.yaml")
 	env := append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
 	first := filepath.Join(outer, ".runner", "runs", "first")
@@ -53,7 +54,7 @@ func TestContinueTheDemo(t *testing.T) {
 	if b, err := sh.CombinedOutput(); err != nil {
 		t.Fatalf("the hint %q: %v\n%s", hint, err, b)
 	}
-	if st := git(t, outer, "status", "--porcelain"); !strings.Contains(st, "examples/hello/project/greet.go") {
+	if st := gittest.Run(t, outer, "status", "--porcelain"); !strings.Contains(st, "examples/hello/project/greet.go") {
 		t.Fatalf("the hint %q applied nothing: git status %q", hint, st)
 	}
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -85,8 +86,8 @@ func TestContinueAfterSIGKILL(t *testing.T) {
 	}
 	// The whole change applies to the first run's base: the committed repo.
 	clean := t.TempDir()
-	git(t, clean, "clone", "-q", repo, ".")
-	git(t, clean, "apply", filepath.Join(out2, "changes.patch"))
+	gittest.Run(t, clean, "clone", "-q", repo, ".")
+	gittest.Run(t, clean, "apply", filepath.Join(out2, "changes.patch"))
 	if got, _ := os.ReadFile(filepath.Join(clean, "status.txt")); string(got) != "fixed\n" {
 		t.Errorf("status.txt after git apply = %q", got)
 	}

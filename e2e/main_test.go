@@ -182,20 +182,6 @@ func requireFiles(t *testing.T, dir string, names ...string) {
 	}
 }
 
-// git runs git in dir and returns its output.
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 // newModel starts the fake model server with scripted replies. llmtest
 // sets its replies after the server started listening; taking the server's
 // lock once here (Requests) orders that write before every request the

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -122,9 +123,9 @@ func TestModesOfOwnDirsNonRoot(t *testing.T) {
 			}
 			mustWriteFile(t, filepath.Join(repo, "attack.sh"), fmt.Sprintf(modesAttack, out, tmp))
 			mustWriteFile(t, filepath.Join(repo, "README"), "small\n")
-			git(t, repo, "init", "-q", "-b", "main")
-			git(t, repo, "add", "-A")
-			git(t, repo, "commit", "-q", "-m", "init")
+			gittest.Run(t, repo, "init", "-q", "-b", "main")
+			gittest.Run(t, repo, "add", "-A")
+			gittest.Run(t, repo, "commit", "-q", "-m", "init")
 			section := ""
 			if pin == "off" {
 				section = "sandbox: {mode: \"off\"}\n"

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -51,9 +52,9 @@ func gitRepoOfModule(t *testing.T, module, dir string) {
 		t.Fatalf("go list -m -json %s: no module directory (%v)", module, err)
 	}
 	copyDirT(t, m.Dir, dir)
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "pristine "+module)
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "pristine "+module)
 }
 
 // TestMainJobRealModule runs the built runner on a copy of go-cmp against a
@@ -103,9 +104,9 @@ func TestMainJobRealModule(t *testing.T) {
 	// The patch applies to a pristine copy, and the tests pass there.
 	pristine := filepath.Join(t.TempDir(), "pristine")
 	gitRepoOfModule(t, "github.com/google/go-cmp", pristine)
-	git(t, pristine, "apply", "--check", filepath.Join(outDir, "changes.patch"))
-	git(t, pristine, "apply", filepath.Join(outDir, "changes.patch"))
-	if got := git(t, pristine, "diff", "--name-only"); strings.TrimSpace(got) != "cmp/internal/function/func.go" {
+	gittest.Run(t, pristine, "apply", "--check", filepath.Join(outDir, "changes.patch"))
+	gittest.Run(t, pristine, "apply", filepath.Join(outDir, "changes.patch"))
+	if got := gittest.Run(t, pristine, "diff", "--name-only"); strings.TrimSpace(got) != "cmp/internal/function/func.go" {
 		t.Errorf("patched files %q, want cmp/internal/function/func.go", got)
 	}
 	test := exec.CommandContext(t.Context(), "go", "test", cmpPackage)

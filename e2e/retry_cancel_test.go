@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -42,9 +43,9 @@ func smallRepo(t *testing.T) (spec, repo string) {
 	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("small\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, repo, "init", "-q", "-b", "main")
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "init")
+	gittest.Run(t, repo, "init", "-q", "-b", "main")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "init")
 	spec = filepath.Join(t.TempDir(), "task.yaml")
 	if err := os.WriteFile(spec, []byte(smallSpec), 0o644); err != nil {
 		t.Fatal(err)

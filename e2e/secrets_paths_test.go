@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
@@ -42,9 +43,9 @@ func TestSecretsEveryPath(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "settings.txt"), []byte("service "+envSecret+"\nforge "+token+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, repo, "init", "-q", "-b", "main")
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "init")
+	gittest.Run(t, repo, "init", "-q", "-b", "main")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "init")
 	spec := filepath.Join(t.TempDir(), "task.yaml")
 	if err := os.WriteFile(spec, []byte(secretsSpec), 0o644); err != nil {
 		t.Fatal(err)

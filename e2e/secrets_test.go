@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
@@ -21,8 +22,8 @@ func TestSecretsNeverInOutputs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "config.env"), []byte("SERVICE_TOKEN="+secret+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "config")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "config")
 	srv := newModel(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("read", `{"path":"config.env"}`)}}.Reply(),
 		llmtest.Turn{Text: "The token is " + secret + ".",

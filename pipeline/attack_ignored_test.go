@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/report"
@@ -183,7 +184,7 @@ func TestAttackIgnoredWritesReported(t *testing.T) {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			repo := gitRepo(t, map[string]string{".gitignore": "node_modules/\nlocal.cfg\n", "Makefile": ignoredMakefile,
+			repo := gittest.Repo(t, map[string]string{".gitignore": "node_modules/\nlocal.cfg\n", "Makefile": ignoredMakefile,
 				"local.cfg": "x=1\n", "node_modules/left/index.js": "module.exports = 1\n"})
 			run := runIgnoredAttack(t, repo, pin, false)
 			if b, err := os.ReadFile(filepath.Join(repo, "node_modules", ".bin", "jest")); err != nil || !strings.Contains(string(b), "pwned") {
@@ -233,7 +234,7 @@ func TestAttackIgnoredWritesReported(t *testing.T) {
 // the record says so, and the user's work tree holds no payload.
 func TestExecIgnoredWrittenIsolate(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	repo := gitRepo(t, map[string]string{".gitignore": "node_modules/\nlocal.cfg\n", "Makefile": ignoredMakefile, "local.cfg": "x=1\n"})
+	repo := gittest.Repo(t, map[string]string{".gitignore": "node_modules/\nlocal.cfg\n", "Makefile": ignoredMakefile, "local.cfg": "x=1\n"})
 	run := runIgnoredAttack(t, repo, "off", true)
 	if _, err := os.Stat(filepath.Join(repo, "node_modules")); !os.IsNotExist(err) {
 		t.Errorf("node_modules in the user's work tree after an --isolate run: %v", err)
@@ -259,7 +260,7 @@ func TestExecIgnoredWrittenIsolate(t *testing.T) {
 // ignored; the check is a command after the agent).
 func TestExecIgnoredWrittenByToolsAndChecks(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	repo := gitRepo(t, map[string]string{".gitignore": "build/\nlocal.cfg\n", "README": "r\n", "local.cfg": "x=1\n"})
+	repo := gittest.Repo(t, map[string]string{".gitignore": "build/\nlocal.cfg\n", "README": "r\n", "local.cfg": "x=1\n"})
 	spec := filepath.Join(t.TempDir(), "task.yaml")
 	mustWrite(t, spec, `version: 1
 name: ign

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -83,7 +84,7 @@ func TestExecOutDirAttackPerLayer(t *testing.T) {
 				}
 			}
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			repo := gitRepo(t, map[string]string{"attack.sh": outDirAttack, "check.sh": outDirCheck, ".gitignore": ".runner/\n"})
+			repo := gittest.Repo(t, map[string]string{"attack.sh": outDirAttack, "check.sh": outDirCheck, ".gitignore": ".runner/\n"})
 			spec := filepath.Join(t.TempDir(), "task.yaml")
 			env := []string{"PATH=" + os.Getenv("PATH"), sandbox.LayersEnv + "=" + pin}
 			if layers == nil {

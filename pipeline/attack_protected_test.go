@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -62,33 +62,20 @@ type coversRun struct {
 func runCoversAttack(t *testing.T, pin, section, secret, checkSecret, gitSecret string) coversRun {
 	t.Helper()
 	mf := strings.NewReplacer("$(SECRET)", secret, "$(CHECK_SECRET)", checkSecret).Replace(coversMakefile)
-	repo := gitRepo(t, map[string]string{"Makefile": mf, ".gitignore": "dist/\nbuild/\nloot/\n"})
+	repo := gittest.Repo(t, map[string]string{"Makefile": mf, ".gitignore": "dist/\nbuild/\nloot/\n"})
 	mustWrite(t, filepath.Join(repo, "build", "old.o"), "object\n") // an ignored directory there before the run
-	gitIn(t, repo, "checkout", "-qb", "other")
+	gittest.Run(t, repo, "checkout", "-qb", "other")
 	mustWrite(t, filepath.Join(repo, ".env.production"), "API_TOKEN="+gitSecret+"\n")
-	gitIn(t, repo, "add", ".env.production")
-	gitIn(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "prod")
-	gitIn(t, repo, "checkout", "-q", "-")
+	gittest.Run(t, repo, "add", ".env.production")
+	gittest.Run(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "prod")
+	gittest.Run(t, repo, "checkout", "-q", "-")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, coversSpec+section)
 	call := func(cmd string) llmtest.Reply {
 		return llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"`+cmd+`"}`)}}.Reply()
 	}
-	srv := newModel(t, call("make plant"), call("make loot"), llmtest.Turn{Text: "Built."}.Reply())
-	out := t.TempDir()
-	env := []string{"PATH=" + os.Getenv("PATH")}
-	if pin != "" {
-		env = append(env, sandbox.LayersEnv+"="+pin)
-	}
-	var stderr bytes.Buffer
-	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
-		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env})
-	data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if rerr != nil {
-		t.Fatalf("%v (%v)\n%s", rerr, err, stderr.String())
-	}
-	return coversRun{recs: validLog(t, data), repo: repo, err: err}
+	r := testRun{spec: coversSpec + section, repo: repo, pin: pin,
+		replies: []llmtest.Reply{call("make plant"), call("make loot"), llmtest.Turn{Text: "Built."}.Reply()}}.exec(t)
+	return coversRun{recs: r.recs, repo: repo, err: r.err}
 }
 
 // lootOf returns what the agent's loot command and the loot check read,

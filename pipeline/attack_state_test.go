@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -56,22 +57,9 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 // every available one); it returns the run's records and Exec's error.
 func stateRun(t *testing.T, repo, id, pin, section string, replies ...llmtest.Reply) ([]event.Record, error) {
 	t.Helper()
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, gateSpec+section)
-	srv := newModel(t, append(replies, llmtest.Turn{Text: "Built."}.Reply())...)
-	env := []string{"PATH=" + os.Getenv("PATH")}
-	if pin != "" {
-		env = append(env, sandbox.LayersEnv+"="+pin)
-	}
-	out := filepath.Join(repo, ".runner", "runs", id)
-	var stderr bytes.Buffer
-	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
-		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env})
-	data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if rerr != nil {
-		t.Fatalf("%v\n%s", rerr, stderr.String())
-	}
-	return validLog(t, data), err
+	r := testRun{spec: gateSpec + section, repo: repo, replies: append(replies, llmtest.Turn{Text: "Built."}.Reply()),
+		pin: pin, out: filepath.Join(repo, ".runner", "runs", id)}.exec(t)
+	return r.recs, r.err
 }
 
 // TestExecRunnerStateAttackPerLayer runs the attack for real: a first run
@@ -100,7 +88,7 @@ func TestExecRunnerStateAttackPerLayer(t *testing.T) {
 			if landlockOnly {
 				attack = stateAttackEarlier
 			}
-			repo := gitRepo(t, map[string]string{"Makefile": attack, ".gitignore": ".runner/\n"})
+			repo := gittest.Repo(t, map[string]string{"Makefile": attack, ".gitignore": ".runner/\n"})
 			if _, err := stateRun(t, repo, "first", pin, ""); err != nil {
 				t.Fatalf("first run: %v", err)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
@@ -23,7 +24,7 @@ func TestExecSymlinkOutOfTree(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "id_rsa")
 	const content = "outside-content-4f1e2d9c"
 	mustWrite(t, outside, content+"\n")
-	repo := gitRepo(t, map[string]string{"Makefile": "all:\n\tln -s " + outside + " key\n\tln -s " + filepath.Dir(outside) + " dir\n"})
+	repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\tln -s " + outside + " key\n\tln -s " + filepath.Dir(outside) + " dir\n"})
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	spec := filepath.Join(t.TempDir(), "task.yaml")
 	mustWrite(t, spec, gateSpec)

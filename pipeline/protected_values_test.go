@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -69,7 +70,7 @@ func TestRedactProtectedValuesMidRun(t *testing.T) {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			repo := gitRepo(t, map[string]string{"Makefile": midrunMakefile, ".env": midrunDotenv, ".gitignore": "build/\n.env.local\n"})
+			repo := gittest.Repo(t, map[string]string{"Makefile": midrunMakefile, ".env": midrunDotenv, ".gitignore": "build/\n.env.local\n"})
 			spec := filepath.Join(t.TempDir(), "task.yaml")
 			section := ""
 			env := []string{"PATH=" + os.Getenv("PATH")}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -106,7 +107,7 @@ func TestContinueChainOfThree(t *testing.T) {
 	}
 	// The whole change applies to the original tree.
 	patch := filepath.Join(outs[2], "changes.patch")
-	gitApply(t, orig, patch)
+	gittest.Run(t, orig, "apply", "--whitespace=nowarn", patch)
 	for name, want := range map[string]string{"hello.txt": "hello, world\n", "bye.txt": "bye\n", "README": "unit\n"} {
 		if got, err := os.ReadFile(filepath.Join(orig, name)); err != nil || string(got) != want {
 			t.Errorf("%s after git apply = %q, %v; want %q", name, got, err, want)
@@ -297,16 +298,6 @@ func copyDir(t *testing.T, from, to string) {
 	}
 }
 
-func gitApply(t *testing.T, dir, patch string) {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "git", "apply", "--whitespace=nowarn", patch)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		data, _ := os.ReadFile(patch)
-		t.Fatalf("git apply: %v\n%s\n%s", err, out, data)
-	}
-}
-
 // TestContinueAfterIsolate: an --isolate run's tree is gone; continuing it
 // in the untouched work tree is refused with the way out (apply its patch),
 // and after `git apply` of that patch the conversation goes on, with no
@@ -325,7 +316,7 @@ func TestContinueAfterIsolate(t *testing.T) {
 	if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "--isolate") || !strings.Contains(err.Error(), "git -C "+repo+" apply ") {
 		t.Fatalf("continue after --isolate: exit %d, %v", ExitCode(err), err)
 	}
-	gitApply(t, repo, filepath.Join(out1, "changes.patch"))
+	gittest.Run(t, repo, "apply", "--whitespace=nowarn", filepath.Join(out1, "changes.patch"))
 	srv2 := newModel(t, llmtest.Turn{Text: "Went on."}.Reply())
 	if res, err := continueRun(t, spec, repo, filepath.Join(t.TempDir(), "r3"), out1, "more", false, srv2); err != nil || res.Status != event.StatusSuccess {
 		t.Fatalf("continue after applying the patch: %v %+v", err, res)

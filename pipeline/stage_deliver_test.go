@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -38,14 +39,14 @@ func newDeliveryRun(t *testing.T, receive bool) *deliveryRun {
 	t.Helper()
 	d := &deliveryRun{out: t.TempDir()}
 	d.spec, d.repo = execFixture(t)
-	gitT(t, d.repo, "init", "-q", "-b", "main")
-	gitT(t, d.repo, "add", "-A")
-	gitT(t, d.repo, "commit", "-q", "-m", "init")
+	gittest.Run(t, d.repo, "init", "-q", "-b", "main")
+	gittest.Run(t, d.repo, "add", "-A")
+	gittest.Run(t, d.repo, "commit", "-q", "-m", "init")
 	root := t.TempDir()
 	d.remote = filepath.Join(root, "octo", "hello.git")
-	gitT(t, root, "clone", "-q", "--bare", d.repo, d.remote)
+	gittest.Run(t, root, "clone", "-q", "--bare", d.repo, d.remote)
 	if receive {
-		gitT(t, d.remote, "config", "http.receivepack", "true")
+		gittest.Run(t, d.remote, "config", "http.receivepack", "true")
 	} // else git http-backend refuses every push (403)
 	d.api = githubtest.New(t, "/api/v3")
 	d.env, d.outputs, d.summary = actionsEnv(t, "pull_request", prEvent, "RUNNER_PULL_REQUEST=true", "RUNNER_COMMENT=true")
@@ -170,7 +171,7 @@ func TestExecPullRequestCreateFails(t *testing.T) {
 		!strings.Contains(d.finished.Body, "delivery failed") || strings.Contains(d.finished.Body, "✅ runner") {
 		t.Errorf("final comment:\n%s", d.finished.Body)
 	}
-	if gitT(t, d.remote, "show", "runner/unit/pr-5:hello.txt") != "hello" {
+	if gittest.Run(t, d.remote, "show", "runner/unit/pr-5:hello.txt") != "hello" {
 		t.Error("branch not pushed")
 	}
 	errs := strings.Count(d.stderr.String(), "::error ")

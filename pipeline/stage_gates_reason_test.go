@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
@@ -20,7 +21,7 @@ func TestGateEditRulesEachPathItsReason(t *testing.T) {
 	}
 	outside := filepath.Join(t.TempDir(), "id_rsa")
 	mustWrite(t, outside, "outside\n")
-	repo := gitRepo(t, map[string]string{"Makefile": "all:\n\tmkdir -p .github/workflows && echo 'on: push' > .github/workflows/evil.yml\n" +
+	repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\tmkdir -p .github/workflows && echo 'on: push' > .github/workflows/evil.yml\n" +
 		"\tln -s " + outside + " key\n"})
 	code, recs, _ := gateRun(t, repo, "", makeTurn())
 	gates, fin := gatesOf(t, recs)

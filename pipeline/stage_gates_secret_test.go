@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/pipeline/gate"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -15,7 +16,7 @@ import (
 // text) fails the run with the secret gate naming it, and the patch file
 // leaves its section out; a text file's secret is redacted as before.
 func TestGateSecretInBinaryFile(t *testing.T) {
-	repo := gitRepo(t, map[string]string{"README": "x\n"})
+	repo := gittest.Repo(t, map[string]string{"README": "x\n"})
 	write := llmtest.Turn{ToolCalls: []llmtest.ToolCall{
 		llmtest.Call("write", `{"path":"blob.bin","content":"\u0000\u0001 deploy dt-0123456789abcdefXYZ\n"}`),
 		llmtest.Call("write", `{"path":"notes.txt","content":"deploy dt-0123456789abcdefXYZ\n"}`),
@@ -38,7 +39,7 @@ func TestGateSecretInBinaryFile(t *testing.T) {
 func TestGateSecretNamesFiles(t *testing.T) {
 	for _, n := range []int{1, gate.MaxNamedPaths + 2} {
 		t.Run(fmt.Sprint(n, " files"), func(t *testing.T) {
-			repo := gitRepo(t, map[string]string{"README": "x\n"})
+			repo := gittest.Repo(t, map[string]string{"README": "x\n"})
 			var calls []llmtest.ToolCall
 			var names []string
 			for i := range n {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -36,7 +37,7 @@ func TestSpecGate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			repo := gitRepo(t, map[string]string{"task.yaml": specText, "Makefile": "all:\n\tprintf '  webfetch: allow\\n' >> task.yaml\n"})
+			repo := gittest.Repo(t, map[string]string{"task.yaml": specText, "Makefile": "all:\n\tprintf '  webfetch: allow\\n' >> task.yaml\n"})
 			spec := filepath.Join(repo, "task.yaml")
 			if !tc.inTree {
 				spec = filepath.Join(t.TempDir(), "task.yaml")

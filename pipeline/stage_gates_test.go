@@ -3,11 +3,11 @@ package pipeline
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -29,20 +29,9 @@ limits: {max_steps: 3}
 func gateRun(t *testing.T, repo, section string, replies ...llmtest.Reply) (int, []event.Record, string) {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, gateSpec+section)
-	srv := newModel(t, append(replies, llmtest.Turn{Text: "Built."}.Reply())...)
-	out := t.TempDir()
-	var stderr bytes.Buffer
-	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
-		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr,
-		Environ: []string{"PATH=" + os.Getenv("PATH"), "DEPLOY_TOKEN=dt-0123456789abcdefXYZ"}})
-	data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if rerr != nil {
-		t.Fatalf("%v\n%s", rerr, stderr.String())
-	}
-	patch, _ := os.ReadFile(filepath.Join(out, "changes.patch"))
-	return ExitCode(err), validLog(t, data), string(patch)
+	r := testRun{spec: gateSpec + section, repo: repo, replies: append(replies, llmtest.Turn{Text: "Built."}.Reply()),
+		env: []string{"DEPLOY_TOKEN=dt-0123456789abcdefXYZ"}}.exec(t)
+	return ExitCode(r.err), r.recs, r.file("changes.patch")
 }
 
 func makeTurn() llmtest.Reply {
@@ -71,31 +60,10 @@ func gatesOf(t *testing.T, recs []event.Record) ([]event.GateFailed, event.RunFi
 	return gates, fin
 }
 
-func gitRepo(t *testing.T, files map[string]string) string {
-	t.Helper()
-	repo := filepath.Join(t.TempDir(), "repo")
-	for name, content := range files {
-		mustWrite(t, filepath.Join(repo, name), content)
-	}
-	gitIn(t, repo, "init", "-q")
-	gitIn(t, repo, "add", "-A")
-	gitIn(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
-	return repo
-}
-
-func gitIn(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
 // TestGateEditRules: an allowed command that writes into an edit-denied
 // path (.github/**) fails the run with status violation.
 func TestGateEditRules(t *testing.T) {
-	repo := gitRepo(t, map[string]string{"Makefile": "all:\n\tmkdir -p .github/workflows && echo 'on: push' > .github/workflows/evil.yml\n"})
+	repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\tmkdir -p .github/workflows && echo 'on: push' > .github/workflows/evil.yml\n"})
 	code, recs, _ := gateRun(t, repo, "", makeTurn())
 	gates, fin := gatesOf(t, recs)
 	if code != ExitTaskFailed || fin.Status != event.StatusViolation || fin.Error == nil || fin.Error.Class != event.ClassViolation {
@@ -109,7 +77,7 @@ func TestGateEditRules(t *testing.T) {
 // TestGateGitTripwire: unsandboxed (mode off), a command that adds a hook
 // and core.fsmonitor and a .gitattributes is caught, and .git is put back.
 func TestGateGitTripwire(t *testing.T) {
-	repo := gitRepo(t, map[string]string{"Makefile": "all:\n\tprintf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config\n" +
+	repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\tprintf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config\n" +
 		"\tprintf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit\n\techo '* filter=evil' > .gitattributes\n"})
 	config, err := os.ReadFile(filepath.Join(repo, ".git", "config"))
 	if err != nil {
@@ -140,7 +108,7 @@ func TestGateGitTripwire(t *testing.T) {
 // TestGateSecretInPatch: a secret value from the runner's environment and
 // a token shape in the patch fail the run; the patch file is redacted.
 func TestGateSecretInPatch(t *testing.T) {
-	repo := gitRepo(t, map[string]string{"README": "x\n"})
+	repo := gittest.Repo(t, map[string]string{"README": "x\n"})
 	write := llmtest.Turn{ToolCalls: []llmtest.ToolCall{
 		llmtest.Call("write", `{"path":"config.txt","content":"deploy dt-0123456789abcdefXYZ\n"}`),
 		llmtest.Call("write", `{"path":"token.txt","content":"ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"}`),
@@ -161,10 +129,10 @@ func TestGateSecretInPatch(t *testing.T) {
 // TestGateSubmodule: an edit inside a submodule, which the patch cannot
 // carry, fails the run instead of vanishing.
 func TestGateSubmodule(t *testing.T) {
-	sub := gitRepo(t, map[string]string{"lib.go": "package lib\n"})
-	repo := gitRepo(t, map[string]string{"Makefile": "all:\n\techo '// changed' >> sub/lib.go\n"})
-	gitIn(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
-	gitIn(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "sub")
+	sub := gittest.Repo(t, map[string]string{"lib.go": "package lib\n"})
+	repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\techo '// changed' >> sub/lib.go\n"})
+	gittest.Run(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+	gittest.Run(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "sub")
 	code, recs, _ := gateRun(t, repo, "", makeTurn())
 	gates, fin := gatesOf(t, recs)
 	if code != ExitTaskFailed || fin.Status != event.StatusViolation || len(gates) != 1 || gates[0].Gate != event.GateSubmodule || gates[0].Paths[0] != "sub" {
@@ -174,7 +142,7 @@ func TestGateSubmodule(t *testing.T) {
 
 // TestGatesPassCleanRun: an honest run passes every gate.
 func TestGatesPassCleanRun(t *testing.T) {
-	repo := gitRepo(t, map[string]string{"Makefile": "all:\n\techo built > out.txt\n"})
+	repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\techo built > out.txt\n"})
 	code, recs, patch := gateRun(t, repo, "", makeTurn())
 	gates, fin := gatesOf(t, recs)
 	if code != ExitOK || fin.Status != event.StatusSuccess || len(gates) != 0 || !strings.Contains(patch, "+built") {
@@ -185,9 +153,9 @@ func TestGatesPassCleanRun(t *testing.T) {
 // TestExecBareRepoRefused: a bare repository as --repo is a usage error
 // (exit 2) before anything is written; its clone is accepted.
 func TestExecBareRepoRefused(t *testing.T) {
-	src := gitRepo(t, map[string]string{"README": "x\n"})
+	src := gittest.Repo(t, map[string]string{"README": "x\n"})
 	bare := filepath.Join(t.TempDir(), "bare.git")
-	gitIn(t, t.TempDir(), "clone", "-q", "--bare", src, bare)
+	gittest.Run(t, t.TempDir(), "clone", "-q", "--bare", src, bare)
 	spec := filepath.Join(t.TempDir(), "task.yaml")
 	mustWrite(t, spec, gateSpec)
 	out := filepath.Join(t.TempDir(), "out")

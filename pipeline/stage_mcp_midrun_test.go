@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/mcp/mcptest"
@@ -32,7 +33,7 @@ func TestMCPServerReadsProtectedFileMadeMidRun(t *testing.T) {
 		t.Run(pin, func(t *testing.T) {
 			requirePin(t, pin)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			repo := gitRepo(t, map[string]string{".gitignore": ".env.local\nloot\n",
+			repo := gittest.Repo(t, map[string]string{".gitignore": ".env.local\nloot\n",
 				"Makefile": "plant:\n\t@printf 'API_TOKEN=" + token + "\\n' > .env.local\nloot:\n\t-@cat .env.local > loot 2>&1\n"})
 			section := ""
 			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
@@ -20,17 +21,9 @@ func TestDefaultOutDirIsGitIgnored(t *testing.T) {
 		t.Skip("git is not installed")
 	}
 	spec, repo := execFixture(t)
-	git := func(args ...string) string {
-		t.Helper()
-		out, err := exec.CommandContext(t.Context(), "git", append([]string{"-C", repo}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	git("init", "-q")
-	git("add", "README")
-	git("-c", "user.email=u@example.com", "-c", "user.name=u", "commit", "-qm", "init")
+	gittest.Run(t, repo, "init", "-q")
+	gittest.Run(t, repo, "add", "README")
+	gittest.Run(t, repo, "-c", "user.email=u@example.com", "-c", "user.name=u", "commit", "-qm", "init")
 	t.Chdir(repo)
 
 	srv := newModel(t, writeTurn(), llmtest.Turn{Text: "Wrote hello.txt."}.Reply())
@@ -38,7 +31,7 @@ func TestDefaultOutDirIsGitIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status := git("status", "--porcelain", "--untracked-files=all"); status != "?? hello.txt\n" {
+	if status := gittest.Run(t, repo, "status", "--porcelain", "--untracked-files=all"); status != "?? hello.txt" {
 		t.Errorf("git status after a run with the default out dir:\n%s\nwant only ?? hello.txt", status)
 	}
 	ignore := filepath.Join(repo, ".runner", ".gitignore")

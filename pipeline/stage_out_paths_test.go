@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
@@ -30,7 +31,7 @@ func TestUnwritableOutputPathsStopUpFront(t *testing.T) {
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			repo := gitRepo(t, map[string]string{"a.txt": "a\n"})
+			repo := gittest.Repo(t, map[string]string{"a.txt": "a\n"})
 			spec := filepath.Join(t.TempDir(), "task.yaml")
 			mustWrite(t, spec, gateSpec)
 			srv := newModel(t, llmtest.Turn{Text: "Done."}.Reply())

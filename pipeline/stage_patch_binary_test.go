@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
@@ -92,11 +93,7 @@ func TestBinaryPatchLimitFromSpec(t *testing.T) {
 				if err != nil || fin.Status != event.StatusSuccess {
 					t.Fatalf("run: %v, run.finished %+v\n%s", err, fin, stderr.String())
 				}
-				cmd := exec.CommandContext(t.Context(), "git", "apply", "--binary", filepath.Join(out, "changes.patch"))
-				cmd.Dir = orig
-				if b, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("git apply: %v\n%s", err, b)
-				}
+				gittest.Run(t, orig, "apply", "--binary", filepath.Join(out, "changes.patch"))
 				got, _ := os.ReadFile(filepath.Join(orig, "big.bin"))
 				if int64(len(got)) != tc.size+4 || !bytes.HasSuffix(got, []byte("tail")) {
 					t.Errorf("applied big.bin: %d bytes, want %d ending in tail", len(got), tc.size+4)
@@ -121,15 +118,8 @@ func TestBinaryPatchLimitFromSpec(t *testing.T) {
 func gitRepoCopy(t *testing.T, repo string) string {
 	t.Helper()
 	clone := filepath.Join(t.TempDir(), "clone")
-	for _, args := range [][]string{
-		{"-C", repo, "init", "-q", "-b", "main"}, {"-C", repo, "add", "-A"},
-		{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"},
-		{"clone", "-q", repo, clone},
-	} {
-		if b, err := exec.CommandContext(t.Context(), "git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, b)
-		}
-	}
+	gittest.Init(t, repo, nil)
+	gittest.Run(t, "", "clone", "-q", repo, clone)
 	return clone
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -80,10 +81,10 @@ func TestPRReviewCommentContinues(t *testing.T) {
 		rs.PullRequest.History != "runner-history-7" || rs.PullRequest.Fresh != "" {
 		t.Errorf("run.started pull_request %+v, want a continued conversation on #6", rs.PullRequest)
 	}
-	if parent := gitT(t, f.remote, "rev-parse", prBranch+"^"); parent != head1 {
+	if parent := gittest.Run(t, f.remote, "rev-parse", prBranch+"^"); parent != head1 {
 		t.Errorf("branch parent %s, want run 1's commit %s", parent, head1)
 	}
-	if got := gitT(t, f.remote, "show", prBranch+":fix.txt"); got != "fixed better" {
+	if got := gittest.Run(t, f.remote, "show", prBranch+":fix.txt"); got != "fixed better" {
 		t.Errorf("fix.txt on the branch = %q", got)
 	}
 	c := f.prComment()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -61,12 +62,12 @@ func newPRFlow(t *testing.T) *prFlow {
 	mustWrite(t, f.spec, prSpec)
 	seed := filepath.Join(t.TempDir(), "seed")
 	mustWrite(t, filepath.Join(seed, "README"), "unit\n")
-	gitT(t, seed, "init", "-q", "-b", "main")
-	gitT(t, seed, "add", "-A")
-	gitT(t, seed, "commit", "-q", "-m", "init")
+	gittest.Run(t, seed, "init", "-q", "-b", "main")
+	gittest.Run(t, seed, "add", "-A")
+	gittest.Run(t, seed, "commit", "-q", "-m", "init")
 	f.remote = filepath.Join(f.root, prOwner, prRepo+".git")
-	gitT(t, f.root, "clone", "-q", "--bare", seed, f.remote)
-	gitT(t, f.remote, "config", "http.receivepack", "true")
+	gittest.Run(t, f.root, "clone", "-q", "--bare", seed, f.remote)
+	gittest.Run(t, f.remote, "config", "http.receivepack", "true")
 	f.gitURL = gitServer(t, f.root)
 	f.api = githubtest.New(t, "/api/v3")
 	f.comment = f.api.Comments(prOwner, prRepo, prSelf)
@@ -78,8 +79,8 @@ func newPRFlow(t *testing.T) *prFlow {
 func (f *prFlow) checkout(ref string) string {
 	f.t.Helper()
 	dir := filepath.Join(f.t.TempDir(), "wt")
-	gitT(f.t, filepath.Dir(dir), "clone", "-q", f.remote, dir)
-	gitT(f.t, dir, "checkout", "-q", ref)
+	gittest.Run(f.t, filepath.Dir(dir), "clone", "-q", f.remote, dir)
+	gittest.Run(f.t, dir, "checkout", "-q", ref)
 	return dir
 }
 
@@ -186,7 +187,7 @@ func (f *prFlow) firstRun() (out, head string, srv *llmtest.Server) {
 	if ref, ok := github.FindHistoryRef(f.prBody); !ok || ref.WorkflowRun != 7 || ref.Artifact != "runner-history-7" || ref.RunID != res.RunID {
 		t.Fatalf("pull request body's history marker %+v %v:\n%s", ref, ok, f.prBody)
 	}
-	head = gitT(t, f.remote, "rev-parse", prBranch)
+	head = gittest.Run(t, f.remote, "rev-parse", prBranch)
 	return out, head, srv
 }
 
@@ -258,13 +259,13 @@ func TestPRCommentContinues(t *testing.T) {
 		t.Errorf("run.started continues %+v pull_request %+v", rs.Continues, rs.PullRequest)
 	}
 	// The commit is on the pull request's branch, on top of run 1's.
-	if parent := gitT(t, f.remote, "rev-parse", prBranch+"^"); parent != head1 {
+	if parent := gittest.Run(t, f.remote, "rev-parse", prBranch+"^"); parent != head1 {
 		t.Errorf("branch parent %s, want run 1's commit %s", parent, head1)
 	}
-	if got := gitT(t, f.remote, "show", prBranch+":empty.txt"); got != "handled" {
+	if got := gittest.Run(t, f.remote, "show", prBranch+":empty.txt"); got != "handled" {
 		t.Errorf("empty.txt on the branch = %q", got)
 	}
-	if got := gitT(t, f.remote, "show", prBranch+":fix.txt"); got != "fixed" {
+	if got := gittest.Run(t, f.remote, "show", prBranch+":fix.txt"); got != "fixed" {
 		t.Errorf("fix.txt on the branch = %q", got)
 	}
 	// The same comment, edited: the chain of two runs, the new marker.
@@ -340,9 +341,9 @@ func TestPRCommentStartsFresh(t *testing.T) {
 				!strings.Contains(p, tc.why) {
 				t.Errorf("prompt %q", p)
 			}
-			switch parent := gitT(t, f.remote, "rev-parse", prBranch+"^"); {
+			switch parent := gittest.Run(t, f.remote, "rev-parse", prBranch+"^"); {
 			case tc.name == "fork": // the token cannot push to a fork: nothing is pushed, and that is said
-				if head := gitT(t, f.remote, "rev-parse", prBranch); head != head1 || !strings.Contains(stderr, "::notice title=runner%3A not pushed::") {
+				if head := gittest.Run(t, f.remote, "rev-parse", prBranch); head != head1 || !strings.Contains(stderr, "::notice title=runner%3A not pushed::") {
 					t.Errorf("fork: branch at %s (want %s untouched); stderr:\n%s", head, head1, stderr)
 				}
 			case parent != head1:
@@ -379,7 +380,7 @@ func TestPRCommentGateRefuses(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d model calls", n)
 	}
-	if got := gitT(t, f.remote, "rev-parse", prBranch); got != head1 {
+	if got := gittest.Run(t, f.remote, "rev-parse", prBranch); got != head1 {
 		t.Errorf("branch moved to %s", got)
 	}
 	if after := f.comment.On(6); len(after) != len(before) || after[0].Body != before[0].Body {
@@ -409,10 +410,10 @@ func TestPRCommentAfterHumanPush(t *testing.T) {
 	out1, _, _ := f.firstRun()
 	human := f.checkout(prBranch)
 	mustWrite(t, filepath.Join(human, "NOTES"), "by hand\n")
-	gitT(t, human, "add", "NOTES")
-	gitT(t, human, "commit", "-q", "-m", "notes")
-	gitT(t, human, "push", "-q", "origin", "HEAD:"+prBranch)
-	head := gitT(t, human, "rev-parse", "HEAD")
+	gittest.Run(t, human, "add", "NOTES")
+	gittest.Run(t, human, "commit", "-q", "-m", "notes")
+	gittest.Run(t, human, "push", "-q", "origin", "HEAD:"+prBranch)
+	head := gittest.Run(t, human, "rev-parse", "HEAD")
 
 	f.allow("sample-commenter", "write")
 	f.pullRequest(head, prSelf, f.prBody)
@@ -427,10 +428,10 @@ func TestPRCommentAfterHumanPush(t *testing.T) {
 	if rs := startedOf(t, out2); rs.Continues == nil || !rs.Continues.Forced || !rs.PullRequest.Continued {
 		t.Errorf("run.started continues %+v pull_request %+v, want a forced continue", rs.Continues, rs.PullRequest)
 	}
-	if parent := gitT(t, f.remote, "rev-parse", prBranch+"^"); parent != head {
+	if parent := gittest.Run(t, f.remote, "rev-parse", prBranch+"^"); parent != head {
 		t.Errorf("branch parent %s, want the human commit %s", parent, head)
 	}
-	if got := gitT(t, f.remote, "show", prBranch+":NOTES"); got != "by hand" {
+	if got := gittest.Run(t, f.remote, "show", prBranch+":NOTES"); got != "by hand" {
 		t.Errorf("NOTES = %q: the human commit was dropped", got)
 	}
 	if c := f.prComment(); !strings.Contains(c.Body, "although the work tree changed since the run ended") {

@@ -13,22 +13,9 @@ import (
 	"testing"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
-
-// gitT runs git in dir.
-func gitT(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-		"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // gitServer serves bare repositories under root over smart HTTP.
 func gitServer(t *testing.T, root string) string {
@@ -49,14 +36,14 @@ func gitServer(t *testing.T, root string) string {
 // over HTTP and opens a draft pull request against the pushed ref's branch.
 func TestExecOpensPullRequest(t *testing.T) {
 	spec, repo := execFixture(t)
-	gitT(t, repo, "init", "-q", "-b", "main")
-	gitT(t, repo, "add", "-A")
-	gitT(t, repo, "commit", "-q", "-m", "init")
-	base := gitT(t, repo, "rev-parse", "HEAD")
+	gittest.Run(t, repo, "init", "-q", "-b", "main")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "init")
+	base := gittest.Run(t, repo, "rev-parse", "HEAD")
 	root := t.TempDir()
 	remote := filepath.Join(root, "octo", "hello.git")
-	gitT(t, root, "clone", "-q", "--bare", repo, remote)
-	gitT(t, remote, "config", "http.receivepack", "true")
+	gittest.Run(t, root, "clone", "-q", "--bare", repo, remote)
+	gittest.Run(t, remote, "config", "http.receivepack", "true")
 
 	api := githubtest.New(t, "/api/v3")
 	branch := "runner/unit"
@@ -79,10 +66,10 @@ func TestExecOpensPullRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := gitT(t, remote, "show", branch+":hello.txt"); got != "hello" {
+	if got := gittest.Run(t, remote, "show", branch+":hello.txt"); got != "hello" {
 		t.Errorf("pushed hello.txt = %q", got)
 	}
-	if parent := gitT(t, remote, "rev-parse", branch+"^"); parent != base {
+	if parent := gittest.Run(t, remote, "rev-parse", branch+"^"); parent != base {
 		t.Errorf("branch parent %s, want the base %s", parent, base)
 	}
 	if created["base"] != "main" || created["head"] != branch || created["draft"] != true {

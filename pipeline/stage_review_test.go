@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -76,10 +77,10 @@ func newReviewRun(t *testing.T) *reviewRun {
 	d := &reviewRun{}
 	d.spec, d.repo = execFixture(t)
 	mustWrite(t, d.spec, reviewSpec)
-	gitT(t, d.repo, "init", "-q", "-b", "main")
-	gitT(t, d.repo, "add", "-A")
-	gitT(t, d.repo, "commit", "-q", "-m", "init")
-	d.head = gitT(t, d.repo, "rev-parse", "HEAD")
+	gittest.Run(t, d.repo, "init", "-q", "-b", "main")
+	gittest.Run(t, d.repo, "add", "-A")
+	gittest.Run(t, d.repo, "commit", "-q", "-m", "init")
+	d.head = gittest.Run(t, d.repo, "rev-parse", "HEAD")
 	d.api = githubtest.New(t, "/api/v3")
 	d.setEvent(t)
 	return d
@@ -323,8 +324,8 @@ func TestExecReviewRerun(t *testing.T) {
 
 	// A new push: the work tree and the event's head move on.
 	mustWrite(t, filepath.Join(d.repo, "README"), "unit 2\n")
-	gitT(t, d.repo, "commit", "-q", "-am", "second")
-	d.head = gitT(t, d.repo, "rev-parse", "HEAD")
+	gittest.Run(t, d.repo, "commit", "-q", "-am", "second")
+	d.head = gittest.Run(t, d.repo, "rev-parse", "HEAD")
 	d.setEvent(t)
 	second := `{"verdict":"comment","findings":[{"file":"main.go","line":5,"severity":"info","message":"brace"}]}`
 	f.register(d.api, base, 100, false)

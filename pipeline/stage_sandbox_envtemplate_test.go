@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
@@ -30,7 +31,7 @@ func TestEnvTemplateNotHidden(t *testing.T) {
 				}
 			}
 			makefile := "all:\n\tmkdir -p build && echo built > build/out.txt && cat build/out.txt > seen.txt\n\t-cat .env.example > tmpl.txt\n"
-			repo := gitRepo(t, map[string]string{"Makefile": makefile, ".env.example": "API_URL=http://localhost:8080\nAPI_KEY=changeme\n"})
+			repo := gittest.Repo(t, map[string]string{"Makefile": makefile, ".env.example": "API_URL=http://localhost:8080\nAPI_KEY=changeme\n"})
 			spec := filepath.Join(t.TempDir(), "task.yaml")
 			mustWrite(t, spec, gateSpec)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())

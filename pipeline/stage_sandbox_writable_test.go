@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
@@ -38,9 +39,9 @@ func TestWritableBroadRefused(t *testing.T) {
 				for n, c := range files {
 					mustWrite(t, filepath.Join(repo, n), c)
 				}
-				gitIn(t, repo, "init", "-q")
-				gitIn(t, repo, "add", "-A")
-				gitIn(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
+				gittest.Run(t, repo, "init", "-q")
+				gittest.Run(t, repo, "add", "-A")
+				gittest.Run(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
 				section := "sandbox:\n  writable:\n    - $GOCACHE_X\n    - $CHECKOUTS\n"
 				if allow {
 					section += "  allow_broad: true\n"

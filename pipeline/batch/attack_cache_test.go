@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
@@ -20,8 +21,8 @@ import (
 func TestAttackBatchCacheHidesOtherRepos(t *testing.T) {
 	const secret = "victim-dotenv-secret-4242abcd"
 	dir := t.TempDir()
-	makeRepo(t, filepath.Join(dir, "victim"), map[string]string{"README.md": "victim\n", ".env": "VICTIM_TOKEN=" + secret + "\n"})
-	makeRepo(t, filepath.Join(dir, "attacker"), map[string]string{"README.md": "attacker\n",
+	gittest.Init(t, filepath.Join(dir, "victim"), map[string]string{"README.md": "victim\n", ".env": "VICTIM_TOKEN=" + secret + "\n"})
+	gittest.Init(t, filepath.Join(dir, "attacker"), map[string]string{"README.md": "attacker\n",
 		"attack.sh": "for d in ../../../*.git; do echo \"$d: $(git --git-dir=\"$d\" show HEAD:.env 2>&1)\"; done\n"})
 	write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nmodel: gpt-4.1-mini\nprompt: hi\npermissions:\n  read: allow\n  bash: {\"bash attack.sh\": allow}\n")
 	spec := filepath.Join(dir, "batch.yaml")

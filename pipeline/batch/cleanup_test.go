@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/internal/tempdir"
 )
 
@@ -80,7 +81,7 @@ func TestJobSnapshotStoreBesideWorkTree(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", cacheHome)
 	root := t.TempDir()
 	work := filepath.Join(root, "attempt", "repo")
-	makeRepo(t, work, map[string]string{"README.md": "# app\n"})
+	gittest.Init(t, work, map[string]string{"README.md": "# app\n"})
 	taskPath, cassette := filepath.Join(root, "task.yaml"), filepath.Join(root, "session.jsonl")
 	write(t, taskPath, noteTask)
 	noteCassette(t, cassette)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/seed43ef5acb/runner/internal/gittest"
 )
 
 func TestClonerAuthSelection(t *testing.T) {
@@ -141,7 +143,7 @@ func privateGitServer(t *testing.T, root, readme string) (string, *atomic.Int32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	makeRepo(t, filepath.Join(root, "private"), map[string]string{"README.md": readme})
+	gittest.Init(t, filepath.Join(root, "private"), map[string]string{"README.md": readme})
 	backend := &cgi.Handler{Path: gitBin, Args: []string{"http-backend"},
 		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
 	denied := &atomic.Int32{}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seed43ef5acb/runner/internal/gittest"
 )
 
 // readmeSpy records the README.md of every work tree it is given, then
@@ -41,8 +43,8 @@ func commitTo(t *testing.T, src, line string) string {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	runGit(t, src, "commit", "-q", "-am", line)
-	return runGit(t, src, "rev-parse", "HEAD")
+	gittest.Run(t, src, "commit", "-q", "-am", line)
+	return gittest.Run(t, src, "rev-parse", "HEAD")
 }
 
 // TestRunRefreshesCachedClone: a batch that finds its repository in the
@@ -64,10 +66,10 @@ func TestRunRefreshesCachedClone(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			src := filepath.Join(dir, "r")
-			makeRepo(t, src, map[string]string{"README.md": "# r\n", "main.go": "package main\n"})
+			gittest.Init(t, src, map[string]string{"README.md": "# r\n", "main.go": "package main\n"})
 			entry := "  - path: r\n    inputs: {name: r}\n"
 			if tt.ref != "" {
-				runGit(t, src, "checkout", "-q", "-b", tt.ref)
+				gittest.Run(t, src, "checkout", "-q", "-b", tt.ref)
 				entry += "    ref: " + tt.ref + "\n"
 			}
 			write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nprompt: hi\ninputs: {name: {}}\n")
@@ -87,7 +89,7 @@ func TestRunRefreshesCachedClone(t *testing.T) {
 				}
 				return sum.Results[0].Commit, spy.seen[0]
 			}
-			first := runGit(t, src, "rev-parse", "HEAD")
+			first := gittest.Run(t, src, "rev-parse", "HEAD")
 			if got, _ := run("night1", false, cache); got != first {
 				t.Fatalf("night 1 ran on %s, want %s", got, first)
 			}
@@ -169,7 +171,7 @@ func TestClonerConcurrentRefresh(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
-	makeRepo(t, src, map[string]string{"README.md": "# s\n"})
+	gittest.Init(t, src, map[string]string{"README.md": "# s\n"})
 	cache := filepath.Join(dir, "cache")
 	if _, err := (&cloner{dir: cache, depth: 1}).workTree(t.Context(), Repo{ID: "s"}, src, filepath.Join(dir, "w0")); err != nil {
 		t.Fatal(err)
@@ -193,10 +195,10 @@ func TestClonerConcurrentRefresh(t *testing.T) {
 			continue
 		}
 		w := filepath.Join(dir, fmt.Sprintf("w%d", i+1))
-		if st := runGit(t, w, "status", "--porcelain"); st != "" {
+		if st := gittest.Run(t, w, "status", "--porcelain"); st != "" {
 			t.Errorf("worker %d: work tree not clean:\n%s", i, st)
 		}
-		if got := runGit(t, w, "rev-parse", "HEAD"); got != head {
+		if got := gittest.Run(t, w, "rev-parse", "HEAD"); got != head {
 			t.Errorf("worker %d: HEAD %s, want %s", i, got, head)
 		}
 	}

@@ -6,19 +6,21 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/internal/gittest"
 )
 
 func TestClonerRefs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
-	makeRepo(t, src, map[string]string{"f.txt": "one\n"})
-	first := runGit(t, src, "rev-parse", "HEAD")
-	runGit(t, src, "tag", "-a", "v1", "-m", "v1")
-	runGit(t, src, "checkout", "-q", "-b", "feature")
+	gittest.Init(t, src, map[string]string{"f.txt": "one\n"})
+	first := gittest.Run(t, src, "rev-parse", "HEAD")
+	gittest.Run(t, src, "tag", "-a", "v1", "-m", "v1")
+	gittest.Run(t, src, "checkout", "-q", "-b", "feature")
 	write(t, filepath.Join(src, "f.txt"), "two\n")
-	runGit(t, src, "commit", "-q", "-am", "two")
-	runGit(t, src, "checkout", "-q", "main")
+	gittest.Run(t, src, "commit", "-q", "-am", "two")
+	gittest.Run(t, src, "checkout", "-q", "main")
 	tests := []struct {
 		ref, url, want string
 	}{
@@ -39,7 +41,7 @@ func TestClonerRefs(t *testing.T) {
 		if got := readFile(t, filepath.Join(work, "f.txt")); got != tt.want || len(commit) != 40 {
 			t.Errorf("ref %q: f.txt = %q, commit %q; want %q", tt.ref, got, commit, tt.want)
 		}
-		if st := runGit(t, work, "status", "--porcelain"); st != "" {
+		if st := gittest.Run(t, work, "status", "--porcelain"); st != "" {
 			t.Errorf("ref %q: work tree not clean:\n%s", tt.ref, st)
 		}
 	}
@@ -53,7 +55,7 @@ func TestClonerSharedCache(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
-	makeRepo(t, src, map[string]string{"f.txt": "x\n"})
+	gittest.Init(t, src, map[string]string{"f.txt": "x\n"})
 	c := &cloner{dir: filepath.Join(dir, "cache"), depth: 1}
 	var wg sync.WaitGroup
 	commits := make([]string, 4)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,42 +16,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
-
-// makeRepo creates a git repository at dir with one commit holding files.
-func makeRepo(tb testing.TB, dir string, files map[string]string) {
-	tb.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	runGit(tb, dir, "init", "-q", "-b", "main")
-	runGit(tb, dir, "add", "-A")
-	runGit(tb, dir, "commit", "-q", "-m", "initial")
-}
-
-func runGit(tb testing.TB, dir string, args ...string) string {
-	tb.Helper()
-	cmd := exec.CommandContext(tb.Context(), "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		tb.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // fixture holds repositories r00, r01, … created once per test binary
 // (on demand, since git is slow to start) and shared read-only by the
@@ -95,7 +62,7 @@ func fixtureDir(tb testing.TB, n int) string {
 			defer wg.Done()
 			defer func() { <-sem }()
 			name := fmt.Sprintf("r%02d", i)
-			makeRepo(tb, filepath.Join(fixture.dir, name), map[string]string{
+			gittest.Init(tb, filepath.Join(fixture.dir, name), map[string]string{
 				"README.md": "# " + name + "\n", "main.go": "package main\n",
 			})
 		}()

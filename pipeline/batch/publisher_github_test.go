@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/pipeline"
@@ -59,10 +60,10 @@ github:
 func TestExecutorThenPublisher(t *testing.T) {
 	root := t.TempDir()
 	origin := filepath.Join(root, "origin")
-	makeRepo(t, origin, map[string]string{"README.md": "# app\n"})
-	base := runGit(t, origin, "rev-parse", "HEAD")
+	gittest.Init(t, origin, map[string]string{"README.md": "# app\n"})
+	base := gittest.Run(t, origin, "rev-parse", "HEAD")
 	work := filepath.Join(root, "work")
-	runGit(t, root, "clone", "-q", origin, work)
+	gittest.Run(t, root, "clone", "-q", origin, work)
 	dir := filepath.Join(root, "out")
 	taskPath, cassette := filepath.Join(root, "task.yaml"), filepath.Join(root, "session.jsonl")
 	if err := os.WriteFile(taskPath, []byte(noteTask), 0o644); err != nil {
@@ -120,10 +121,10 @@ func TestExecutorThenPublisher(t *testing.T) {
 	if err != nil {
 		t.Fatalf("publish: %v\n%s", err, progress.String())
 	}
-	if got := runGit(t, origin, "show", "runner/note-ops:NOTE.md"); got != "hello {{X}}" {
+	if got := gittest.Run(t, origin, "show", "runner/note-ops:NOTE.md"); got != "hello {{X}}" {
 		t.Errorf("pushed NOTE.md = %q", got)
 	}
-	if got := runGit(t, origin, "rev-parse", "runner/note-ops^"); got != base {
+	if got := gittest.Run(t, origin, "rev-parse", "runner/note-ops^"); got != base {
 		t.Errorf("branch parent = %s, want the base %s", got, base)
 	}
 	if created["title"] != "Add a note for ops" || created["base"] != "main" || created["head"] != "runner/note-ops" {
@@ -144,7 +145,7 @@ func TestExecutorThenPublisher(t *testing.T) {
 func TestExecutorSpecErrorIsRefused(t *testing.T) {
 	root := t.TempDir()
 	work := filepath.Join(root, "work")
-	makeRepo(t, work, map[string]string{"README.md": "x\n"})
+	gittest.Init(t, work, map[string]string{"README.md": "x\n"})
 	o, err := (&PipelineExecutor{Replay: "unused"}).Exec(t.Context(), Job{RepoID: "x", WorkDir: work,
 		SpecInline: []byte("version: 1\nname: x\nprompt: hi\npromt: typo\n"), OutDir: filepath.Join(root, "out"), Attempt: 1})
 	if pipeline.ExitCode(err) != pipeline.ExitUsage || !refusedErr(err) || !strings.Contains(err.Error(), `unknown key "promt"`) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/pipeline"
 )
 
@@ -65,7 +66,7 @@ func TestExecutorCassetteGoneIsUsage(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	work := filepath.Join(root, "work")
-	makeRepo(t, work, map[string]string{"README.md": "x\n"})
+	gittest.Init(t, work, map[string]string{"README.md": "x\n"})
 	cassettes := filepath.Join(root, "cassettes")
 	if err := os.Mkdir(cassettes, 0o755); err != nil {
 		t.Fatal(err)

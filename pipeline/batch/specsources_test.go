@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/pipeline"
 )
 
@@ -19,11 +20,11 @@ import (
 func TestCheckSources(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	makeRepo(t, filepath.Join(dir, "good"), map[string]string{"a.txt": "a\n"})
-	runGit(t, filepath.Join(dir, "good"), "tag", "v1")
-	head := runGit(t, filepath.Join(dir, "good"), "rev-parse", "HEAD")
-	runGit(t, dir, "clone", "-q", "--bare", "good", "bare.git")
-	runGit(t, dir, "init", "-q", "-b", "main", "empty")
+	gittest.Init(t, filepath.Join(dir, "good"), map[string]string{"a.txt": "a\n"})
+	gittest.Run(t, filepath.Join(dir, "good"), "tag", "v1")
+	head := gittest.Run(t, filepath.Join(dir, "good"), "rev-parse", "HEAD")
+	gittest.Run(t, dir, "clone", "-q", "--bare", "good", "bare.git")
+	gittest.Run(t, dir, "init", "-q", "-b", "main", "empty")
 	write(t, filepath.Join(dir, "plain", "x.txt"), "not a repository\n")
 	write(t, filepath.Join(dir, "file.txt"), "a file\n")
 	write(t, filepath.Join(dir, "t.yaml"), "version: 1\nname: t\nprompt: p\n")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/report"
 )
@@ -18,7 +19,7 @@ func TestTaskSpecTravelsWithResults(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	work := filepath.Join(root, "work")
-	makeRepo(t, work, map[string]string{"README.md": "# app\n"})
+	gittest.Init(t, work, map[string]string{"README.md": "# app\n"})
 	taskPath, cassette := filepath.Join(root, "task.yaml"), filepath.Join(root, "session.jsonl")
 	write(t, taskPath, noteTask)
 	noteCassette(t, cassette)
@@ -68,7 +69,7 @@ func TestJobCostCapIsAnOption(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	work := filepath.Join(root, "work")
-	makeRepo(t, work, map[string]string{"README.md": "# app\n"})
+	gittest.Init(t, work, map[string]string{"README.md": "# app\n"})
 	taskPath, cassette := filepath.Join(root, "task.yaml"), filepath.Join(root, "session.jsonl")
 	write(t, taskPath, noteTask)
 	noteCassette(t, cassette)
@@ -103,7 +104,7 @@ func TestTaskFileKeptWithSandboxOff(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
 			work := filepath.Join(root, "work")
-			makeRepo(t, work, map[string]string{"README.md": "# app\n"})
+			gittest.Init(t, work, map[string]string{"README.md": "# app\n"})
 			taskPath, cassette := filepath.Join(root, "task.yaml"), filepath.Join(root, "session.jsonl")
 			write(t, taskPath, task)
 			noteCassette(t, cassette)

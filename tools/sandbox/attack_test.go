@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
@@ -167,9 +168,9 @@ func newVictim(t *testing.T, kind string) *victim {
 	if err := os.WriteFile(filepath.Join(v.tree, ".env"), []byte("OPENAI_API_KEY="+v.dotenv+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	git(t, v.tree, "init", "-q")
-	git(t, v.tree, "add", "-A")
-	git(t, v.tree, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
+	gittest.Run(t, v.tree, "init", "-q")
+	gittest.Run(t, v.tree, "add", "-A")
+	gittest.Run(t, v.tree, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
 	var err error
 	if v.gitConfig, err = os.ReadFile(filepath.Join(v.tree, ".git", "config")); err != nil {
 		t.Fatal(err)
@@ -190,15 +191,6 @@ func newVictim(t *testing.T, kind string) *victim {
 		}
 	})
 	return v
-}
-
-func git(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
 }
 
 // policy is the default policy for v: the tree, Go's build cache

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed43ef5acb/runner/tools/sandbox"
 	"golang.org/x/sys/unix"
+
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // Attacks on what commands of one run share: the zygote. Each runs under
