@@ -52,7 +52,6 @@ func TestAnthropicWire(t *testing.T) {
 		anthropicStep(llmtest.AnthropicTurn{Text: "Now the real thing.", ToolCalls: writeCall("fixed")}),
 		anthropicStep(llmtest.AnthropicTurn{Text: "status.txt says fixed."}),
 	)
-	srv.Cache.MinTokens = 1 // the runner's prompt is short of Sonnet's 1024 in this small task
 	out := filepath.Join(repo, ".runner", "runs", "first")
 	cassette := filepath.Join(t.TempDir(), "session.jsonl")
 	env := append(baseEnv(t), "ANTHROPIC_API_KEY=sk-ant-test-0123456789")

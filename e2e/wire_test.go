@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // TestWireChatRefusedForResponsesModel: naming the chat wire for a model
@@ -31,4 +33,70 @@ func TestWireChatRefusedForResponsesModel(t *testing.T) {
 	if res.code != 2 || strings.Contains(res.stderr, "cannot call tools") || !strings.Contains(res.stderr, "ANTHROPIC_API_KEY is not set") {
 		t.Errorf("--wire anthropic over provider.wire chat: exit %d\n%s", res.code, res.stderr)
 	}
+}
+
+// TestWireTenSteps runs a 10-step session through the binary on each
+// native wire; on anthropic at least 80% of the input tokens from the
+// third step on are cache reads, as step.finished reports them.
+func TestWireTenSteps(t *testing.T) {
+	t.Parallel()
+	call := func(i int) []llmtest.ToolCall {
+		return []llmtest.ToolCall{{Name: "write", Arguments: fmt.Sprintf(`{"path":"notes/step%d.txt","content":"step %d\n"}`, i, i)}}
+	}
+	for _, wire := range []string{"anthropic", "responses"} {
+		t.Run(wire, func(t *testing.T) {
+			t.Parallel()
+			var spec, repo, url string
+			var env []string
+			switch wire {
+			case "anthropic":
+				var script []llmtest.AnthropicStep
+				for i := range 9 {
+					script = append(script, anthropicStep(llmtest.AnthropicTurn{Text: fmt.Sprintf("Note %d.", i+1), ToolCalls: call(i + 1)}))
+				}
+				script = append(script, anthropicStep(llmtest.AnthropicTurn{ToolCalls: writeCall("fixed")}), anthropicStep(llmtest.AnthropicTurn{Text: "Done."}))
+				url = llmtest.NewAnthropicServer(t, script...).URL()
+				_, repo = smallRepo(t)
+				spec = writeSpec(t, anthropicSpec)
+				env = append(baseEnv(t), "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
+			case "responses":
+				var script []llmtest.ResponsesStep
+				for i := range 9 {
+					script = append(script, responsesStep(llmtest.ResponsesTurn{Reasoning: "Next note.", ToolCalls: call(i + 1)}))
+				}
+				script = append(script, responsesStep(llmtest.ResponsesTurn{ToolCalls: writeCall("fixed")}), responsesStep(llmtest.ResponsesTurn{Text: "Done."}))
+				url = llmtest.NewResponsesServer(t, script...).URL()
+				spec, repo = responsesTask(t)
+				env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
+			}
+			out := t.TempDir()
+			res := runRunner(t, repo, env, "exec", spec, "--out", out, "--base-url", url, "--quiet")
+			if res.code != 0 {
+				t.Fatalf("exit %d\n%s", res.code, res.stderr)
+			}
+			steps := ofType[event.StepFinished](t, readEvents(t, filepath.Join(out, "events.jsonl")))
+			if len(steps) != 11 {
+				t.Fatalf("%d steps, want 11", len(steps))
+			}
+			var input, read int64
+			for _, s := range steps[2:] {
+				input += s.Tokens.Input
+				read += s.Tokens.CacheRead
+			}
+			share := float64(read) / float64(input)
+			t.Logf("%s: cache reads %d of %d input tokens from step 3 on (%.1f%%)", wire, read, input, 100*share)
+			if share < 0.80 {
+				t.Errorf("cache reads are %.1f%% of input tokens from step 3 on, want at least 80%%", 100*share)
+			}
+		})
+	}
+}
+
+func writeSpec(t *testing.T, body string) string {
+	t.Helper()
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return spec
 }

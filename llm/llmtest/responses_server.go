@@ -101,12 +101,17 @@ func (c *OpenAICache) Usage(body map[string]any) (input, cached int) {
 	if c.seen == nil {
 		c.seen = map[[32]byte]bool{}
 	}
+	h := sha256.New() // one running hash, summed at each 128-token step
+	done := 0
 	for tokens := 1024; tokens*4 <= len(stream); tokens += 128 {
-		h := sha256.Sum256(stream[:tokens*4])
-		if c.seen[h] {
+		h.Write(stream[done : tokens*4])
+		done = tokens * 4
+		var sum [32]byte
+		copy(sum[:], h.Sum(nil))
+		if c.seen[sum] {
 			cached = tokens
 		}
-		c.seen[h] = true
+		c.seen[sum] = true
 	}
 	return input, cached
 }
