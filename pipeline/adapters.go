@@ -1,7 +1,27 @@
+// The adapters the agent loop, the tools and the MCP servers call back
+// through into a run, in one place:
+//   - redactedTool (tools.Tool): each tool result redacted, afterCommand run
+//   - afterCommand: after each tool call and check, modes and secrets
+//   - outputFiles (tools.OutputFiles): full outputs mirrored with the log
+//   - stepSnapshots (runner.Snapshotter): each step's tree and diff
+//   - windows (runner.ContextWindower): the catalog's context windows
+//   - mcpCommand (mcp.Set's Command): a stdio server in its sandbox
+//
+// The history file (history.go) is the runner.HistoryRecorder.
+
 package pipeline
 
 import (
 	"context"
+	"fmt"
+	"os/exec"
+
+	"github.com/seed43ef5acb/runner/internal/mirror"
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/runner/snapshot"
+	"github.com/seed43ef5acb/runner/tools/mcp"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools"
@@ -55,4 +75,123 @@ func (t *redactedTool) Run(ctx context.Context, call tools.Call) (tools.Result, 
 	}
 	res.Output = t.red.Redact(res.Output)
 	return res, err
+}
+
+// afterCommand puts back the modes of the runner's own directories
+// (ownModes) and learns the secret values of protected files a command
+// made or changed (protectedValues): called once each tool call and each
+// check has returned, before its output is redacted.
+func (r *execRun) afterCommand() {
+	r.modes.restore() // the runner's own directories, for the writes that follow
+	var found []string
+	ok := false
+	if r.sandbox != nil {
+		found, ok = r.sandbox.ProtectedFound()
+	}
+	if !ok {
+		rules, err := r.spec.Ruleset()
+		if err != nil {
+			return
+		}
+		found = protectedEnvFiles(r.workTree, rules)
+	}
+	vals := envFileSecrets(r.protected.changed(found))
+	if len(vals) == 0 {
+		return
+	}
+	r.redactor.Add(vals...)
+	r.toolRedactor.Add(vals...)
+}
+
+// outputFiles are the tools' OutputFiles on r.files: bash's and MCP's
+// full outputs and MCP servers' stderr are mirrored with the log. A
+// create refused for a mode a command changed is tried again once the
+// modes are put back (ownModes), and the directories made are guarded.
+type outputFiles struct {
+	set   *mirror.Set
+	modes *ownModes
+}
+
+func (o outputFiles) MkdirAll(dir string) error {
+	if err := retryPerm(o.modes, func() error { return o.set.MkdirAll(dir) }); err != nil {
+		return err
+	}
+	o.modes.guard(dir)
+	return nil
+}
+
+func (o outputFiles) CreateTemp(dir, pattern string) (tools.OutputFile, error) {
+	var f *mirror.File
+	err := retryPerm(o.modes, func() (err error) { f, err = o.set.CreateTemp(dir, pattern); return err })
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (o outputFiles) Create(path string) (tools.OutputFile, error) {
+	var f *mirror.File
+	err := retryPerm(o.modes, func() (err error) { f, err = o.set.Create(path); return err })
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// stepSnapshots is the runner's Snapshotter over the run's store: after a
+// step that changed files it records the tree (only the touched paths when
+// they are known) and diffs it against the base tree.
+type stepSnapshots struct {
+	store   *snapshot.Store
+	base    snapshot.Tree
+	history *historyFile // records each step's tree; nil keeps none
+}
+
+// Track implements runner.Snapshotter. After a step whose commands may
+// have written anywhere (all), it re-stats what the store's inotify watch
+// saw change, or walks the whole tree when the watch cannot be trusted.
+func (s stepSnapshots) Track(ctx context.Context, touched []string, all bool) (runner.StepSnapshot, error) {
+	var tree snapshot.Tree
+	var err error
+	how := "paths"
+	if all {
+		var t snapshot.Tracking
+		tree, t, err = s.store.TrackChanged(ctx, touched)
+		how = t.String()
+	} else {
+		tree, err = s.store.TrackPaths(ctx, touched)
+	}
+	if err != nil {
+		return runner.StepSnapshot{}, fmt.Errorf("snapshot: %w", err)
+	}
+	if s.history != nil {
+		_ = s.history.tree(string(tree), false) // the history logs its own failures
+	}
+	files, err := s.store.Diff(ctx, s.base, tree)
+	if err != nil {
+		return runner.StepSnapshot{}, fmt.Errorf("snapshot diff: %w", err)
+	}
+	return runner.StepSnapshot{Tree: string(tree), Files: eventFiles(files), Tracking: how}, nil
+}
+
+// windows adapts the catalog to runner.ContextWindower.
+type windows struct{ cat llm.Catalog }
+
+// ContextWindow is the model's context window in tokens, 0 when unknown.
+func (w windows) ContextWindow(model string) int {
+	if info, ok := w.cat.Lookup(model); ok {
+		return info.ContextWindow
+	}
+	return 0
+}
+
+// mcpCommand makes a stdio server's process inside its sandbox; with
+// sandbox.mode off, a plain process group that the kernel kills with the
+// runner.
+func (r *execRun) mcpCommand(ctx context.Context, server string, argv, env []string, dir string) (*exec.Cmd, error) {
+	sb := r.mcpSandboxes[server]
+	if sb == nil || sb.Mode() == sandbox.ModeOff {
+		return mcp.DirectCommand(ctx, server, argv, env, dir)
+	}
+	return sb.Command(ctx, argv, dir, env)
 }

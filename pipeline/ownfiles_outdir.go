@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/seed43ef5acb/runner/internal/mirror"
-	"github.com/seed43ef5acb/runner/tools"
 )
 
 // The run's own out dir (and its log, history and cassette wherever they
@@ -82,39 +79,4 @@ func (r *execRun) outDirMessage() string {
 		msg += fmt.Sprintf(", except: %v (do not trust those)", r.outLost)
 	}
 	return msg
-}
-
-// outputFiles are the tools' OutputFiles on r.files: bash's and MCP's
-// full outputs and MCP servers' stderr are mirrored with the log. A
-// create refused for a mode a command changed is tried again once the
-// modes are put back (ownModes), and the directories made are guarded.
-type outputFiles struct {
-	set   *mirror.Set
-	modes *ownModes
-}
-
-func (o outputFiles) MkdirAll(dir string) error {
-	if err := retryPerm(o.modes, func() error { return o.set.MkdirAll(dir) }); err != nil {
-		return err
-	}
-	o.modes.guard(dir)
-	return nil
-}
-
-func (o outputFiles) CreateTemp(dir, pattern string) (tools.OutputFile, error) {
-	var f *mirror.File
-	err := retryPerm(o.modes, func() (err error) { f, err = o.set.CreateTemp(dir, pattern); return err })
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
-func (o outputFiles) Create(path string) (tools.OutputFile, error) {
-	var f *mirror.File
-	err := retryPerm(o.modes, func() (err error) { f, err = o.set.Create(path); return err })
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
 }

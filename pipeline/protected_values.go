@@ -94,29 +94,3 @@ func (pv *protectedValues) changed(paths []string) []string {
 	}
 	return out
 }
-
-// afterCommand puts back the modes of the runner's own directories
-// (ownModes) and learns the secret values of protected files a command
-// made or changed (protectedValues): called once each tool call and each
-// check has returned, before its output is redacted.
-func (r *execRun) afterCommand() {
-	r.modes.restore() // the runner's own directories, for the writes that follow
-	var found []string
-	ok := false
-	if r.sandbox != nil {
-		found, ok = r.sandbox.ProtectedFound()
-	}
-	if !ok {
-		rules, err := r.spec.Ruleset()
-		if err != nil {
-			return
-		}
-		found = protectedEnvFiles(r.workTree, rules)
-	}
-	vals := envFileSecrets(r.protected.changed(found))
-	if len(vals) == 0 {
-		return
-	}
-	r.redactor.Add(vals...)
-	r.toolRedactor.Add(vals...)
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -98,17 +97,6 @@ func (r *execRun) mcpSandbox() error {
 		r.mcpSandboxes[srv.Name] = sb
 	}
 	return nil
-}
-
-// mcpCommand makes a stdio server's process inside its sandbox; with
-// sandbox.mode off, a plain process group that the kernel kills with the
-// runner.
-func (r *execRun) mcpCommand(ctx context.Context, server string, argv, env []string, dir string) (*exec.Cmd, error) {
-	sb := r.mcpSandboxes[server]
-	if sb == nil || sb.Mode() == sandbox.ModeOff {
-		return mcp.DirectCommand(ctx, server, argv, env, dir)
-	}
-	return sb.Command(ctx, argv, dir, env)
 }
 
 // mcpTools are the offered MCP tools (none without servers).

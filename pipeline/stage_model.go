@@ -234,14 +234,3 @@ func overridePrice(p *llm.Price, o spec.ModelOverride) *llm.Price {
 	}
 	return &out
 }
-
-// windows adapts the catalog to runner.ContextWindower.
-type windows struct{ cat llm.Catalog }
-
-// ContextWindow is the model's context window in tokens, 0 when unknown.
-func (w windows) ContextWindow(model string) int {
-	if info, ok := w.cat.Lookup(model); ok {
-		return info.ContextWindow
-	}
-	return 0
-}

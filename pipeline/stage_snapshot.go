@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 	"github.com/seed43ef5acb/runner/tools/permission"
 )
@@ -87,40 +86,4 @@ func (r *execRun) excludes() []string {
 		}
 	}
 	return out
-}
-
-// stepSnapshots is the runner's Snapshotter over the run's store: after a
-// step that changed files it records the tree (only the touched paths when
-// they are known) and diffs it against the base tree.
-type stepSnapshots struct {
-	store   *snapshot.Store
-	base    snapshot.Tree
-	history *historyFile // records each step's tree; nil keeps none
-}
-
-// Track implements runner.Snapshotter. After a step whose commands may
-// have written anywhere (all), it re-stats what the store's inotify watch
-// saw change, or walks the whole tree when the watch cannot be trusted.
-func (s stepSnapshots) Track(ctx context.Context, touched []string, all bool) (runner.StepSnapshot, error) {
-	var tree snapshot.Tree
-	var err error
-	how := "paths"
-	if all {
-		var t snapshot.Tracking
-		tree, t, err = s.store.TrackChanged(ctx, touched)
-		how = t.String()
-	} else {
-		tree, err = s.store.TrackPaths(ctx, touched)
-	}
-	if err != nil {
-		return runner.StepSnapshot{}, fmt.Errorf("snapshot: %w", err)
-	}
-	if s.history != nil {
-		_ = s.history.tree(string(tree), false) // the history logs its own failures
-	}
-	files, err := s.store.Diff(ctx, s.base, tree)
-	if err != nil {
-		return runner.StepSnapshot{}, fmt.Errorf("snapshot diff: %w", err)
-	}
-	return runner.StepSnapshot{Tree: string(tree), Files: eventFiles(files), Tracking: how}, nil
 }
