@@ -9,6 +9,7 @@
 // runner/event, tools, tools/mcp, tools/sandbox, tools/sandbox/netproxy (the
 // network allow list's proxy), tools/permission, llm and
 // internal/workflowcmd, internal/tempdir, internal/mirror, internal/copytree,
+// internal/gitignore (FindRepo: a work tree's prefix in its repository),
 // secret;
 // pipeline/batch and cmd sit above it.
 package pipeline
