@@ -403,3 +403,40 @@ func TestFinishReasons(t *testing.T) {
 		})
 	}
 }
+
+func TestEmptyReplyIsNotSentBack(t *testing.T) {
+	t.Parallel()
+	m := newModel(sc(finish(llm.FinishStop, 1, 0)), sc(text("ok"), finish(llm.FinishStop, 1, 1)))
+	s := NewSession(testConfig(m, &recSink{}))
+	if res, err := s.Run(t.Context()); err != nil || res.Status != event.StatusSuccess || res.FinalMessage != "" {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	if _, err := s.Continue(t.Context(), "check failed"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := m.reqs()[1].Messages
+	if len(msgs) != 3 || msgs[1].Role != llm.RoleUser || msgs[2].Role != llm.RoleUser {
+		t.Errorf("messages after an empty reply: %+v", msgs)
+	}
+}
+
+// badSink fails every write and panics on text events.
+type badSink struct{ n int }
+
+func (b *badSink) Emit(p event.Payload) error {
+	b.n++
+	if p.EventType() == "text" {
+		panic("sink bug")
+	}
+	return errors.New("disk full")
+}
+
+func TestSinkFailuresDoNotStopTheRun(t *testing.T) {
+	t.Parallel()
+	sink := &badSink{}
+	m := newModel(sc(call("c1", "read", `{}`), finish(llm.FinishToolCalls, 1, 1)), sc(text("done"), finish(llm.FinishStop, 1, 1)))
+	res := runTest(t, testConfig(m, sink, &fakeTool{name: "read"}))
+	if res.Status != event.StatusSuccess || res.FinalMessage != "done" || sink.n != 7 {
+		t.Fatalf("result %+v, %d emits", res, sink.n)
+	}
+}

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -14,140 +13,6 @@ import (
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools"
 )
-
-const outSchema = `{"type":"object","properties":{"fixed":{"type":"boolean"},"files":{"type":"array","items":{"type":"string"}}},"required":["fixed"],"additionalProperties":false}`
-
-func TestStructuredOutput(t *testing.T) {
-	t.Parallel()
-	so := func(id, args string) script {
-		return sc(call(id, StructuredOutputTool, args), finish(llm.FinishToolCalls, 10, 1))
-	}
-	for _, tc := range []struct {
-		name    string
-		scripts []script
-		status  event.Status
-		output  string
-		steps   int
-	}{
-		{name: "valid", scripts: []script{so("c1", `{"fixed":true,"files":["a.go"]}`)},
-			status: event.StatusSuccess, output: `{"fixed":true,"files":["a.go"]}`, steps: 1},
-		{name: "invalid then valid", scripts: []script{so("c1", `{"fixed":"yes"}`), so("c2", `{"fixed":false}`)},
-			status: event.StatusSuccess, output: `{"fixed":false}`, steps: 2},
-		{name: "invalid three times", scripts: []script{so("c1", `{"fixed":"yes"}`), so("c2", `{"fixed":1`),
-			so("c3", `{"other":1}`), so("c4", `{"fixed":true}`)}, status: event.StatusFailed, steps: 3},
-		{name: "text instead of the tool", scripts: []script{sc(text("done!"), finish(llm.FinishStop, 10, 1)),
-			so("c1", `{"fixed":true}`)}, status: event.StatusSuccess, output: `{"fixed":true}`, steps: 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			m := newModel(tc.scripts...)
-			cfg := testConfig(m, &recSink{}, &fakeTool{name: "read"})
-			cfg.OutputSchema = json.RawMessage(outSchema)
-			res := runTest(t, cfg)
-			if res.Status != tc.status || string(res.StructuredOutput) != tc.output || res.Steps != tc.steps {
-				t.Fatalf("result %+v (output %s)", res, res.StructuredOutput)
-			}
-			req := m.reqs()[0]
-			if req.ToolChoice != llm.ToolChoiceRequired || req.Tools[0].Name != StructuredOutputTool ||
-				string(req.Tools[0].Parameters) != outSchema {
-				t.Errorf("request tools %+v choice %q", req.Tools, req.ToolChoice)
-			}
-			if tc.steps > 1 {
-				msgs := m.reqs()[1].Messages
-				if last := msgs[len(msgs)-1].Content; !strings.Contains(last, "StructuredOutput") {
-					t.Errorf("the model was not told why: %q", last)
-				}
-			}
-		})
-	}
-}
-
-func TestBadConfig(t *testing.T) {
-	t.Parallel()
-	cfg := testConfig(newModel(), nil)
-	cfg.OutputSchema = json.RawMessage(`{"type": 12}`)
-	if _, err := Run(t.Context(), cfg); !errors.Is(err, ErrBadSchema) {
-		t.Fatalf("err = %v, want ErrBadSchema", err)
-	}
-	if _, err := Run(t.Context(), Config{Prompt: "x"}); !errors.Is(err, ErrNoModel) {
-		t.Fatalf("err = %v, want ErrNoModel", err)
-	}
-	if _, err := Run(t.Context(), Config{Model: newModel()}); !errors.Is(err, ErrNoPrompt) {
-		t.Fatalf("err = %v, want ErrNoPrompt", err)
-	}
-	dup := testConfig(newModel(), nil, &fakeTool{name: "read"}, &fakeTool{name: "read"})
-	if _, err := Run(t.Context(), dup); !errors.Is(err, ErrDuplicateTool) {
-		t.Fatalf("err = %v, want ErrDuplicateTool", err)
-	}
-	reserved := testConfig(newModel(), nil, &fakeTool{name: StructuredOutputTool})
-	reserved.OutputSchema = json.RawMessage(outSchema)
-	if _, err := Run(t.Context(), reserved); !errors.Is(err, ErrDuplicateTool) {
-		t.Fatalf("err = %v, want ErrDuplicateTool", err)
-	}
-}
-
-func TestCompaction(t *testing.T) {
-	t.Parallel()
-	summary := sc(text("SUMMARY: read a.go, bug on line 3"), finish(llm.FinishStop, 50, 20))
-	t.Run("overflow error", func(t *testing.T) {
-		t.Parallel()
-		m := newModel(sc(fail(llm.ClassContextOverflow, 0)), summary, sc(text("fixed"), finish(llm.FinishStop, 10, 1)))
-		sink := &recSink{}
-		res := runTest(t, testConfig(m, sink))
-		if res.Status != event.StatusSuccess || res.Compactions != 1 || res.Steps != 1 || res.Tokens.Input != 60 {
-			t.Fatalf("result %+v", res)
-		}
-		want := []string{"step.started", "compaction", "text", "step.finished"}
-		if diff := cmp.Diff(want, sink.types()); diff != "" {
-			t.Errorf("events (-want +got):\n%s", diff)
-		}
-		c := sink.of("compaction")[0].(event.Compaction)
-		if c.Reason != "overflow" || c.Step != 1 {
-			t.Errorf("compaction = %+v", c)
-		}
-		reqs := m.reqs()
-		if last := reqs[1].Messages[len(reqs[1].Messages)-1]; last.Content != compactionPrompt {
-			t.Errorf("summary request ends with %q", last.Content)
-		}
-		after := reqs[2].Messages
-		if len(after) != 2 || !strings.HasPrefix(after[1].Content, "Fix the bug.") ||
-			!strings.Contains(after[1].Content, "SUMMARY: read a.go") {
-			t.Errorf("history after compaction = %+v", after)
-		}
-	})
-	t.Run("usage near the window", func(t *testing.T) {
-		t.Parallel()
-		m := newModel(
-			sc(call("c1", "read", `{}`), finish(llm.FinishToolCalls, 900, 50)),
-			summary,
-			sc(text("fixed"), finish(llm.FinishStop, 10, 1)),
-		)
-		sink := &recSink{}
-		cfg := testConfig(m, sink, &fakeTool{name: "read"})
-		cfg.Windows = fixedPricer{window: 1000}
-		res := runTest(t, cfg)
-		if res.Status != event.StatusSuccess || res.Compactions != 1 || res.Steps != 2 {
-			t.Fatalf("result %+v", res)
-		}
-		c := sink.of("compaction")[0].(event.Compaction)
-		if c.Reason != "usage" || c.Step != 2 || c.TokensBefore != 950 {
-			t.Errorf("compaction = %+v", c)
-		}
-	})
-	t.Run("bounded", func(t *testing.T) {
-		t.Parallel()
-		var scripts []script
-		for range 3 {
-			scripts = append(scripts, sc(fail(llm.ClassContextOverflow, 0)), summary)
-		}
-		cfg := testConfig(newModel(scripts...), &recSink{})
-		cfg.MaxCompactions = 2
-		res := runTest(t, cfg)
-		if res.Status != event.StatusError || res.Compactions != 2 || res.RunError().Class != "context-overflow" {
-			t.Fatalf("result %+v", res)
-		}
-	})
-}
 
 func TestCancelMidStream(t *testing.T) {
 	t.Parallel()
@@ -233,40 +98,20 @@ func TestContinueAccumulates(t *testing.T) {
 	}
 }
 
-// fakeSnap records Track calls.
-type fakeSnap struct {
-	calls [][]string
-	all   []bool
-}
-
-func (f *fakeSnap) Track(_ context.Context, touched []string, all bool) (StepSnapshot, error) {
-	f.calls = append(f.calls, touched)
-	f.all = append(f.all, all)
-	return StepSnapshot{Tree: "tree1", Files: []event.FileChange{{Path: "a.go", Status: "modified", Additions: 2, Deletions: 1}}, Tracking: "paths"}, nil
-}
-
-func TestStepPatches(t *testing.T) {
+func TestCancelWithAProviderThatIgnoresIt(t *testing.T) {
 	t.Parallel()
-	write := &fakeTool{name: "write", run: func(_ context.Context, c tools.Call) (tools.Result, error) {
-		return tools.Result{Output: "wrote", Touched: []string{"a.go"}}, nil
-	}}
-	m := newModel(
-		sc(call("c1", "read", `{}`), finish(llm.FinishToolCalls, 10, 1)),
-		sc(call("c2", "write", `{}`), finish(llm.FinishToolCalls, 10, 1)),
-	)
-	sink := &recSink{}
-	snap := &fakeSnap{}
-	cfg := testConfig(m, sink, write, &fakeTool{name: "read"})
-	cfg.Snapshotter = snap
-	runTest(t, cfg)
-	if len(snap.calls) != 1 || snap.calls[0][0] != "a.go" || snap.all[0] {
-		t.Fatalf("track calls %v %v", snap.calls, snap.all)
-	}
-	p := sink.of("patch")
-	if len(p) != 1 {
-		t.Fatalf("patch events = %d", len(p))
-	}
-	if got := p[0].(event.Patch); *got.Step != 2 || got.Tree != "tree1" || got.Additions != 2 || got.Deletions != 1 {
-		t.Errorf("patch = %+v", got)
+	ctx, cancel := context.WithCancel(t.Context())
+	edit := &fakeTool{name: "edit"}
+	m := newModel(script{fn: func(_ context.Context, yield func(llm.Event) bool) {
+		cancel()
+		for _, ev := range reply(call("c1", "edit", `{}`), finish(llm.FinishToolCalls, 1, 1)) {
+			if !yield(ev) {
+				return
+			}
+		}
+	}})
+	res, err := Run(ctx, testConfig(m, &recSink{}, edit))
+	if err != nil || res.Status != event.StatusCancelled || edit.count() != 0 {
+		t.Fatalf("err %v, edit ran %d times, result %+v", err, edit.count(), res)
 	}
 }
