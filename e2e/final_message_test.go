@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
 // TestNarrationIsNotAFinalAnswer: a replay that runs out after the second
@@ -47,5 +49,20 @@ func TestNarrationIsNotAFinalAnswer(t *testing.T) {
 	}
 	if r.Status != "error" || r.FinalMessage != "" {
 		t.Errorf("result.json status %q final_message %q: want error and no final message", r.Status, r.FinalMessage)
+	}
+}
+
+// TestFailedRunFlagsItsFinalMessage: a run whose checks still fail prints
+// the agent's last claim on stdout with a line before it saying the run
+// did not succeed, so a reader of stdout alone is not told "fixed".
+func TestFailedRunFlagsItsFinalMessage(t *testing.T) {
+	t.Parallel()
+	spec, repo := smallRepo(t)
+	srv := newModel(t, llmtest.Turn{Text: "Fixed the test so it passes."}.Reply(), llmtest.Turn{Text: "Fixed the test so it passes."}.Reply())
+	res := runRunner(t, repo, append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef"),
+		"exec", spec, "--out", t.TempDir(), "--base-url", srv.URL(), "--quiet")
+	want := "runner: the run did not succeed (failed, exit 1): the agent's last message, unverified:\nFixed the test so it passes.\n"
+	if res.code != 1 || res.stdout != want {
+		t.Errorf("exit %d, stdout %q; want 1 and %q", res.code, res.stdout, want)
 	}
 }

@@ -78,9 +78,20 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 		fmt.Fprintf(r.opts.Stderr, "Outputs: %s\n", r.outDir)
 	}
 	if r.opts.Events != "-" {
+		// A run that did not succeed says so beside the agent's claim.
+		note := ""
+		if st.Status != event.StatusSuccess {
+			note = fmt.Sprintf("runner: the run did not succeed (%s, exit %d): the agent's last message, unverified:", st.Status, st.Code)
+		}
 		if so := r.structuredOutput(); so != nil {
+			if note != "" {
+				fmt.Fprintln(r.opts.Stderr, note+" the structured output on stdout") // stdout stays JSON
+			}
 			fmt.Fprintln(r.opts.Stdout, string(so))
 		} else if strings.TrimSpace(r.result.FinalMessage) != "" {
+			if note != "" {
+				fmt.Fprintln(r.opts.Stdout, note)
+			}
 			fmt.Fprintln(r.opts.Stdout, r.redactor.Redact(r.result.FinalMessage))
 		}
 	}
