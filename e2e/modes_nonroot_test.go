@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -280,25 +279,20 @@ func mustWriteFile(t *testing.T, p, content string) {
 	}
 }
 
-// copyFile copies the file from to to (mode 0755) without reading it
-// into memory: a child's peak RSS counts this process's at fork time
-// (exec keeps the old mm's high-water mark), and TestFaultHugeBinaryAppend
-// measures its runner's.
+// copyFile copies the file from to to (mode 0755) with cp(1).
+//
+// The copy runs in its own process for two reasons:
+//   - a write descriptor held here would be inherited by any child another
+//     parallel test forks meanwhile, and exec of the copy then fails with
+//     ETXTBSY ("text file busy") until that child execs;
+//   - a child's peak RSS counts this process's at fork time, and
+//     TestFaultHugeBinaryAppend measures its runner's.
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
+	if out, err := exec.Command("cp", from, to).CombinedOutput(); err != nil {
+		t.Fatalf("cp %s %s: %v\n%s", from, to, err, out)
 	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
+	if err := os.Chmod(to, 0o755); err != nil {
 		t.Fatal(err)
 	}
 }
