@@ -186,7 +186,11 @@ type Error struct {
 	// Resend marks a request the provider has already changed to avoid
 	// this error (it dropped a member the endpoint rejected): retry at once.
 	Resend bool
-	Err    error // underlying cause, if any
+	// Unreachable marks an endpoint that cannot be reached and will not
+	// come up by waiting: its name does not resolve, or nothing listens on
+	// its loopback port. Retried once, not for the whole backoff.
+	Unreachable bool
+	Err         error // underlying cause, if any
 }
 
 func (e *Error) Error() string {

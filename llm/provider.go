@@ -8,8 +8,12 @@ import (
 	"iter"
 	"maps"
 	"math"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -266,6 +270,31 @@ func transportError(ctx, parent context.Context, err error) *Error {
 	case errors.Is(err, ErrCassetteExhausted), errors.Is(err, ErrCassetteMismatch):
 		return &Error{Class: ClassFatal, Message: err.Error(), Err: err}
 	default:
+		if why := unreachable(err); why != "" {
+			return &Error{Class: ClassRetryable, Unreachable: true, Err: err,
+				Message: "cannot reach the model endpoint: " + why + ": check the base URL (--base-url or OPENAI_BASE_URL) or start the server there"}
+		}
 		return &Error{Class: ClassRetryable, Message: "connection failed: " + err.Error(), Err: err}
 	}
+}
+
+// unreachable says why err means the endpoint cannot be reached (naming
+// its URL), "" for a failure that waiting may cure: a host name that does
+// not resolve, or a connection refused on a loopback address.
+func unreachable(err error) string {
+	where := "the endpoint"
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		where = ue.URL
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
+		return fmt.Sprintf("%s: host %s does not resolve", where, dns.Name)
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && errors.Is(err, syscall.ECONNREFUSED) && op.Addr != nil {
+		if ap, perr := netip.ParseAddrPort(op.Addr.String()); perr == nil && ap.Addr().IsLoopback() {
+			return fmt.Sprintf("%s: connection refused: nothing listens on %s", where, op.Addr)
+		}
+	}
+	return ""
 }

@@ -14,8 +14,15 @@ import (
 // exhausted, or the context ended while waiting).
 func (s *Session) waitRetry(ctx context.Context, le *llm.Error) error {
 	s.failures++
-	if s.failures > s.cfg.Backoff.Attempts {
-		return fmt.Errorf("gave up after %d retries: %w", s.cfg.Backoff.Attempts, le)
+	attempts := s.cfg.Backoff.Attempts
+	if le.Unreachable {
+		attempts = min(attempts, 1) // waiting will not make it reachable
+	}
+	if s.failures > attempts {
+		if attempts == 1 {
+			return fmt.Errorf("gave up after 1 retry: %w", le)
+		}
+		return fmt.Errorf("gave up after %d retries: %w", attempts, le)
 	}
 	delay := s.retryDelay(le)
 	s.emit(event.Retry{
