@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/runner/report"
 )
 
@@ -57,7 +58,7 @@ func cutPrompt(p string) string {
 // else changes.patch.
 func summarizeRun(ctx context.Context, dir string, h historyLine) (chainRun, error) {
 	c := chainRun{RunID: h.RunID, Prompt: h.Prompt, Status: "incomplete", URL: h.RunURL}
-	reps, err := report.Load(ctx, filepath.Join(dir, report.EventsFile))
+	reps, err := report.Load(ctx, filepath.Join(dir, outdir.EventsFile))
 	if errors.Is(err, os.ErrNotExist) {
 		reps, err = nil, nil // its log went elsewhere (--events): nothing is known of it
 	}
@@ -68,9 +69,9 @@ func summarizeRun(ctx context.Context, dir string, h historyLine) (chainRun, err
 		r := reps[0]
 		c.Status, c.Steps, c.Tokens, c.CostUSD = r.Status, r.Steps, r.Tokens, r.CostUSD
 	}
-	patch := filepath.Join(dir, report.RunPatch)
+	patch := filepath.Join(dir, outdir.RunPatch)
 	if _, err := os.Stat(patch); err != nil {
-		patch = filepath.Join(dir, report.PatchFile)
+		patch = filepath.Join(dir, outdir.PatchFile)
 	}
 	c.Files, c.Additions, c.Deletions = patchStat(patch)
 	return c, nil

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/seed43ef5acb/runner/runner/event"
-	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // finalRecord is what --continue reads of an earlier run's run.finished.
@@ -24,7 +24,7 @@ type finalRecord struct {
 // result.json. It returns nil when neither holds one (the run was killed
 // before it ended, or the files are gone).
 func readFinalRecord(dir string) (*finalRecord, error) {
-	path := filepath.Join(dir, report.ResultFile)
+	path := filepath.Join(dir, outdir.ResultFile)
 	data, err := os.ReadFile(path)
 	if err == nil {
 		rec := &finalRecord{where: path}
@@ -37,7 +37,7 @@ func readFinalRecord(dir string) (*finalRecord, error) {
 	if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %w", ErrHistory, err)
 	}
-	path = filepath.Join(dir, report.EventsFile)
+	path = filepath.Join(dir, outdir.EventsFile)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil //nolint:nilerr // no log here either: no final record
@@ -63,14 +63,14 @@ func readFinalRecord(dir string) (*finalRecord, error) {
 // runner before the field existed) returns the reason as missing; the
 // caller refuses it unless --force.
 func verifyHistory(dir string, h *history) (missing string, err error) {
-	path := filepath.Join(dir, report.HistoryFile)
+	path := filepath.Join(dir, outdir.HistoryFile)
 	rec, err := readFinalRecord(dir)
 	switch {
 	case err != nil:
 		return "", err
 	case rec == nil:
 		return fmt.Sprintf("run %s has no final record (neither %s nor a run.finished line in %s): it was killed before it ended, so %s cannot be checked",
-			h.header.RunID, report.ResultFile, report.EventsFile, path), nil
+			h.header.RunID, outdir.ResultFile, outdir.EventsFile, path), nil
 	case rec.RunID != h.header.RunID:
 		return "", fmt.Errorf("%w: %s is the record of run %s, but %s is the history of run %s: the out dir mixes two runs; continue from the out dir of one run, as the runner left it",
 			ErrHistory, rec.where, rec.RunID, path, h.header.RunID)

@@ -5,7 +5,8 @@
 // Exit codes of the CLI come from the typed errors in errors.go (and the
 // spec's ErrInvalidSpec, ErrInputs and ErrRead), mapped by ExitCode.
 //
-// Imports: pipeline/spec, pipeline/gate, github, runner, runner/report, runner/snapshot,
+// Imports: pipeline/spec, pipeline/gate, github, runner, runner/report,
+// runner/outdir, runner/snapshot,
 // runner/event, tools, tools/mcp, tools/sandbox, tools/sandbox/netproxy (the
 // network allow list's proxy), tools/permission, llm and
 // internal/workflowcmd, internal/tempdir, internal/mirror, internal/copytree,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -118,13 +117,6 @@ func TestFinalContextSurvivesCancel(t *testing.T) {
 		t.Fatal("the final context has no deadline")
 	}
 	<-fctx.Done() // ends after the grace period
-}
-
-func TestNewRunID(t *testing.T) {
-	a, b := newRunID(time.Date(2026, 11, 30, 2, 23, 0, 0, time.UTC)), newRunID(time.Now())
-	if !regexp.MustCompile(`^20261130T022300Z-[0-9a-f]{8}$`).MatchString(a) || a[17:] == b[17:] {
-		t.Fatalf("run ids %q %q", a, b)
-	}
 }
 
 func mustWrite(t *testing.T, path, content string) {

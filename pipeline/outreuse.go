@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // earlierRun describes the run whose outputs the out dir dir already holds
@@ -14,9 +14,9 @@ import (
 // result.json is missing or unreadable); "" when dir holds no run's
 // outputs (no result.json and no events.jsonl).
 func earlierRun(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, report.ResultFile))
+	data, err := os.ReadFile(filepath.Join(dir, outdir.ResultFile))
 	if err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, report.EventsFile)); serr != nil {
+		if _, serr := os.Stat(filepath.Join(dir, outdir.EventsFile)); serr != nil {
 			return ""
 		}
 		return "an earlier run"
@@ -36,8 +36,8 @@ func earlierRun(dir string) string {
 
 // runOutputs are the names a run writes in its out dir: a run that
 // replaces an earlier one's outputs removes them all first.
-var runOutputs = []string{report.EventsFile, report.PatchFile, report.ResultFile, report.SummaryFile,
-	report.HistoryFile, report.RunPatch, mcpStderrDir, toolOutputDir}
+var runOutputs = []string{outdir.EventsFile, outdir.PatchFile, outdir.ResultFile, outdir.SummaryFile,
+	outdir.HistoryFile, outdir.RunPatch, outdir.MCPStderrDir, outdir.ToolOutputDir}
 
 // replaceEarlierOut removes the outputs of an earlier run that --out
 // holds (runOutputs; other files stay), saying so on stderr unless

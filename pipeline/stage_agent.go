@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/tools"
 )
 
@@ -35,17 +36,13 @@ func (r *execRun) limits() runner.Limits {
 // continues a pull request's session), else the spec's rendered prompt.
 func (r *execRun) userMessage() string { return cmp.Or(r.opts.Prompt, r.prompt) }
 
-// toolOutputDir is the out dir's subdirectory for the full output of bash
-// commands whose output was cut.
-const toolOutputDir = "tool-output"
-
 // toolEnv is what the built-in tools and the checks run with: the work
 // tree, the process environment (scrubbed by the bash tool) and the
 // variables the spec passes on purpose.
 func (r *execRun) toolEnv() tools.Env {
 	return tools.Env{
 		WorkTree:    r.workTree,
-		OutputDir:   filepath.Join(r.outDir, toolOutputDir),
+		OutputDir:   filepath.Join(r.outDir, outdir.ToolOutputDir),
 		Files:       outputFiles{r.outFiles, r.modes},
 		Environ:     r.opts.Environ,
 		PassEnv:     r.spec.Env,

@@ -11,7 +11,7 @@ import (
 	"github.com/seed43ef5acb/runner/internal/gitignore"
 
 	"github.com/seed43ef5acb/runner/runner/event"
-	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
 
@@ -36,7 +36,7 @@ func (r *execRun) loadContinued(ctx context.Context) error {
 	if r.opts.Continue == "" {
 		return skip("a fresh run")
 	}
-	h, err := readHistory(filepath.Join(r.opts.Continue, report.HistoryFile))
+	h, err := readHistory(filepath.Join(r.opts.Continue, outdir.HistoryFile))
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 	if want != r.base {
 		if h.header.Isolated && !r.opts.Force {
 			return fmt.Errorf("%w: run %s worked on a temporary copy (--isolate), which is gone: apply its patch to the work tree first (from any directory: %s), then continue; or give --force to take the tree as it is",
-				ErrHistory, h.header.RunID, applyCommand(r.repo, filepath.Join(c.dir, report.PatchFile)))
+				ErrHistory, h.header.RunID, applyCommand(r.repo, filepath.Join(c.dir, outdir.PatchFile)))
 		}
 		if !r.opts.Force {
 			return fmt.Errorf("%w: the work tree changed since run %s ended (its last snapshot is tree %.12s…, the work tree is now %.12s…): continue in the tree the run left, or give --force to take the tree as it is",
@@ -117,7 +117,7 @@ func (r *execRun) writeRunPatch(ctx context.Context, tree snapshot.Tree) error {
 	if c == nil || c.runBase == "" {
 		return nil
 	}
-	f, err := os.Create(filepath.Join(r.outDir, report.RunPatch))
+	f, err := os.Create(filepath.Join(r.outDir, outdir.RunPatch))
 	if err != nil {
 		return fmt.Errorf("%w: run patch: %w", ErrInfra, err)
 	}

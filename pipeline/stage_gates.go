@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/pipeline/gate"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // runGates is the final stage after the patch: the post-run gates. Each
@@ -61,7 +62,7 @@ func (r *execRun) redactOutFiles() {
 	if r.outDir == "" || r.redactor == nil {
 		return
 	}
-	for _, dir := range []string{toolOutputDir, "mcp"} {
+	for _, dir := range []string{outdir.ToolOutputDir, outdir.MCPStderrDir} {
 		_ = filepath.WalkDir(filepath.Join(r.outDir, dir), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return nil //nolint:nilerr // nothing to redact

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // openHistory creates this run's history.jsonl (after run.started: the
@@ -20,7 +20,7 @@ func (r *execRun) openHistory(_ context.Context) error {
 	if c := r.continued; c != nil {
 		header.Continues, header.Chain = c.history.header.RunID, c.chain
 	}
-	h, err := createHistory(r.outFiles, filepath.Join(r.outDir, report.HistoryFile), header, r.redactor)
+	h, err := createHistory(r.outFiles, filepath.Join(r.outDir, outdir.HistoryFile), header, r.redactor)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInfra, err)
 	}

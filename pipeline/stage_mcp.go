@@ -10,15 +10,12 @@ import (
 
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/tools"
 	"github.com/seed43ef5acb/runner/tools/mcp"
 	"github.com/seed43ef5acb/runner/tools/permission"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
-
-// mcpStderrDir is the out dir's subdirectory for MCP stdio servers'
-// stderr (one SERVER.stderr each).
-const mcpStderrDir = "mcp"
 
 // startMCP starts the task's MCP servers and lists their tools. A server
 // that fails to start ends the run as an infrastructure error (exit 3);
@@ -39,8 +36,8 @@ func (r *execRun) startMCP(ctx context.Context) error {
 		Offer:     func(server, tool string) bool { return rules.Evaluate(permission.MCP, server+"/"+tool).Allowed },
 		Command:   r.mcpCommand,
 		WorkDir:   r.workTree,
-		StderrDir: filepath.Join(r.outDir, mcpStderrDir),
-		OutputDir: filepath.Join(r.outDir, toolOutputDir),
+		StderrDir: filepath.Join(r.outDir, outdir.MCPStderrDir),
+		OutputDir: filepath.Join(r.outDir, outdir.ToolOutputDir),
 		Files:     outputFiles{r.outFiles, r.modes},
 		Redact:    r.redactor.Redact,
 		Logger:    r.log,

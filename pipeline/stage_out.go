@@ -4,39 +4,28 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"golang.org/x/term"
 
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
-	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
-
-// newRunID returns a run id that sorts by start time and does not collide:
-// UTC time to the second and 4 random bytes, e.g. 20261130T022300Z-9f3a01bc.
-func newRunID(now time.Time) string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
-}
 
 // openOutputs creates the out dir and the event sinks: the JSONL log (a
 // file, or stdout with --events -), the console view on stderr (unless
 // --quiet; GitHub Actions mode under Actions), all behind the redactor.
 func (r *execRun) openOutputs(_ context.Context) error {
-	r.runID = newRunID(r.start)
+	r.runID = outdir.NewRunID(r.start)
 	r.outDir = r.opts.Out
 	if r.outDir == "" {
-		r.outDir = filepath.Join(".runner", "runs", r.runID)
+		r.outDir = outdir.Default(r.runID)
 	}
 	// The paths the user gave are tried before anything is made: a
 	// --patch that cannot be written was found only after the whole run
@@ -60,17 +49,17 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		return fmt.Errorf("%w: out dir: %w", ErrInfra, err)
 	}
 	if r.opts.Out == "" {
-		ignoreRunnerDir(".runner")
+		ignoreRunnerDir(outdir.StateDir)
 	}
 	r.outFiles.Watch(r.outDir, r.repo)
-	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, report.PatchFile))
+	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, outdir.PatchFile))
 	r.modes.guard(r.outDir, filepath.Dir(r.patchPath))
 	r.redactor = event.NewRedactor(r.opts.Environ, r.secretValues()...)
 	if r.opts.Events == "-" {
 		r.eventsCopy = &bytes.Buffer{}
 		r.writer = event.NewWriter(io.MultiWriter(r.opts.Stdout, r.eventsCopy), r.runID)
 	} else {
-		r.eventsPath = cmp.Or(r.opts.Events, filepath.Join(r.outDir, report.EventsFile))
+		r.eventsPath = cmp.Or(r.opts.Events, filepath.Join(r.outDir, outdir.EventsFile))
 		if err := os.MkdirAll(filepath.Dir(r.eventsPath), 0o755); err != nil {
 			return fmt.Errorf("%w: events: %w", ErrInfra, err)
 		}
@@ -115,7 +104,7 @@ func tryCreate(path string) error {
 	return nil
 }
 
-// ignoreRunnerDir writes dir/.gitignore (runnerDirIgnore) unless one is
+// ignoreRunnerDir writes dir/.gitignore (outdir.StateIgnore) unless one is
 // there: a user's own is left as it is. It is a convenience: when it cannot
 // be written (a read-only dir), the run goes on without it.
 func ignoreRunnerDir(dir string) {
@@ -123,7 +112,7 @@ func ignoreRunnerDir(dir string) {
 	if err != nil {
 		return // there already, or not writable: nothing to do
 	}
-	_, werr := f.WriteString(runnerDirIgnore)
+	_, werr := f.WriteString(outdir.StateIgnore)
 	if cerr := f.Close(); werr != nil || cerr != nil {
 		_ = os.Remove(f.Name()) // a partial one would ignore less than it says
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // TestDefaultOutDirIsGitIgnored: a run in the repository with the default
@@ -35,7 +36,7 @@ func TestDefaultOutDirIsGitIgnored(t *testing.T) {
 		t.Errorf("git status after a run with the default out dir:\n%s\nwant only ?? hello.txt", status)
 	}
 	ignore := filepath.Join(repo, ".runner", ".gitignore")
-	if data, err := os.ReadFile(ignore); err != nil || string(data) != runnerDirIgnore {
+	if data, err := os.ReadFile(ignore); err != nil || string(data) != outdir.StateIgnore {
 		t.Errorf(".runner/.gitignore = %q, %v", data, err)
 	}
 	patch, err := os.ReadFile(filepath.Join(repo, res.PatchPath))

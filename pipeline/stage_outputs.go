@@ -13,13 +13,9 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/runner/report"
 )
-
-// runnerDirIgnore is the .gitignore the runner puts in its default state
-// directory, so that git status stays clean and a `git add -A` after a
-// run in the repository does not commit the runs' logs and histories.
-const runnerDirIgnore = "# runner's own state (run logs, patches, conversation histories): never committed\n*\n"
 
 // runFinished is the run.finished record of a run that ended with st.
 func (r *execRun) runFinished(st *runStatus) event.RunFinished {
@@ -73,7 +69,7 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 		return errors.Join(emitErr, closeErr, err)
 	}
 	r.finished = &fin
-	_ = os.Remove(filepath.Join(r.outDir, toolOutputDir)) // only when empty
+	_ = os.Remove(filepath.Join(r.outDir, outdir.ToolOutputDir)) // only when empty
 	if !r.opts.Quiet {
 		fmt.Fprintf(r.opts.Stderr, "Outputs: %s\n", r.outDir)
 	}
@@ -127,8 +123,8 @@ func (r *execRun) reportedPatch() string {
 // log, wherever it went.
 func (r *execRun) writeReport(ctx context.Context) error {
 	opts := report.MarkdownOptions{Redactor: r.redactor}
-	defaultLog := filepath.Join(r.outDir, report.EventsFile)
-	if r.eventsPath != "" && sameFile(r.eventsPath, defaultLog) && sameFile(r.patchPath, filepath.Join(r.outDir, report.PatchFile)) {
+	defaultLog := filepath.Join(r.outDir, outdir.EventsFile)
+	if r.eventsPath != "" && sameFile(r.eventsPath, defaultLog) && sameFile(r.patchPath, filepath.Join(r.outDir, outdir.PatchFile)) {
 		_, err := report.WriteOut(ctx, r.outDir, opts)
 		return err
 	}

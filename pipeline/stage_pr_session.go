@@ -13,7 +13,7 @@ import (
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"github.com/seed43ef5acb/runner/runner/event"
-	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
 
@@ -49,7 +49,7 @@ type prSession struct {
 
 // historyFiles are the out dir's files a history artifact must carry.
 func historyFiles() []string {
-	return []string{report.HistoryFile, report.EventsFile, report.ResultFile, report.PatchFile, report.RunPatch}
+	return []string{outdir.HistoryFile, outdir.EventsFile, outdir.ResultFile, outdir.PatchFile, outdir.RunPatch}
 }
 
 // setupPRSession, for a comment on a pull request of a task with
@@ -137,7 +137,7 @@ func (r *execRun) fetchPRHistory(ctx context.Context, s *prSession) string {
 	if err := github.FetchHistory(ctx, r.gh.Client, nil, c.Owner, c.Repo, ref, dir, historyFiles(), 0); err != nil {
 		return fmt.Sprintf("the history of run %s could not be fetched (%v)", ref.RunID, err)
 	}
-	h, err := readHistory(filepath.Join(dir, report.HistoryFile))
+	h, err := readHistory(filepath.Join(dir, outdir.HistoryFile))
 	if err == nil {
 		_, err = verifyHistory(dir, h) // a missing digest is lifted as --force lifts it (below)
 	}

@@ -22,7 +22,8 @@
 // (which reads the environment and wires it in).
 //
 // Imports: pipeline, pipeline/spec, github, runner (its Backoff),
-// runner/event, runner/report, runner/snapshot (NotRead), internal/copytree
+// runner/event, runner/report, runner/outdir, runner/snapshot (NotRead),
+// internal/copytree
 // (the copies of clones and results), internal/tempdir
 // (locked temporary directories); go-git for cloning. Only cmd sits above it.
 package batch

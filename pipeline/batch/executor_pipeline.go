@@ -19,7 +19,7 @@ import (
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
-	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
 
@@ -113,7 +113,7 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		case runErr != nil:
 			return Outcome{}, fmt.Errorf("%s: %w", job.RepoID, runErr)
 		}
-		return Outcome{}, fmt.Errorf("%s: %w: the run left no %s", job.RepoID, pipeline.ErrInfra, report.ResultFile)
+		return Outcome{}, fmt.Errorf("%s: %w: the run left no %s", job.RepoID, pipeline.ErrInfra, outdir.ResultFile)
 	}
 	o, err := outcomeOf(res)
 	if err != nil {

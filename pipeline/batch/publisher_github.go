@@ -13,6 +13,7 @@ import (
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/runner/report"
 )
 
@@ -95,14 +96,14 @@ func (p *GitHubPublisher) plan(ctx context.Context, r RepoResult) (github.PRPlan
 	if err != nil {
 		return github.PRPlan{}, err
 	}
-	started, err := runStarted(filepath.Join(outDir, report.EventsFile))
+	started, err := runStarted(filepath.Join(outDir, outdir.EventsFile))
 	if err != nil {
 		return github.PRPlan{}, err
 	}
 	req := github.PRRequest{Task: started.Task, Draft: p.Draft, Labels: p.Labels,
 		AuthorName: p.Author, AuthorEmail: p.Email, Files: files,
 		Provenance: github.Provenance{Task: started.Task, Model: started.Model, CostUSD: r.CostUSD}}
-	if md, err := report.MarkdownFile(ctx, filepath.Join(outDir, report.EventsFile), report.MarkdownOptions{HeadingLevel: 2}); err == nil {
+	if md, err := report.MarkdownFile(ctx, filepath.Join(outDir, outdir.EventsFile), report.MarkdownOptions{HeadingLevel: 2}); err == nil {
 		req.Body = md
 	}
 	if task := taskSpecOf(outDir, started.SpecPath); task != nil {
@@ -203,7 +204,7 @@ func isDir(path string) bool {
 // changedFiles returns the files of the run's final patch from
 // out/events.jsonl; nil when the run changed nothing.
 func changedFiles(ctx context.Context, outDir string) ([]event.FileChange, error) {
-	reports, err := report.Load(ctx, filepath.Join(outDir, report.EventsFile))
+	reports, err := report.Load(ctx, filepath.Join(outDir, outdir.EventsFile))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", pipeline.ErrInfra, err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/runner/event"
-	"github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // TestTaskSpecTravelsWithResults: the executor stores the task spec in
@@ -82,7 +82,7 @@ func TestJobCostCapIsAnOption(t *testing.T) {
 	if got := readFile(t, filepath.Join(outDir, TaskFile)); got != noteTask {
 		t.Errorf("stored task spec = %q, want the batch's task file as is", got)
 	}
-	started, err := runStarted(filepath.Join(outDir, report.EventsFile))
+	started, err := runStarted(filepath.Join(outDir, outdir.EventsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

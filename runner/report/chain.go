@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // maxChain bounds how many earlier runs LoadChain follows.
@@ -56,9 +57,9 @@ func LoadChain(ctx context.Context, path string) ([]Report, error) {
 // directory), else beside the out dir of the log that names it (the usual
 // .runner/runs/<id> layout, read from another directory).
 func findLog(dir, from string) (string, bool) {
-	cands := []string{filepath.Join(dir, EventsFile)}
+	cands := []string{filepath.Join(dir, outdir.EventsFile)}
 	if !filepath.IsAbs(dir) {
-		cands = append(cands, filepath.Join(filepath.Dir(filepath.Dir(from)), filepath.Base(dir), EventsFile))
+		cands = append(cands, filepath.Join(filepath.Dir(filepath.Dir(from)), filepath.Base(dir), outdir.EventsFile))
 	}
 	for _, c := range cands {
 		if _, err := os.Stat(c); err == nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // TestPatchExcerpt: a patch larger than MaxPatchExcerpt is read only so
@@ -14,7 +16,7 @@ func TestPatchExcerpt(t *testing.T) {
 	dir := t.TempDir()
 	line := "+" + strings.Repeat("x", 99) + "\n"
 	big := "diff --git a/f b/f\n" + strings.Repeat(line, 10_000) // about 1 MB
-	p := filepath.Join(dir, PatchFile)
+	p := filepath.Join(dir, outdir.PatchFile)
 	if err := os.WriteFile(p, []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -11,16 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/seed43ef5acb/runner/runner/event"
-)
-
-// Files of the out/ directory.
-const (
-	EventsFile  = "events.jsonl"  // the event log
-	PatchFile   = "changes.patch" // the final patch (unified diff)
-	ResultFile  = "result.json"   // the run.finished line, envelope included
-	SummaryFile = "summary.md"    // the Markdown report
-	HistoryFile = "history.jsonl" // the conversation the model saw (runner exec --continue)
-	RunPatch    = "run.patch"     // a continued run's own steps only (changes.patch is the whole chain)
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // WriteResult writes dir/result.json: the run.finished line object as
@@ -28,19 +19,19 @@ const (
 // line never disagree. It returns ErrNoRunFinished for any other record.
 func WriteResult(ctx context.Context, dir string, rec event.Record) error {
 	if rec.Type != (event.RunFinished{}).EventType() {
-		return fmt.Errorf("write %s: %w (got %q)", ResultFile, ErrNoRunFinished, rec.Type)
+		return fmt.Errorf("write %s: %w (got %q)", outdir.ResultFile, ErrNoRunFinished, rec.Type)
 	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, rec.Raw, "", "  "); err != nil {
-		return fmt.Errorf("write %s: %w", ResultFile, err)
+		return fmt.Errorf("write %s: %w", outdir.ResultFile, err)
 	}
 	b.WriteByte('\n')
-	return writeFile(ctx, filepath.Join(dir, ResultFile), b.Bytes())
+	return writeFile(ctx, filepath.Join(dir, outdir.ResultFile), b.Bytes())
 }
 
 // WriteSummary writes dir/summary.md from r.
 func WriteSummary(ctx context.Context, dir string, r Report, o MarkdownOptions) error {
-	return writeFile(ctx, filepath.Join(dir, SummaryFile), []byte(r.Markdown(o)))
+	return writeFile(ctx, filepath.Join(dir, outdir.SummaryFile), []byte(r.Markdown(o)))
 }
 
 // WriteOut reads dir/events.jsonl (and the start of dir/changes.patch
@@ -53,7 +44,7 @@ func WriteOut(ctx context.Context, dir string, o MarkdownOptions) (Report, error
 	if err := ctx.Err(); err != nil {
 		return Report{}, fmt.Errorf("write out dir: %w", err)
 	}
-	recs, err := readLogFile(filepath.Join(dir, EventsFile), EventsFile)
+	recs, err := readLogFile(filepath.Join(dir, outdir.EventsFile), outdir.EventsFile)
 	if err != nil {
 		return Report{}, fmt.Errorf("write out dir: %w", err)
 	}
@@ -67,7 +58,7 @@ func WriteOut(ctx context.Context, dir string, o MarkdownOptions) (Report, error
 		}
 	}
 	if o.Patch == "" {
-		patch, size, err := ReadPatchExcerpt(filepath.Join(dir, PatchFile))
+		patch, size, err := ReadPatchExcerpt(filepath.Join(dir, outdir.PatchFile))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return rep, fmt.Errorf("write out dir: %w", err)
 		}

@@ -4,7 +4,7 @@
 // render it; WriteOut writes the out/ directory's result.json and
 // summary.md.
 //
-// Imports: runner/event only.
+// Imports: runner/event and runner/outdir (the out dir's file names).
 package report
 
 import (

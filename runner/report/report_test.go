@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 func readRecords(t *testing.T, name string) []event.Record {
@@ -192,8 +193,8 @@ func TestWriteOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	must(t, os.WriteFile(filepath.Join(dir, EventsFile), logData, 0o644))
-	must(t, os.WriteFile(filepath.Join(dir, PatchFile), []byte(readPatch(t)), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, outdir.EventsFile), logData, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, outdir.PatchFile), []byte(readPatch(t)), 0o644))
 	rep, err := WriteOut(t.Context(), dir, MarkdownOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +202,7 @@ func TestWriteOut(t *testing.T) {
 	if rep.Status != event.StatusSuccess {
 		t.Errorf("status %q", rep.Status)
 	}
-	res, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	res, err := os.ReadFile(filepath.Join(dir, outdir.ResultFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestWriteOut(t *testing.T) {
 	if err := v.Validate(res); err != nil {
 		t.Errorf("result.json: %v", err)
 	}
-	sum, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	sum, err := os.ReadFile(filepath.Join(dir, outdir.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,17 +237,17 @@ func TestWriteOutErrors(t *testing.T) {
 	if _, err := WriteOut(t.Context(), dir, MarkdownOptions{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing log: %v", err)
 	}
-	must(t, os.WriteFile(filepath.Join(dir, EventsFile), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, outdir.EventsFile), nil, 0o644))
 	if _, err := WriteOut(t.Context(), dir, MarkdownOptions{}); !errors.Is(err, ErrNoEvents) {
 		t.Errorf("empty log: %v", err)
 	}
 	inc, err := os.ReadFile(filepath.Join("testdata", "incomplete.jsonl"))
 	must(t, err)
-	must(t, os.WriteFile(filepath.Join(dir, EventsFile), inc, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, outdir.EventsFile), inc, 0o644))
 	if _, err := WriteOut(t.Context(), dir, MarkdownOptions{}); err != nil {
 		t.Errorf("incomplete log: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ResultFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, outdir.ResultFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("result.json written without run.finished: %v", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // TestPlantedSecretNeverWritten wires the sinks as `runner exec` does (a
@@ -21,7 +22,7 @@ func TestPlantedSecretNeverWritten(t *testing.T) {
 	environ := []string{"HOME=/home/u", "OPENAI_API_KEY=" + envSecret}
 	red := event.NewRedactor(environ)
 	dir := t.TempDir()
-	w, err := event.Create(filepath.Join(dir, EventsFile), "run-secret", event.WithRedactor(red))
+	w, err := event.Create(filepath.Join(dir, outdir.EventsFile), "run-secret", event.WithRedactor(red))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestPlantedSecretNeverWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := v.ValidateLog(outputs[EventsFile]); err != nil {
+	if err := v.ValidateLog(outputs[outdir.EventsFile]); err != nil {
 		t.Error(err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // maxFileRows is the most files listed in the Changes table.
@@ -133,7 +134,7 @@ func patchSection(patch string, size int64, d *Diff) section {
 	}
 	if size > int64(len(patch)) {
 		summary += fmt.Sprintf(" — first %s of %s", byteText(int64(len(patch))), byteText(size))
-		patch = strings.TrimRight(patch, "\n") + fmt.Sprintf("\n… the whole patch (%d bytes) is in the run's %s\n", size, PatchFile)
+		patch = strings.TrimRight(patch, "\n") + fmt.Sprintf("\n… the whole patch (%d bytes) is in the run's %s\n", size, outdir.PatchFile)
 	}
 	s := section{name: "Patch", text: details(summary, "diff", patch)}
 	s.cut = func(n int) (string, bool) {

@@ -18,5 +18,5 @@
 // manifest it reads) and runner/report (file names); nothing below imports
 // it.
 //
-// Imports: pipeline/batch, runner/event and runner/report.
+// Imports: pipeline/batch, runner/event, runner/report and runner/outdir.
 package batchreport

@@ -17,7 +17,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/pipeline/batch"
 	"github.com/seed43ef5acb/runner/runner/event"
-	runreport "github.com/seed43ef5acb/runner/runner/report"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // night is one night while it is built.
@@ -172,7 +172,7 @@ func (l *loader) repo(p picked) (Repo, []string) {
 		return out, problems
 	}
 	repoDir := filepath.Join(p.dir.path, filepath.FromSlash(r.ID))
-	if tok, ok, err := readTokens(filepath.Join(repoDir, runreport.ResultFile)); err != nil {
+	if tok, ok, err := readTokens(filepath.Join(repoDir, outdir.ResultFile)); err != nil {
 		problems = append(problems, err.Error())
 	} else if ok {
 		out.Tokens = tok
@@ -190,8 +190,8 @@ func (l *loader) repo(p picked) (Repo, []string) {
 			problems = append(problems, fmt.Sprintf("%s: %v", patch, err))
 		}
 	}
-	out.Links.Summary = l.linkIfExists(filepath.Join(repoDir, runreport.SummaryFile))
-	out.Links.Events = l.linkIfExists(filepath.Join(repoDir, runreport.EventsFile))
+	out.Links.Summary = l.linkIfExists(filepath.Join(repoDir, outdir.SummaryFile))
+	out.Links.Events = l.linkIfExists(filepath.Join(repoDir, outdir.EventsFile))
 	return out, problems
 }
 
