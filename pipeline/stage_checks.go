@@ -29,6 +29,8 @@ type checkResult struct {
 	passed bool
 	exit   int
 	output string
+	// cancelled: the run was stopped while the check ran (killed).
+	cancelled bool
 	// refresh is what the sandbox changed before the check (new covers).
 	refresh *event.SandboxRefresh
 }
@@ -89,7 +91,7 @@ func (r *execRun) checkOnce(ctx context.Context, attempt int) ([]checkResult, er
 		if err := r.emit(event.CheckFinished{
 			Name: c.Name, Command: c.Run, Attempt: attempt, ExitCode: res.exit,
 			Passed: res.passed, Output: res.output, DurationMS: time.Since(start).Milliseconds(),
-			SandboxRefresh: res.refresh, Hint: r.checkHint(res.passed),
+			SandboxRefresh: res.refresh, Hint: r.checkHint(res.passed || res.cancelled), Cancelled: res.cancelled,
 		}); err != nil {
 			return nil, err
 		}
@@ -130,7 +132,7 @@ func (r *execRun) runCheck(ctx context.Context, c spec.Check) (checkResult, erro
 	if res.IsError && exit == 0 {
 		exit = -1 // killed: timed out or cancelled
 	}
-	out := checkResult{check: c, passed: !res.IsError, exit: exit, output: res.Output}
+	out := checkResult{check: c, passed: !res.IsError, exit: exit, output: res.Output, cancelled: res.IsError && ctx.Err() != nil}
 	if ref, ok := res.Metadata["sandbox_refresh"].(*sandbox.Refresh); ok {
 		out.refresh = &event.SandboxRefresh{Hidden: ref.Hidden, Reason: ref.Reason}
 	}

@@ -113,6 +113,10 @@ func (c *Console) checkFinished(b *strings.Builder, v CheckFinished) {
 		c.trusted(b, fmt.Sprintf("  %s %s passed  %s", c.paint(green, "✓"), sanitize(v.Name, 80), c.paint(dim, FormatMS(v.DurationMS))))
 		return
 	}
+	if v.Cancelled {
+		c.trusted(b, fmt.Sprintf("  %s %s cancelled  %s", c.paint(yellow, "⊘"), sanitize(v.Name, 80), c.paint(dim, FormatMS(v.DurationMS))))
+		return
+	}
 	c.trusted(b, fmt.Sprintf("  %s %s failed (exit %d)  %s", c.paint(red, "✗"), sanitize(v.Name, 80), v.ExitCode, c.paint(dim, FormatMS(v.DurationMS))))
 	lines := strings.Split(strings.TrimRight(v.Output, "\n"), "\n")
 	const tail = 20

@@ -390,6 +390,10 @@ type CheckFinished struct {
 	// $HOME, writes outside the work tree) and which spec key gives it
 	// back; "" for a check that passed or ran unsandboxed.
 	Hint string `json:"hint,omitempty"`
+	// Cancelled: the run was stopped (a signal, its timeout) while the
+	// check ran, which was killed; it neither passed nor failed, and its
+	// exit code is -1.
+	Cancelled bool `json:"cancelled,omitempty"`
 }
 
 // SandboxRefresh is what the sandbox changed before a command: the paths

@@ -104,6 +104,8 @@ type Check struct {
 	// Hint is check.finished's hint: what the sandbox took from a failed
 	// check ("" for none).
 	Hint string `json:"hint,omitempty"`
+	// Cancelled: the run was stopped while the check ran.
+	Cancelled bool `json:"cancelled,omitempty"`
 }
 
 // BuildRuns splits records by run_id (in order of first appearance) and
@@ -205,7 +207,7 @@ func (b *builder) add(rec event.Record, p event.Payload) {
 		}
 	case event.CheckFinished:
 		b.r.Checks = append(b.r.Checks, Check{Name: v.Name, Command: v.Command, Attempt: v.Attempt,
-			Passed: v.Passed, ExitCode: v.ExitCode, DurationMS: v.DurationMS, Output: v.Output, Hint: v.Hint})
+			Passed: v.Passed, ExitCode: v.ExitCode, DurationMS: v.DurationMS, Output: v.Output, Hint: v.Hint, Cancelled: v.Cancelled})
 	case event.Publish:
 		b.r.Delivery = append(b.r.Delivery, v)
 	case event.RunFinished:

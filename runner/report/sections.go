@@ -70,7 +70,10 @@ func (r Report) checksSection(h string) string {
 	return table(h, "Checks", "| Check | Attempt | Result | Exit | Duration |\n|---|--:|---|--:|--:|", len(r.Checks), func(i int) string {
 		c := r.Checks[i]
 		res := "✅ passed"
-		if !c.Passed {
+		switch {
+		case c.Cancelled:
+			res = "⊘ cancelled"
+		case !c.Passed:
 			res = "❌ failed"
 		}
 		return fmt.Sprintf("| %s | %d | %s | %d | %s |", cell(c.Name), c.Attempt, res, c.ExitCode, event.FormatMS(c.DurationMS))
