@@ -15,7 +15,8 @@ import (
 // hides the batch's clone cache and the other work dirs): repository
 // "victim" has a committed, protected .env; repository "attacker" runs
 // `bash attack.sh`, which reads the victim's blob from the batch's clone
-// cache (git --git-dir=<cache>/victim.git show HEAD:.env). The victim's
+// cache (git --git-dir=<cache>/clones/victim.git show HEAD:.env, and the
+// earlier layout's <cache>/victim.git). The victim's
 // value must not reach the model (it did, raw, and the attacker's log: its
 // redactor knows only its own values).
 func TestAttackBatchCacheHidesOtherRepos(t *testing.T) {
@@ -23,7 +24,7 @@ func TestAttackBatchCacheHidesOtherRepos(t *testing.T) {
 	dir := t.TempDir()
 	gittest.Init(t, filepath.Join(dir, "victim"), map[string]string{"README.md": "victim\n", ".env": "VICTIM_TOKEN=" + secret + "\n"})
 	gittest.Init(t, filepath.Join(dir, "attacker"), map[string]string{"README.md": "attacker\n",
-		"attack.sh": "for d in ../../../*.git; do echo \"$d: $(git --git-dir=\"$d\" show HEAD:.env 2>&1)\"; done\n"})
+		"attack.sh": "for d in ../../../*.git ../../../clones/*.git; do echo \"$d: $(git --git-dir=\"$d\" show HEAD:.env 2>&1)\"; done\n"})
 	write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nmodel: gpt-4.1-mini\nprompt: hi\npermissions:\n  read: allow\n  bash: {\"bash attack.sh\": allow}\n")
 	spec := filepath.Join(dir, "batch.yaml")
 	write(t, spec, "version: 1\nname: rt\ntask: task.yaml\nrepos:\n  - path: victim\n  - path: attacker\n")

@@ -21,8 +21,9 @@ func TestRunCollectsKilledBatchesLeftovers(t *testing.T) {
 	spec := makeBatch(t, dir, 2, "")
 	cache := filepath.Join(dir, "cache")
 	deadWork := filepath.Join(cache, "work", "repos-r00-killed")
-	deadClone := filepath.Join(cache, ".clone-repos-r01-killed")
-	for _, d := range []string{deadWork, deadClone} {
+	deadClone := filepath.Join(cache, clonesDir, ".clone-repos-r01-killed")
+	oldClone := filepath.Join(cache, ".clone-repos-r01-killed") // an earlier version's layout
+	for _, d := range []string{deadWork, deadClone, oldClone} {
 		if err := os.MkdirAll(filepath.Join(d, "repo"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -48,6 +49,9 @@ func TestRunCollectsKilledBatchesLeftovers(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(cache, "work", "*"))
 	if len(left) != 1 || left[0] != live.Path() {
 		t.Errorf("work dirs left: %v, want only the live one %s", left, live.Path())
+	}
+	if clones, _ := filepath.Glob(filepath.Join(cache, "*", ".clone-*")); len(clones) != 0 {
+		t.Errorf("clones left: %v", clones)
 	}
 	if clones, _ := filepath.Glob(filepath.Join(cache, ".clone-*")); len(clones) != 0 {
 		t.Errorf("clones left: %v", clones)

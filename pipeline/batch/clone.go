@@ -30,6 +30,18 @@ const commitFile = "RUNNER_BASE_COMMIT"
 
 var hexCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
+// clonesDir is the clone cache's subdirectory holding the entries
+// (<cache>/clones/<id>.git) and their temporary clones: one directory,
+// so that a repository's sandbox hides all of them as one thing.
+const clonesDir = "clones"
+
+// cacheEntry is the clone cache entry of repository id in cacheDir. An
+// entry an earlier version left at <cache>/<id>.git is moved there on
+// first use (cloner.cached).
+func cacheEntry(cacheDir, id string) string {
+	return filepath.Join(cacheDir, clonesDir, id+".git")
+}
+
 // cloner keeps one bare, shallow clone per repository in dir and hands
 // out fresh work trees copied from it, so the cache is never written to by
 // a run. An entry found in the cache is refreshed (fetched) the first time
@@ -38,7 +50,7 @@ var hexCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // the commit resolved then. Processes sharing dir (shards, other batches)
 // take the entry's lock file: exclusive to clone or fetch, shared to copy.
 type cloner struct {
-	dir   string // cache dir
+	dir   string // the cache's clones directory (<cache>/clones)
 	depth int    // 0 = full history
 	// token authenticates clones from server (see auth); "" = anonymous.
 	token  string
@@ -112,6 +124,7 @@ func (c *cloner) cached(ctx context.Context, repo Repo, src string) (string, str
 	if commit, ok := c.resolved(path); ok { // another attempt did it while we waited
 		return path, commit, nil
 	}
+	c.adoptLegacy(repo.ID, path)
 	var commit string
 	if prev, err := os.ReadFile(filepath.Join(path, commitFile)); err == nil {
 		commit, err = c.refresh(ctx, path, src, repo.Ref, strings.TrimSpace(string(prev)))
@@ -128,6 +141,23 @@ func (c *cloner) cached(ctx context.Context, repo Repo, src string) (string, str
 	c.used[path] = commit
 	c.mu.Unlock()
 	return path, commit, nil
+}
+
+// adoptLegacy moves the entry an earlier version kept at <cache>/<id>.git
+// to path, when path has none, so an upgrade refreshes the clone rather
+// than cloning again. Called under path's exclusive lock; a failure only
+// means a fresh clone.
+func (c *cloner) adoptLegacy(id, path string) {
+	legacy := filepath.Join(filepath.Dir(c.dir), id+".git")
+	if _, err := os.Stat(filepath.Join(legacy, commitFile)); err != nil {
+		return
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return
+	}
+	if os.Rename(legacy, path) == nil {
+		_ = os.Remove(legacy + ".lock")
+	}
 }
 
 // resolved returns the commit this cloner resolved the entry at path to.

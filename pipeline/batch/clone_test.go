@@ -78,3 +78,33 @@ func TestClonerSharedCache(t *testing.T) {
 		t.Errorf("cache holds %v, want only same.git and its lock file", entries)
 	}
 }
+
+// TestClonerAdoptsEarlierLayout: an entry an earlier version cached at
+// <cache>/<id>.git is moved to <cache>/clones/<id>.git and refreshed, not
+// cloned again; the old path is gone, so the cache holds one copy.
+func TestClonerAdoptsEarlierLayout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	gittest.Init(t, src, map[string]string{"f.txt": "x\n"})
+	cache := filepath.Join(dir, "cache")
+	old := &cloner{dir: cache, depth: 1}
+	if _, err := old.workTree(t.Context(), Repo{ID: "app"}, src, filepath.Join(dir, "w1")); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(cache, "app.git", "adopted-marker")
+	write(t, marker, "x")
+	c := &cloner{dir: filepath.Join(cache, clonesDir), depth: 1}
+	if _, err := c.workTree(t.Context(), Repo{ID: "app"}, src, filepath.Join(dir, "w2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cacheEntry(cache, "app"), "adopted-marker")); err != nil {
+		t.Errorf("the earlier entry was not moved into %s: %v", cacheEntry(cache, "app"), err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "app.git")); !os.IsNotExist(err) {
+		t.Errorf("the earlier entry is still at %s (%v)", filepath.Join(cache, "app.git"), err)
+	}
+	if got := readFile(t, filepath.Join(dir, "w2", "f.txt")); got != "x\n" {
+		t.Errorf("work tree from the adopted entry: f.txt = %q", got)
+	}
+}

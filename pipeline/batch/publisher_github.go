@@ -36,7 +36,7 @@ type GitHubPublisher struct {
 	// nil means ServerURL/owner/repo.git. Tests point it at local
 	// repositories.
 	Remote func(owner, repo string) string
-	// CacheDir is a clone cache of `batch run` (CacheDir/<id>.git) to
+	// CacheDir is a clone cache of `batch run` (CacheDir/clones/<id>.git) to
 	// read the base commit from before fetching it; "" = Dir/.cache.
 	CacheDir string
 	Author   string // commit author name; "" = github.DefaultAuthorName
@@ -135,8 +135,10 @@ func (p *GitHubPublisher) manifestRef(id string) string {
 // cache when it has the repository, then the remote.
 func (p *GitHubPublisher) baseSources(id, remote string) []string {
 	cache := cmp.Or(p.CacheDir, filepath.Join(p.Dir, ".cache"))
-	if cached := filepath.Join(cache, id+".git"); isDir(cached) {
-		return []string{cached, remote}
+	for _, cached := range []string{cacheEntry(cache, id), filepath.Join(cache, id+".git")} { // an earlier version's last
+		if isDir(cached) {
+			return []string{cached, remote}
+		}
 	}
 	return []string{remote}
 }

@@ -18,7 +18,7 @@ import (
 
 // noteCassette writes a two-turn scripted session: write NOTE.md, then
 // finish.
-func noteCassette(t *testing.T, path string) {
+func noteCassette(t testing.TB, path string) {
 	t.Helper()
 	x := func(turn llmtest.Turn) llm.Exchange {
 		return llm.Exchange{Request: llm.RecordedRequest{Method: "POST", Path: "/v1/chat/completions"},

@@ -139,7 +139,7 @@ func checkCacheClean(t *testing.T, out string) {
 		t.Errorf("work trees left behind: %v %v", entries, err)
 	}
 	for _, name := range []string{"index", "step0.txt"} {
-		matches, _ := filepath.Glob(filepath.Join(cache, "*.git", name))
+		matches, _ := filepath.Glob(filepath.Join(cache, clonesDir, "*.git", name))
 		if len(matches) > 0 {
 			t.Errorf("cache was written to: %v", matches)
 		}

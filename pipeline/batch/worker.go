@@ -102,7 +102,7 @@ func newBatchRun(opts RunOptions, spec *Spec, shard Shard, total int) (*batchRun
 	}
 	return &batchRun{
 		opts: opts, spec: spec, shard: shard,
-		clone:    &cloner{dir: opts.CacheDir, depth: spec.Clone.Depth, token: opts.GitHubToken, server: opts.GitHubServerURL},
+		clone:    &cloner{dir: filepath.Join(opts.CacheDir, clonesDir), depth: spec.Clone.Depth, token: opts.GitHubToken, server: opts.GitHubServerURL},
 		workRoot: filepath.Join(opts.CacheDir, "work"),
 		log:      log,
 		prog:     newProgress(opts.Progress, opts.TTY, total),
@@ -117,7 +117,8 @@ func newBatchRun(opts RunOptions, spec *Spec, shard Shard, total int) (*batchRun
 // litter, so it is not an error.
 func collectStale(cacheDir string) {
 	_, _ = tempdir.Collect(filepath.Join(cacheDir, "work"), "*")
-	_, _ = tempdir.Collect(cacheDir, ".clone-*")
+	_, _ = tempdir.Collect(filepath.Join(cacheDir, clonesDir), ".clone-*")
+	_, _ = tempdir.Collect(cacheDir, ".clone-*") // an earlier version's
 }
 
 func (b *batchRun) close() error {
@@ -342,30 +343,24 @@ func (a *attempts) once(ctx context.Context) (Outcome, error) {
 }
 
 // hiddenFrom lists what the sandbox of the repository whose attempt
-// directory is own hides: every clone cache entry (CacheDir/<id>.git: a
-// repository's whole history, a committed .env among it; its own too, the
-// work tree's objects are hard-linked copies) and every other attempt's
-// directory under the work root that exists now (a command
-// read another repository's .env with git --git-dir=../<id>.git show
-// HEAD:.env). Attempt directories made later, by repositories running at
-// the same time, are not in the list: run untrusted repositories with
+// directory is own hides: the whole clone cache, as one path. It holds
+// every entry (<cache>/clones/<id>.git: a repository's whole history, a
+// committed .env among it; its own too, the work tree's objects are
+// hard-linked copies) and the other attempts' directories under the work
+// root (a command read another repository's .env with git
+// --git-dir=../<id>.git show HEAD:.env). The sandbox keeps own's work tree
+// reachable by hiding the other children of the directories that hold it
+// (tools/sandbox computeCovers): the clones directory is one cover however
+// many repositories the batch has, so each repository's cost does not grow
+// with the batch. Attempt directories made later, by repositories running
+// at the same time, are not hidden: run untrusted repositories with
 // concurrency 1, or in batches of their own.
-func (b *batchRun) hiddenFrom(own string) []string {
-	var out []string
-	caches, _ := filepath.Glob(filepath.Join(b.clone.dir, "*.git"))
-	out = append(out, caches...)
-	works, _ := filepath.Glob(filepath.Join(b.workRoot, "*"))
-	for _, w := range works {
-		if w != own {
-			out = append(out, w)
-		}
+func (b *batchRun) hiddenFrom(string) []string {
+	cache := b.opts.CacheDir
+	if abs, err := filepath.Abs(cache); err == nil {
+		cache = abs
 	}
-	for i, p := range out {
-		if abs, err := filepath.Abs(p); err == nil {
-			out[i] = abs
-		}
-	}
-	return out
+	return []string{cache}
 }
 
 // jobBudget is the per-repository limit, capped by what is left in total.
