@@ -19,6 +19,7 @@ import (
 	"github.com/seed43ef5acb/runner/internal/mirror"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/runner/historyfile"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 	"github.com/seed43ef5acb/runner/tools/mcp"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -144,7 +145,7 @@ func (o outputFiles) Create(path string) (tools.OutputFile, error) {
 type stepSnapshots struct {
 	store   *snapshot.Store
 	base    snapshot.Tree
-	history *historyFile // records each step's tree; nil keeps none
+	history *historyfile.Writer // records each step's tree; nil keeps none
 }
 
 // Track implements runner.Snapshotter. After a step whose commands may
@@ -165,7 +166,7 @@ func (s stepSnapshots) Track(ctx context.Context, touched []string, all bool) (r
 		return runner.StepSnapshot{}, fmt.Errorf("snapshot: %w", err)
 	}
 	if s.history != nil {
-		_ = s.history.tree(string(tree), false) // the history logs its own failures
+		_ = s.history.Tree(string(tree), false) // the history logs its own failures
 	}
 	files, err := s.store.Diff(ctx, s.base, tree)
 	if err != nil {

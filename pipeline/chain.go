@@ -12,35 +12,19 @@ import (
 
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/historyfile"
 	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/runner/report"
 )
 
 // A conversation is a chain of runs, each continuing the last. Each
-// run's history header keeps the earlier runs' summaries (chainRun), so
+// run's history header keeps the earlier runs' summaries (historyfile.ChainRun), so
 // the next run knows what the whole chain spent (limits.total) and can
 // show it (the sticky comment's chain table) without the earlier out
 // dirs, which on GitHub are artifacts that expire.
 
 // promptMax bounds a prompt kept in a chain summary, in runes.
 const promptMax = 300
-
-// chainRun is one earlier run of a conversation.
-type chainRun struct {
-	RunID  string       `json:"run_id"`
-	Prompt string       `json:"prompt,omitempty"` // its user message, cut to promptMax runes
-	Status event.Status `json:"status"`           // "incomplete" for a log cut short
-	Steps  int          `json:"steps"`
-	Tokens event.Tokens `json:"tokens"`
-	// CostUSD is nil when unknown.
-	CostUSD *float64 `json:"cost_usd"`
-	// Files, Additions and Deletions are the run's own change (its
-	// run.patch; the first run's changes.patch).
-	Files     int    `json:"files"`
-	Additions int    `json:"additions"`
-	Deletions int    `json:"deletions"`
-	URL       string `json:"url,omitempty"` // the GitHub Actions run, when known
-}
 
 // cutPrompt is p on one line, at most promptMax runes.
 func cutPrompt(p string) string {
@@ -56,8 +40,8 @@ func cutPrompt(p string) string {
 // whose history header is h: totals from its event log (a log cut by a
 // kill still counts its finished steps), its own change from run.patch,
 // else changes.patch.
-func summarizeRun(ctx context.Context, dir string, h historyLine) (chainRun, error) {
-	c := chainRun{RunID: h.RunID, Prompt: h.Prompt, Status: "incomplete", URL: h.RunURL}
+func summarizeRun(ctx context.Context, dir string, h historyfile.Line) (historyfile.ChainRun, error) {
+	c := historyfile.ChainRun{RunID: h.RunID, Prompt: h.Prompt, Status: "incomplete", URL: h.RunURL}
 	reps, err := report.Load(ctx, filepath.Join(dir, outdir.EventsFile))
 	if errors.Is(err, os.ErrNotExist) {
 		reps, err = nil, nil // its log went elsewhere (--events): nothing is known of it
@@ -111,7 +95,7 @@ type spent struct {
 }
 
 // chainSpent sums the chain.
-func chainSpent(chain []chainRun) spent {
+func chainSpent(chain []historyfile.ChainRun) spent {
 	s := spent{Runs: len(chain)}
 	cost, known := 0.0, true
 	for _, c := range chain {
@@ -130,7 +114,7 @@ func chainSpent(chain []chainRun) spent {
 }
 
 // chain is the runs before this one (empty for a fresh run).
-func (r *execRun) chain() []chainRun {
+func (r *execRun) chain() []historyfile.ChainRun {
 	if r.continued == nil {
 		return nil
 	}
@@ -235,7 +219,7 @@ func (r *execRun) keepTranscript() {
 	if c == nil || r.history == nil {
 		return
 	}
-	t := c.history.transcript
+	t := c.history.Transcript
 	_ = r.history.Record(runner.HistoryRecord{Kind: runner.HistorySystem, System: t.System})
 	if len(t.Messages) > 0 {
 		_ = r.history.Record(runner.HistoryRecord{Kind: runner.HistoryMessages, Messages: t.Messages})

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/historyfile"
 	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
@@ -62,7 +63,7 @@ func readFinalRecord(dir string) (*finalRecord, error) {
 // with no digest to check (killed before its final record, or made by a
 // runner before the field existed) returns the reason as missing; the
 // caller refuses it unless --force.
-func verifyHistory(dir string, h *history) (missing string, err error) {
+func verifyHistory(dir string, h *historyfile.History) (missing string, err error) {
 	path := filepath.Join(dir, outdir.HistoryFile)
 	rec, err := readFinalRecord(dir)
 	switch {
@@ -70,15 +71,15 @@ func verifyHistory(dir string, h *history) (missing string, err error) {
 		return "", err
 	case rec == nil:
 		return fmt.Sprintf("run %s has no final record (neither %s nor a run.finished line in %s): it was killed before it ended, so %s cannot be checked",
-			h.header.RunID, outdir.ResultFile, outdir.EventsFile, path), nil
-	case rec.RunID != h.header.RunID:
+			h.Header.RunID, outdir.ResultFile, outdir.EventsFile, path), nil
+	case rec.RunID != h.Header.RunID:
 		return "", fmt.Errorf("%w: %s is the record of run %s, but %s is the history of run %s: the out dir mixes two runs; continue from the out dir of one run, as the runner left it",
-			ErrHistory, rec.where, rec.RunID, path, h.header.RunID)
+			ErrHistory, rec.where, rec.RunID, path, h.Header.RunID)
 	case rec.History == nil:
 		return fmt.Sprintf("%s carries no history digest (a runner older than this one wrote it), so %s cannot be checked", rec.where, path), nil
-	case *rec.History != h.digest:
+	case *rec.History != h.Digest:
 		return "", fmt.Errorf("%w: %s does not match the history digest in %s (sha256 %.12s…, %d bytes; the file is sha256 %.12s…, %d bytes): it was changed after run %s ended, and nothing was sent to the model; restore the run's out dir as the runner left it (for a pull request: its Actions artifact), or start a fresh run (--force does not lift this)",
-			ErrHistory, path, rec.where, rec.History.SHA256, rec.History.Size, h.digest.SHA256, h.digest.Size, h.header.RunID)
+			ErrHistory, path, rec.where, rec.History.SHA256, rec.History.Size, h.Digest.SHA256, h.Digest.Size, h.Header.RunID)
 	}
 	return "", nil
 }

@@ -6,7 +6,7 @@
 // spec's ErrInvalidSpec, ErrInputs and ErrRead), mapped by ExitCode.
 //
 // Imports: pipeline/spec, pipeline/gate, github, runner, runner/report,
-// runner/outdir, runner/snapshot,
+// runner/outdir, runner/historyfile, runner/snapshot,
 // runner/event, tools, tools/mcp, tools/sandbox, tools/sandbox/netproxy (the
 // network allow list's proxy), tools/permission, llm and
 // internal/workflowcmd, internal/tempdir, internal/mirror, internal/copytree,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/seed43ef5acb/runner/pipeline/spec"
+	"github.com/seed43ef5acb/runner/runner/historyfile"
 )
 
 // Exit codes of the runner CLI, documented in README.md.
@@ -27,6 +28,8 @@ var (
 	ErrInfra = errors.New("infrastructure error")
 	// ErrCancelled: the run was cancelled by a signal (exit 130).
 	ErrCancelled = errors.New("cancelled")
+	// ErrHistory: an earlier run's history cannot be continued (exit 2).
+	ErrHistory = historyfile.ErrHistory
 )
 
 // ExitError carries an explicit exit code; it wins over every sentinel.

@@ -19,6 +19,7 @@ import (
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/historyfile"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 	"github.com/seed43ef5acb/runner/tools/mcp"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -162,7 +163,7 @@ type execRun struct {
 	// continue stages: the earlier run this one continues (nil: fresh),
 	// and this run's history.jsonl
 	continued *continued
-	history   *historyFile
+	history   *historyfile.Writer
 	// pr is the pull request of a run on a comment on one (github.continue):
 	// where its commits go and how its conversation was found; nil otherwise.
 	pr *prSession

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/historyfile"
 	"github.com/seed43ef5acb/runner/runner/report"
 )
 
@@ -20,14 +21,14 @@ func (r *execRun) conversationMarkdown(st *runStatus) string {
 		fmt.Fprintf(&b, "> [!NOTE]\n> Started fresh from the pull request's head: %s.\n\n", r.redactor.Redact(s.fresh))
 	}
 	if c := r.continued; c != nil && len(c.why) > 0 {
-		fmt.Fprintf(&b, "> [!NOTE]\n> Continued run %s although %s.\n\n", c.history.header.RunID, strings.Join(c.why, " and "))
+		fmt.Fprintf(&b, "> [!NOTE]\n> Continued run %s although %s.\n\n", c.history.Header.RunID, strings.Join(c.why, " and "))
 	}
 	chain := r.chain()
 	fmt.Fprintf(&b, "**Conversation** (%d run%s)\n\n| run | prompt | status | change |\n|---|---|---|---|\n", len(chain)+1, plural(len(chain)+1))
 	for i, c := range chain {
 		b.WriteString(chainRow(fmt.Sprint(i+1), c))
 	}
-	this := chainRun{RunID: r.runID, Prompt: cutPrompt(r.redactor.Redact(r.userMessage())), Status: st.Status}
+	this := historyfile.ChainRun{RunID: r.runID, Prompt: cutPrompt(r.redactor.Redact(r.userMessage())), Status: st.Status}
 	if r.gh != nil {
 		this.URL = r.gh.Env.RunURL()
 	}
@@ -43,7 +44,7 @@ func (r *execRun) conversationMarkdown(st *runStatus) string {
 }
 
 // chainRow is one row of the chain table.
-func chainRow(n string, c chainRun) string {
+func chainRow(n string, c historyfile.ChainRun) string {
 	run := n
 	if c.URL != "" {
 		run = fmt.Sprintf("[%s](%s)", n, c.URL)

@@ -84,7 +84,7 @@ func (r *execRun) runAgent(ctx context.Context) error {
 		cfg.History = r.history
 	}
 	if c := r.continued; c != nil {
-		cfg.Resume = &c.history.transcript
+		cfg.Resume = &c.history.Transcript
 	}
 	r.session = runner.NewSession(cfg)
 	res, err := r.session.Run(ctx)

@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"strings"
 	"time"
+
+	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"

@@ -11,6 +11,7 @@ import (
 	"github.com/seed43ef5acb/runner/internal/gitignore"
 
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/historyfile"
 	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
@@ -19,12 +20,12 @@ import (
 // knows of it.
 type continued struct {
 	dir     string
-	history *history
+	history *historyfile.History
 	forced  bool
 	runBase snapshot.Tree // the work tree when this run started: run.patch's base
 	// chain are the conversation's runs before this one, earliest first
 	// (the earlier run's own chain, then the earlier run).
-	chain []chainRun
+	chain []historyfile.ChainRun
 	// why lists the refusals --force (or a GitHub continue) overrode.
 	why []string
 }
@@ -36,7 +37,7 @@ func (r *execRun) loadContinued(ctx context.Context) error {
 	if r.opts.Continue == "" {
 		return skip("a fresh run")
 	}
-	h, err := readHistory(filepath.Join(r.opts.Continue, outdir.HistoryFile))
+	h, err := historyfile.Read(filepath.Join(r.opts.Continue, outdir.HistoryFile))
 	if err != nil {
 		return err
 	}
@@ -44,15 +45,15 @@ func (r *execRun) loadContinued(ctx context.Context) error {
 	if err := r.checkHistoryDigest(c); err != nil {
 		return err
 	}
-	last, err := summarizeRun(ctx, r.opts.Continue, h.header)
+	last, err := summarizeRun(ctx, r.opts.Continue, h.Header)
 	if err != nil {
 		return err
 	}
-	c.chain = append(append([]chainRun(nil), h.header.Chain...), last)
-	if h.header.SpecSHA256 != r.specSHA {
+	c.chain = append(append([]historyfile.ChainRun(nil), h.Header.Chain...), last)
+	if h.Header.SpecSHA256 != r.specSHA {
 		if !r.opts.Force {
 			return fmt.Errorf("%w: run %s was made from a different task spec (sha256 %.12s…, %s is %.12s…): continue with the spec it ran, or give --force to go on with this one",
-				ErrHistory, h.header.RunID, h.header.SpecSHA256, r.opts.Task, r.specSHA)
+				ErrHistory, h.Header.RunID, h.Header.SpecSHA256, r.opts.Task, r.specSHA)
 		}
 		c.forced, c.why = true, append(c.why, "the task spec changed")
 	}
@@ -70,29 +71,29 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 		return skip("a fresh run")
 	}
 	h := c.history
-	want := snapshot.Tree(cmp.Or(h.lastTree, h.header.BaseTree))
+	want := snapshot.Tree(cmp.Or(h.LastTree, h.Header.BaseTree))
 	if want != r.base {
-		if h.header.Isolated && !r.opts.Force {
+		if h.Header.Isolated && !r.opts.Force {
 			return fmt.Errorf("%w: run %s worked on a temporary copy (--isolate), which is gone: apply its patch to the work tree first (from any directory: %s), then continue; or give --force to take the tree as it is",
-				ErrHistory, h.header.RunID, applyCommand(r.repo, filepath.Join(c.dir, outdir.PatchFile)))
+				ErrHistory, h.Header.RunID, applyCommand(r.repo, filepath.Join(c.dir, outdir.PatchFile)))
 		}
 		if !r.opts.Force {
 			return fmt.Errorf("%w: the work tree changed since run %s ended (its last snapshot is tree %.12s…, the work tree is now %.12s…): continue in the tree the run left, or give --force to take the tree as it is",
-				ErrHistory, h.header.RunID, want, r.base)
+				ErrHistory, h.Header.RunID, want, r.base)
 		}
 		c.forced, c.why = true, append(c.why, "the work tree changed since the run ended")
 	}
-	old := snapshot.Tree(h.header.BaseTree)
+	old := snapshot.Tree(h.Header.BaseTree)
 	if r.isolated && r.opts.SnapshotDir == "" { // this run's store is new: the base is in --repo's
 		_ = r.store.Take(ctx, r.repo, old)
 	}
 	if _, err := r.store.Diff(ctx, old, r.base); err != nil {
 		if !r.opts.Force {
 			return fmt.Errorf("%w: the base tree %.12s… of run %s is not in this work tree's snapshot store (%v): continue on the machine and in the directory the run used, or give --force to take the work tree as the new base",
-				ErrHistory, old, h.header.RunID, err)
+				ErrHistory, old, h.Header.RunID, err)
 		}
 		c.forced, c.why = true, append(c.why, "its base tree is not in this work tree's snapshot store")
-		fmt.Fprintf(r.opts.Stderr, "runner: warning: run %s's base tree is gone; changes.patch holds this run's changes only\n", h.header.RunID)
+		fmt.Fprintf(r.opts.Stderr, "runner: warning: run %s's base tree is gone; changes.patch holds this run's changes only\n", h.Header.RunID)
 		c.runBase = r.base
 		return nil
 	}
@@ -106,8 +107,8 @@ func (r *execRun) continuedEvent() *event.Continued {
 	if c == nil {
 		return nil
 	}
-	return &event.Continued{RunID: c.history.header.RunID, Dir: c.dir,
-		Steps: c.history.transcript.Steps, Forced: c.forced}
+	return &event.Continued{RunID: c.history.Header.RunID, Dir: c.dir,
+		Steps: c.history.Transcript.Steps, Forced: c.forced}
 }
 
 // writeRunPatch writes run.patch, a continued run's own change (from the

@@ -5,22 +5,23 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/seed43ef5acb/runner/runner/historyfile"
 	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 // openHistory creates this run's history.jsonl (after run.started: the
 // header names the base tree).
 func (r *execRun) openHistory(_ context.Context) error {
-	header := historyLine{RunID: r.runID, Task: r.spec.Name, SpecSHA256: r.specSHA,
+	header := historyfile.Line{RunID: r.runID, Task: r.spec.Name, SpecSHA256: r.specSHA,
 		BaseTree: string(r.base), Model: r.modelName, Excludes: r.excludes(), Isolated: r.isolated,
 		Prompt: cutPrompt(r.userMessage())}
 	if r.gh != nil {
 		header.RunURL = r.gh.Env.RunURL()
 	}
 	if c := r.continued; c != nil {
-		header.Continues, header.Chain = c.history.header.RunID, c.chain
+		header.Continues, header.Chain = c.history.Header.RunID, c.chain
 	}
-	h, err := createHistory(r.outFiles, filepath.Join(r.outDir, outdir.HistoryFile), header, r.redactor)
+	h, err := historyfile.Create(r.outFiles, filepath.Join(r.outDir, outdir.HistoryFile), header, r.redactor)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInfra, err)
 	}

@@ -45,7 +45,7 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 	}
 	r.files = files
 	if r.history != nil {
-		_ = r.history.tree(string(tree), true)
+		_ = r.history.Tree(string(tree), true)
 		r.keepSnapshots(ctx, tree)
 	}
 	if err := r.writeRunPatch(ctx, tree); err != nil {

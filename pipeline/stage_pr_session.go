@@ -13,6 +13,7 @@ import (
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/historyfile"
 	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
@@ -137,7 +138,7 @@ func (r *execRun) fetchPRHistory(ctx context.Context, s *prSession) string {
 	if err := github.FetchHistory(ctx, r.gh.Client, nil, c.Owner, c.Repo, ref, dir, historyFiles(), 0); err != nil {
 		return fmt.Sprintf("the history of run %s could not be fetched (%v)", ref.RunID, err)
 	}
-	h, err := readHistory(filepath.Join(dir, outdir.HistoryFile))
+	h, err := historyfile.Read(filepath.Join(dir, outdir.HistoryFile))
 	if err == nil {
 		_, err = verifyHistory(dir, h) // a missing digest is lifted as --force lifts it (below)
 	}

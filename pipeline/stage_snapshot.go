@@ -64,7 +64,7 @@ func (r *execRun) baseSnapshot(ctx context.Context) error {
 func (r *execRun) excludes() []string {
 	out := []string{permission.RunnerDir}
 	if c := r.continued; c != nil {
-		out = append(out, c.history.header.Excludes...) // the earlier runs' out dirs
+		out = append(out, c.history.Header.Excludes...) // the earlier runs' out dirs
 	}
 	for _, p := range []string{permission.RunnerDir, r.outDir, r.eventsPath, r.patchPath, r.opts.Record, r.opts.Continue} {
 		if p == "" {

@@ -1,4 +1,11 @@
-package pipeline
+// Package historyfile is the format of a run's history.jsonl, the
+// conversation the model saw: a header line, the runner's records and the
+// work tree after each step, one redacted JSON object a line. Writer
+// writes it (and the digest run.finished carries); Read reads it back for
+// --continue. batch and report can read it without pipeline.
+//
+// Imports: runner, runner/event, llm and internal/mirror.
+package historyfile
 
 import (
 	"bufio"
@@ -19,19 +26,19 @@ import (
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
-// historyVersion is the version of the history file's format.
-const historyVersion = 1
+// Version is the version of the history file's format.
+const Version = 1
 
 // History line types besides the runner's record kinds (system, messages,
 // reset).
 const (
-	historyHeader = "header" // first line: what the conversation belongs to
-	historyTree   = "tree"   // the work tree after a step, or at the end (final)
+	TypeHeader = "header" // first line: what the conversation belongs to
+	TypeTree   = "tree"   // the work tree after a step, or at the end (final)
 )
 
-// historyLine is one line of history.jsonl: the header, a runner record
+// Line is one line of history.jsonl: the header, a runner record
 // (its kind as type), or a tree.
-type historyLine struct {
+type Line struct {
 	V    int    `json:"v,omitempty"`
 	Type string `json:"type"`
 
@@ -54,7 +61,7 @@ type historyLine struct {
 	RunURL string `json:"run_url,omitempty"`
 	// Chain summarises the earlier runs of the conversation, earliest
 	// first: what they spent (limits.total) and changed.
-	Chain []chainRun `json:"chain,omitempty"`
+	Chain []ChainRun `json:"chain,omitempty"`
 
 	// runner records
 	Step     int           `json:"step,omitempty"`
@@ -67,10 +74,10 @@ type historyLine struct {
 	Final bool   `json:"final,omitempty"`
 }
 
-// historyFile writes history.jsonl: one redacted JSON line per change,
+// Writer writes history.jsonl: one redacted JSON line per change,
 // written straight to the file (no buffer), so a killed run leaves every
 // complete step on disk. It implements runner.History.
-type historyFile struct {
+type Writer struct {
 	mu     sync.Mutex
 	f      *mirror.File
 	redact *event.Redactor
@@ -78,14 +85,14 @@ type historyFile struct {
 	size   int64
 }
 
-// createHistory creates path and writes the header line.
-func createHistory(files *mirror.Set, path string, header historyLine, redact *event.Redactor) (*historyFile, error) {
+// Create creates path and writes the header line.
+func Create(files *mirror.Set, path string, header Line, redact *event.Redactor) (*Writer, error) {
 	f, err := files.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	h := &historyFile{f: f, redact: redact, sum: sha256.New()}
-	header.V, header.Type = historyVersion, historyHeader
+	h := &Writer{f: f, redact: redact, sum: sha256.New()}
+	header.V, header.Type = Version, TypeHeader
 	if err := h.write(header); err != nil {
 		_ = f.Close()
 		return nil, err
@@ -94,17 +101,17 @@ func createHistory(files *mirror.Set, path string, header historyLine, redact *e
 }
 
 // Record implements runner.History.
-func (h *historyFile) Record(rec runner.HistoryRecord) error {
-	return h.write(historyLine{Type: string(rec.Kind), Step: rec.Step, System: rec.System,
+func (h *Writer) Record(rec runner.HistoryRecord) error {
+	return h.write(Line{Type: string(rec.Kind), Step: rec.Step, System: rec.System,
 		Messages: rec.Messages, Reason: rec.Reason})
 }
 
-// tree records the work tree's snapshot.
-func (h *historyFile) tree(tree string, final bool) error {
-	return h.write(historyLine{Type: historyTree, Tree: tree, Final: final})
+// Tree records the work tree's snapshot.
+func (h *Writer) Tree(tree string, final bool) error {
+	return h.write(Line{Type: TypeTree, Tree: tree, Final: final})
 }
 
-func (h *historyFile) write(l historyLine) error {
+func (h *Writer) write(l Line) error {
 	b, err := json.Marshal(l)
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
@@ -127,9 +134,9 @@ func (h *historyFile) write(l historyLine) error {
 	return nil
 }
 
-// digest is the SHA-256 and size of what was written so far (nil for a
-// nil historyFile: the run kept no history).
-func (h *historyFile) digest() *event.HistoryDigest {
+// Digest is the SHA-256 and size of what was written so far (nil for a
+// nil Writer: the run kept no history).
+func (h *Writer) Digest() *event.HistoryDigest {
 	if h == nil {
 		return nil
 	}
@@ -139,7 +146,7 @@ func (h *historyFile) digest() *event.HistoryDigest {
 }
 
 // Close closes the file.
-func (h *historyFile) Close() error {
+func (h *Writer) Close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.f == nil {
@@ -150,22 +157,22 @@ func (h *historyFile) Close() error {
 	return err
 }
 
-// history is an earlier run's history.jsonl as read back.
-type history struct {
-	header     historyLine
-	transcript runner.Transcript
-	lastTree   string              // the last tree recorded ("" when no step changed files and the run was cut)
-	final      bool                // the run reached its final snapshot
-	digest     event.HistoryDigest // of the whole file as read
+// History is an earlier run's history.jsonl as read back.
+type History struct {
+	Header     Line
+	Transcript runner.Transcript
+	LastTree   string              // the last tree recorded ("" when no step changed files and the run was cut)
+	Final      bool                // the run reached its final snapshot
+	Digest     event.HistoryDigest // of the whole file as read
 }
 
 // ErrHistory means an earlier run's history cannot be continued (exit 2).
 var ErrHistory = errors.New("cannot continue the run")
 
-// readHistory reads path. A last line cut short by a kill (no newline) is
+// Read reads path. A last line cut short by a kill (no newline) is
 // left out; any other line that is not valid JSON makes the history
 // corrupt.
-func readHistory(path string) (*history, error) {
+func Read(path string) (*History, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -178,25 +185,25 @@ func readHistory(path string) (*history, error) {
 	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
 		data = data[:i+1] // a partial last line: the run was killed while writing it
 	}
-	h := &history{digest: digest}
+	h := &History{Digest: digest}
 	var recs []runner.HistoryRecord
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
 	for n := 1; sc.Scan(); n++ {
-		var l historyLine
+		var l Line
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			return nil, fmt.Errorf("%w: %s:%d: corrupt history line: %w", ErrHistory, path, n, err)
 		}
 		if n == 1 {
-			if l.Type != historyHeader || l.V != historyVersion {
-				return nil, fmt.Errorf("%w: %s:1: not a history file of version %d (type %q, v %d)", ErrHistory, path, historyVersion, l.Type, l.V)
+			if l.Type != TypeHeader || l.V != Version {
+				return nil, fmt.Errorf("%w: %s:1: not a history file of version %d (type %q, v %d)", ErrHistory, path, Version, l.Type, l.V)
 			}
-			h.header = l
+			h.Header = l
 			continue
 		}
 		switch l.Type {
-		case historyTree:
-			h.lastTree, h.final = l.Tree, h.final || l.Final
+		case TypeTree:
+			h.LastTree, h.Final = l.Tree, h.Final || l.Final
 		case string(runner.HistorySystem), string(runner.HistoryMessages), string(runner.HistoryReset):
 			recs = append(recs, runner.HistoryRecord{Kind: runner.HistoryKind(l.Type), Step: l.Step,
 				System: l.System, Messages: l.Messages, Reason: l.Reason})
@@ -207,12 +214,30 @@ func readHistory(path string) (*history, error) {
 	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrHistory, path, err)
 	}
-	if h.header.Type == "" {
+	if h.Header.Type == "" {
 		return nil, fmt.Errorf("%w: %s is empty", ErrHistory, path)
 	}
-	h.transcript = runner.ReplayHistory(recs)
-	if h.transcript.System == "" {
+	h.Transcript = runner.ReplayHistory(recs)
+	if h.Transcript.System == "" {
 		return nil, fmt.Errorf("%w: %s: the run ended before its first model call (no system prompt recorded); start a fresh run", ErrHistory, path)
 	}
 	return h, nil
+}
+
+// ChainRun is one earlier run of a conversation, kept in the header of
+// every later run's history (Line.Chain).
+type ChainRun struct {
+	RunID  string       `json:"run_id"`
+	Prompt string       `json:"prompt,omitempty"` // its user message, cut short (pipeline's cutPrompt)
+	Status event.Status `json:"status"`           // "incomplete" for a log cut short
+	Steps  int          `json:"steps"`
+	Tokens event.Tokens `json:"tokens"`
+	// CostUSD is nil when unknown.
+	CostUSD *float64 `json:"cost_usd"`
+	// Files, Additions and Deletions are the run's own change (its
+	// run.patch; the first run's changes.patch).
+	Files     int    `json:"files"`
+	Additions int    `json:"additions"`
+	Deletions int    `json:"deletions"`
+	URL       string `json:"url,omitempty"` // the GitHub Actions run, when known
 }
