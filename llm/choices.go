@@ -40,6 +40,10 @@ func (p *choicePicker) pick(choices []choice) []choice {
 	}
 	if len(choices) > 1 && p.mode == pickUndecided {
 		p.mode, p.held = pickMulti, nil // several choices in one chunk: n > 1
+		if !p.started {
+			p.started, p.base = true, lowestIndex(choices)
+			p.last = p.base
+		}
 	}
 	var out []choice
 	for _, ch := range choices {
@@ -96,4 +100,19 @@ func (p *choicePicker) flush() []choice {
 		return nil
 	}
 	return p.release()
+}
+
+// lowestIndex is the smallest index among choices (a missing one is 0).
+func lowestIndex(choices []choice) int64 {
+	low := int64(-1)
+	for _, ch := range choices {
+		idx := int64(0)
+		if ch.Index != nil {
+			idx = int64(*ch.Index)
+		}
+		if low < 0 || idx < low {
+			low = idx
+		}
+	}
+	return low
 }

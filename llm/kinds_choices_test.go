@@ -60,6 +60,10 @@ func TestReplyChoiceIndex(t *testing.T) {
 			reply: sse(`{"choices":[{"index":0,"delta":{"content":"A"}},{"index":1,"delta":{"content":"x"}}]}`,
 				`{"choices":[{"index":0,"delta":{"content":"B"},"finish_reason":"stop"},{"index":1,"delta":{"content":"y"},"finish_reason":"stop"}]}`),
 			want: text("AB")},
+		{name: "n=2 in one chunk, choice 1 listed first", source: "sibling of r3 case 72: choices are keyed by index, not by their place in the array",
+			reply: sse(`{"choices":[{"index":1,"delta":{"content":"x"}},{"index":0,"delta":{"content":"A"}}]}`,
+				`{"choices":[{"index":1,"delta":{"content":"y"},"finish_reason":"stop"},{"index":0,"delta":{"content":"B"},"finish_reason":"stop"}]}`),
+			want: text("AB")},
 	}
 	runReplyCases(t, cases)
 }
