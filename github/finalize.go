@@ -163,7 +163,7 @@ func (o Outcome) Markdown() string {
 		facts = append(facts, fmt.Sprintf("model `%s`", o.Model))
 	}
 	if c := o.Result.CostUSD; c != nil {
-		facts = append(facts, fmt.Sprintf("cost $%.4f", *c))
+		facts = append(facts, "cost "+event.FormatCost(*c))
 	}
 	if o.Result.FilesChanged > 0 {
 		facts = append(facts, fmt.Sprintf("%d files changed", o.Result.FilesChanged))

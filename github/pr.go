@@ -9,6 +9,7 @@ import (
 
 	"github.com/cenkalti/backoff/v5"
 	gh "github.com/google/go-github/v60/github"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // PROptions describe the pull request EnsurePullRequest creates or updates.
@@ -66,7 +67,7 @@ func (p Provenance) Markdown() string {
 		fmt.Fprintf(&b, " · model `%s`", p.Model)
 	}
 	if p.CostUSD != nil {
-		fmt.Fprintf(&b, " · cost $%.4f", *p.CostUSD)
+		fmt.Fprintf(&b, " · cost %s", event.FormatCost(*p.CostUSD))
 	}
 	if len(p.Checks) > 0 {
 		parts := make([]string, len(p.Checks))

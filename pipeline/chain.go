@@ -152,7 +152,7 @@ func (r *execRun) sessionLimits() (l runner.Limits, exhausted string) {
 	if t.MaxCostUSD > 0 && s.CostUSD != nil {
 		left := t.MaxCostUSD - *s.CostUSD
 		if left <= 0 {
-			return l, fmt.Sprintf("the conversation's %s cost $%.4f, limits.total.max_cost_usd is $%.4f", earlierRuns(s.Runs), *s.CostUSD, t.MaxCostUSD)
+			return l, fmt.Sprintf("the conversation's %s cost %s, limits.total.max_cost_usd is %s", earlierRuns(s.Runs), event.FormatCost(*s.CostUSD), event.FormatCost(t.MaxCostUSD))
 		}
 		if l.MaxCostUSD <= 0 || left < l.MaxCostUSD {
 			l.MaxCostUSD = left
@@ -203,7 +203,8 @@ func (r *execRun) totalMessage(res *runner.Result) {
 		msg = fmt.Sprintf("reached limits.total.max_tokens (%d): %s in %s, %d in this one", t.MaxTokens, counted(int(s.Tokens), "token"), earlierRuns(s.Runs), res.Tokens.Input+res.Tokens.Output)
 	case res.Status == event.StatusBudgetExceeded && t.MaxCostUSD > 0 && s.CostUSD != nil && res.CostUSD != nil &&
 		*s.CostUSD+*res.CostUSD >= t.MaxCostUSD && (own.MaxCostUSD <= 0 || *res.CostUSD < own.MaxCostUSD):
-		msg = fmt.Sprintf("reached limits.total.max_cost_usd ($%.4f): $%.4f in %s, $%.4f in this one", t.MaxCostUSD, *s.CostUSD, earlierRuns(s.Runs), *res.CostUSD)
+		msg = fmt.Sprintf("reached limits.total.max_cost_usd (%s): %s in %s, %s in this one",
+			event.FormatCost(t.MaxCostUSD), event.FormatCost(*s.CostUSD), earlierRuns(s.Runs), event.FormatCost(*res.CostUSD))
 	default:
 		return
 	}

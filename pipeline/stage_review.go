@@ -134,7 +134,7 @@ func (r *execRun) reviewFooter() string {
 		parts = append(parts, fmt.Sprintf("model `%s`", r.modelName))
 	}
 	if c := r.result.CostUSD; c != nil {
-		parts = append(parts, fmt.Sprintf("cost $%.4f", *c))
+		parts = append(parts, "cost "+event.FormatCost(*c))
 	}
 	return strings.Join(parts, " · ") + "</sub>"
 }

@@ -178,7 +178,7 @@ func stopOnCost(s *Session) (outcome, bool) {
 		return outcome{}, false
 	}
 	return failure(event.StatusBudgetExceeded, event.ClassBudget,
-		fmt.Sprintf("cost $%.4f reached max_cost_usd $%.4f", s.cost, limit), nil), true
+		fmt.Sprintf("cost %s reached max_cost_usd %s", event.FormatCost(s.cost), event.FormatCost(limit)), nil), true
 }
 
 // stopOnTokens: input plus output tokens reached max_tokens.

@@ -1,6 +1,10 @@
 package batch
 
-import "fmt"
+import (
+	"strings"
+
+	"github.com/seed43ef5acb/runner/runner/event"
+)
 
 // Costs in a batch are *float64 US dollars where nil is unknown (a model
 // with no price, a run whose usage never came): never shown or summed as
@@ -26,13 +30,17 @@ func KnownCost(c *float64) float64 {
 	return *c
 }
 
-// FormatCost is c with prec decimals and prefix ("$" or ""), or
-// "unknown".
-func FormatCost(c *float64, prefix string, prec int) string {
+// FormatCost is c as event.FormatCost shows it, with the "$" only when
+// prefix is "$" (a table's column says USD), or "unknown".
+func FormatCost(c *float64, prefix string) string {
 	if c == nil {
 		return "unknown"
 	}
-	return fmt.Sprintf("%s%.*f", prefix, prec, *c)
+	s := event.FormatCost(*c)
+	if prefix == "" {
+		s = strings.TrimPrefix(s, "$")
+	}
+	return s
 }
 
 func zeroCost() *float64 { return new(float64) }

@@ -52,7 +52,7 @@ func (p *progress) finished(r RepoResult) {
 // ("cost unknown" for an unknown cost).
 func formatLine(done, total int, r RepoResult) string {
 	width := len(fmt.Sprint(total))
-	cost := FormatCost(r.CostUSD, "$", 4)
+	cost := FormatCost(r.CostUSD, "$")
 	if r.CostUSD == nil {
 		cost = "cost unknown"
 	}

@@ -30,7 +30,7 @@ func RenderSummary(name string, results []RepoResult, missing []string) string {
 		counts[r.Status]++
 		cost = AddCost(cost, r.CostUSD)
 	}
-	total := FormatCost(cost, "$", 4)
+	total := FormatCost(cost, "$")
 	if cost == nil {
 		total = "cost unknown"
 	}
@@ -51,7 +51,7 @@ func RenderSummary(name string, results []RepoResult, missing []string) string {
 		if note == "" {
 			note = r.Error
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s |\n", mdCell(r.ID), r.Status, FormatCost(r.CostUSD, "", 4),
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s |\n", mdCell(r.ID), r.Status, FormatCost(r.CostUSD, ""),
 			r.Steps, r.FilesChanged, (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second), mdCell(oneLine(note, 120)))
 	}
 	if len(missing) > 0 {

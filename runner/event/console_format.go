@@ -120,8 +120,9 @@ func formatCount(n int64) string {
 	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
 }
 
-// formatCost formats US dollars: $0.0031, $1.25.
-func formatCost(usd float64) string {
+// FormatCost formats US dollars, the one way every output shows a cost:
+// four decimals under a dollar ($0.0008), two from one ($1.25).
+func FormatCost(usd float64) string {
 	if usd < 1 {
 		return fmt.Sprintf("$%.4f", usd)
 	}

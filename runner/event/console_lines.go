@@ -98,11 +98,11 @@ func (c *Console) stepFinished(b *strings.Builder, v StepFinished, why string) {
 	if v.CostUSD != nil {
 		c.cost += *v.CostUSD
 		c.costed = true
-		parts = append(parts, formatCost(*v.CostUSD))
+		parts = append(parts, FormatCost(*v.CostUSD))
 	}
 	total := "total " + formatCount(c.tokens.Input+c.tokens.Output) + " tokens"
 	if c.costed {
-		total += " " + formatCost(c.cost)
+		total += " " + FormatCost(c.cost)
 	}
 	parts = append(parts, total, FormatMS(v.DurationMS))
 	c.trusted(b, "  "+c.paint(dim, fmt.Sprintf("step %d: %s", v.Step, strings.Join(parts, " · "))))
@@ -141,7 +141,7 @@ func (c *Console) runFinished(b *strings.Builder, v RunFinished) {
 	}
 	parts := []string{plural(v.Steps, "step"), tokenSummary(v.Tokens)}
 	if v.CostUSD != nil {
-		parts = append(parts, formatCost(*v.CostUSD))
+		parts = append(parts, FormatCost(*v.CostUSD))
 	}
 	if v.FilesChanged > 0 {
 		parts = append(parts, plural(v.FilesChanged, "file")+" changed")

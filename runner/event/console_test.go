@@ -145,7 +145,7 @@ func TestFormatHelpers(t *testing.T) {
 		{FormatMS(0), "0ms"}, {FormatMS(999), "999ms"}, {FormatMS(1250), "1.2s"},
 		{FormatMS(62_000), "1m02s"}, {FormatMS(75_000), "1m15s"}, {FormatMS(3_723_000), "1h02m"}, {FormatMS(3_725_000), "1h02m"},
 		{formatCount(999), "999"}, {formatCount(1250), "1.2k"}, {formatCount(2_500_000), "2.5M"},
-		{formatCost(0.00312), "$0.0031"}, {formatCost(12.345), "$12.35"},
+		{FormatCost(0.00312), "$0.0031"}, {FormatCost(12.345), "$12.35"},
 		{sanitize("a\x1b[2Jb\tc\x07", 10), "a[2Jb c"}, {sanitize("abcdef", 3), "abc…"}, {sanitize("a\u202Eb", 5), "ab"},
 		{oneLine(" x\r\ny ", 20), "x ⏎ y"}, {diffstat(1, 2, 3), "1 file, +2 -3"},
 	}

@@ -120,5 +120,5 @@ func costText(c *float64) string {
 	if c == nil {
 		return "unknown"
 	}
-	return fmt.Sprintf("$%.4f", *c)
+	return event.FormatCost(*c)
 }

@@ -190,7 +190,7 @@ func (r Report) summaryTable() string {
 	row("Tokens", tokensText(r.Tokens))
 	cost := "unknown"
 	if r.CostUSD != nil {
-		cost = fmt.Sprintf("$%.4f", *r.CostUSD)
+		cost = event.FormatCost(*r.CostUSD)
 	}
 	row("Cost", cost)
 	row("Duration", event.FormatMS(r.DurationMS))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/pipeline/batch"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // Chart geometry, in SVG user units (CSS pixels at 100%).
@@ -152,9 +153,9 @@ func newTrend(nights []Night) *trendChart {
 	case unknown == len(nights):
 		t.MaxCost = "unknown"
 	case unknown > 0:
-		t.MaxCost = fmt.Sprintf("$%.2f (%d of %d nights unknown)", maxCost, unknown, len(nights))
+		t.MaxCost = fmt.Sprintf("%s (%d of %d nights unknown)", event.FormatCost(maxCost), unknown, len(nights))
 	default:
-		t.MaxCost = fmt.Sprintf("$%.2f", maxCost)
+		t.MaxCost = event.FormatCost(maxCost)
 	}
 	plotH := float64(t.Bottom - t.Top)
 	var rate, cost []string
@@ -172,7 +173,7 @@ func newTrend(nights []Night) *trendChart {
 			yc -= *n.Totals.CostUSD / maxCost * plotH
 		}
 		cost = append(cost, f1(x)+","+f1(yc))
-		t.CostDots = append(t.CostDots, dot{X: f1(x), Y: f1(yc), Title: label + ": " + totalCostText(n.Totals, "$", 4)})
+		t.CostDots = append(t.CostDots, dot{X: f1(x), Y: f1(yc), Title: label + ": " + totalCostText(n.Totals, "$")})
 	}
 	t.Rate, t.Cost = strings.Join(rate, " "), strings.Join(cost, " ")
 	t.FirstLabel, t.LastLabel = nightLabel(nights[0]), nightLabel(nights[len(nights)-1])

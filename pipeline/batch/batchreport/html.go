@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/seed43ef5acb/runner/pipeline/batch"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 //go:embed report.html.tmpl
@@ -43,7 +44,7 @@ func costCard(t Totals) card {
 	if t.CostUSD == nil {
 		return card{"Cost", "unknown", repositories(t.CostUnknown) + " without a known cost"}
 	}
-	return card{"Cost", fmt.Sprintf("$%.2f", *t.CostUSD), fmt.Sprintf("$%.4f per repository", perRepo(*t.CostUSD, t.Repositories))}
+	return card{"Cost", event.FormatCost(*t.CostUSD), event.FormatCost(perRepo(*t.CostUSD, t.Repositories)) + " per repository"}
 }
 
 // HTML renders rep as one self-contained HTML page (see the package doc).
@@ -76,7 +77,7 @@ func newPage(rep *Report) *page {
 	}
 	p.Status = statusChart(rep)
 	p.Cost = topChart("chart-cost", "Cost per repository: top ten", rep.Repos, Cost,
-		func(r Repo) string { return batch.FormatCost(r.CostUSD, "$", 4) }, fmt.Sprintf("all %d, by cost", len(rep.Repos)))
+		func(r Repo) string { return batch.FormatCost(r.CostUSD, "$") }, fmt.Sprintf("all %d, by cost", len(rep.Repos)))
 	p.Duration = topChart("chart-duration", "Duration per repository: top ten", rep.Repos, Duration,
 		func(r Repo) string { return durationText(r.DurationMS) }, fmt.Sprintf("all %d, by duration", len(rep.Repos)))
 	p.Diff = diffChart(rep.Repos)
@@ -140,7 +141,7 @@ func rows(repos []Repo) []row {
 	}
 	out := make([]row, 0, len(repos))
 	for _, r := range repos {
-		w := row{Repo: r, Cost: batch.FormatCost(r.CostUSD, "", 4), CostSort: -1, Duration: durationText(r.DurationMS),
+		w := row{Repo: r, Cost: batch.FormatCost(r.CostUSD, ""), CostSort: -1, Duration: durationText(r.DurationMS),
 			TokensN: r.Tokens.Input + r.Tokens.Output}
 		w.Tokens = tokensText(w.TokensN)
 		if r.CostUSD != nil {

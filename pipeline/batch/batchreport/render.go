@@ -41,15 +41,15 @@ func Render(rep *Report, format string) ([]byte, error) {
 func Markdown(rep *Report) string {
 	var b strings.Builder
 	t := rep.Totals
-	fmt.Fprintf(&b, "## Batch %s: %s, %s succeeded, %s\n\n", mdCell(rep.Name), repositories(t.Repositories), pct(t.SuccessRate), totalCostText(t, "$", 4))
+	fmt.Fprintf(&b, "## Batch %s: %s, %s succeeded, %s\n\n", mdCell(rep.Name), repositories(t.Repositories), pct(t.SuccessRate), totalCostText(t, "$"))
 	fmt.Fprintf(&b, "From %s; last result %s.\n\n", mdCell(strings.Join(rep.Dirs, ", ")), timeText(rep))
 	b.WriteString("| Total | |\n|---|---:|\n")
 	fmt.Fprintf(&b, "| Repositories | %d |\n| Succeeded (success, no_change) | %d (%s) |\n", t.Repositories, t.Succeeded, pct(t.SuccessRate))
-	fmt.Fprintf(&b, "| Cost (USD) | %s |\n| Tokens (input / output) | %d / %d |\n", totalCostText(t, "", 4), t.Tokens.Input, t.Tokens.Output)
+	fmt.Fprintf(&b, "| Cost (USD) | %s |\n| Tokens (input / output) | %d / %d |\n", totalCostText(t, ""), t.Tokens.Input, t.Tokens.Output)
 	fmt.Fprintf(&b, "| Duration (summed) | %s |\n| Steps | %d |\n", durationText(t.DurationMS), t.Steps)
 	fmt.Fprintf(&b, "| Files changed | %d (+%d −%d) |\n| Pull requests | %d |\n\n", t.FilesChanged, t.Additions, t.Deletions, t.PullRequests)
 	mdStatuses(&b, rep)
-	mdTop(&b, "Cost: top ten", "Cost (USD)", Top(rep.Repos, 10, Cost), func(r Repo) string { return batch.FormatCost(r.CostUSD, "", 4) })
+	mdTop(&b, "Cost: top ten", "Cost (USD)", Top(rep.Repos, 10, Cost), func(r Repo) string { return batch.FormatCost(r.CostUSD, "") })
 	mdTop(&b, "Duration: top ten", "Duration", Top(rep.Repos, 10, Duration), func(r Repo) string { return durationText(r.DurationMS) })
 	mdTop(&b, "Largest changes: top ten", "Lines (+/−)", Top(rep.Repos, 10, LinesChanged), func(r Repo) string {
 		return fmt.Sprintf("+%d −%d in %s", r.Additions, r.Deletions, plural(r.FilesChanged, "file"))
@@ -118,7 +118,7 @@ func mdTrend(b *strings.Builder, nights []Night) {
 	b.WriteString("### Trend\n\n| Night | Last result | Repositories | Success rate | Cost (USD) |\n|---|---|---:|---:|---:|\n")
 	for _, n := range nights {
 		fmt.Fprintf(b, "| %s | %s | %d | %s | %s |\n", mdCell(n.Label), n.FinishedAt.UTC().Format("2006-01-02 15:04"),
-			n.Totals.Repositories, pct(n.Totals.SuccessRate), totalCostText(n.Totals, "", 4))
+			n.Totals.Repositories, pct(n.Totals.SuccessRate), totalCostText(n.Totals, ""))
 	}
 	b.WriteString("\n")
 }
@@ -140,7 +140,7 @@ func mdRepos(b *strings.Builder, repos []Repo) {
 		if r.PublishError != "" {
 			note = strings.TrimSpace(note + " (publish: " + r.PublishError + ")")
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %d | +%d −%d | %d / %d | %s | %s |\n", mdCell(r.ID), r.Status, batch.FormatCost(r.CostUSD, "", 4),
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %d | +%d −%d | %d / %d | %s | %s |\n", mdCell(r.ID), r.Status, batch.FormatCost(r.CostUSD, ""),
 			durationText(r.DurationMS), r.Steps, r.FilesChanged, r.Additions, r.Deletions, r.Tokens.Input, r.Tokens.Output,
 			strings.Join(links, " "), mdCell(oneLine(note, 120)))
 	}
@@ -175,11 +175,11 @@ func plural(n int, noun string) string {
 // totalCostText is a total's cost, or "cost unknown (N repositories
 // without a known cost)" when some repository's is unknown (the total then
 // is too).
-func totalCostText(t Totals, prefix string, prec int) string {
+func totalCostText(t Totals, prefix string) string {
 	if t.CostUSD == nil {
 		return fmt.Sprintf("cost unknown (%s without a known cost)", repositories(t.CostUnknown))
 	}
-	return batch.FormatCost(t.CostUSD, prefix, prec)
+	return batch.FormatCost(t.CostUSD, prefix)
 }
 
 // repositories is "1 repository", "2 repositories".
