@@ -11,6 +11,7 @@
 // network allow list's proxy), tools/permission, llm and
 // internal/workflowcmd, internal/tempdir, internal/mirror, internal/copytree,
 // internal/gitignore (FindRepo: a work tree's prefix in its repository),
+// internal/telemetry (spans and metrics from the events),
 // secret;
 // pipeline/batch and cmd sit above it.
 package pipeline

@@ -206,7 +206,7 @@ type execRun struct {
 // Errors found before the out dir exists (bad usage, an invalid spec, a
 // missing API key) are returned at once and write nothing.
 func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
-	r := &execRun{opts: opts, start: time.Now(), log: slog.New(slog.DiscardHandler), outFiles: mirror.New(), protected: &protectedValues{}, modes: newOwnModes()}
+	r := &execRun{opts: opts, start: time.Now(), log: loggerOr(opts.Logger), outFiles: mirror.New(), protected: &protectedValues{}, modes: newOwnModes()}
 	if r.opts.Stdout == nil {
 		r.opts.Stdout = io.Discard
 	}
@@ -434,4 +434,12 @@ func finalContext(ctx context.Context, grace time.Duration) (context.Context, co
 		stop()
 		cancel()
 	}
+}
+
+// loggerOr is l, or a logger that discards.
+func loggerOr(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/netip"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/telemetry"
 	"github.com/seed43ef5acb/runner/runner"
 )
 
@@ -88,6 +90,13 @@ type ExecOptions struct {
 	// it, {{ .GitHub.Number }} and the head fields name it. 0 keeps the
 	// event's; outside Actions it is a usage error.
 	PR int
+
+	// Telemetry exports the run's spans and metrics (nil: none) and tags
+	// the model requests with traceparent; the requests carry User-Agent
+	// runner/<version> either way.
+	Telemetry *telemetry.Telemetry
+	// Logger receives the runner's diagnostics (nil: discarded).
+	Logger *slog.Logger
 
 	// APIKey is the provider key, from env OPENAI_API_KEY only (never a flag).
 	APIKey string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/seed43ef5acb/runner/runner/report"
 
@@ -49,7 +50,7 @@ func (r *execRun) setupGitHub(ctx context.Context) error {
 		}
 		return skip("not running in GitHub Actions")
 	}
-	a, err := github.Setup(ctx, r.environMap(), nil)
+	a, err := github.Setup(ctx, r.environMap(), &http.Client{Transport: r.httpTransport()})
 	if err != nil {
 		return fmt.Errorf("%w: github: %w", ErrInfra, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/seed43ef5acb/runner/internal/telemetry"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
@@ -168,9 +169,9 @@ func (r *execRun) transport(_ context.Context) (http.RoundTripper, error) {
 			return nil, fmt.Errorf("%w: --record: %w", ErrUsage, err)
 		}
 		r.record = f
-		return llm.NewRecorder(f, http.DefaultTransport), nil
+		return llm.NewRecorder(f, r.httpTransport()), nil // records the request as the client made it
 	default:
-		return http.DefaultTransport, nil
+		return r.httpTransport(), nil
 	}
 }
 
@@ -233,4 +234,10 @@ func overridePrice(p *llm.Price, o spec.ModelOverride) *llm.Price {
 		out.CachedInputPerM = *o.CachedInputPrice
 	}
 	return &out
+}
+
+// httpTransport sends model requests with User-Agent runner/<version> and,
+// when telemetry exports traces, traceparent.
+func (r *execRun) httpTransport() http.RoundTripper {
+	return telemetry.Transport(http.DefaultTransport, Version(), r.opts.Telemetry)
 }

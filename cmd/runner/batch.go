@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/term"
@@ -43,7 +45,7 @@ type BatchRunCmd struct {
 
 // Run runs the batch and exits 1 when a repository ended in a --fail-on
 // status.
-func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ) error {
+func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ, log *slog.Logger) (err error) {
 	shard, err := batch.ResolveShard(c.Shard, c.Shards, env.Get("JOB_COMPLETION_INDEX"))
 	if err != nil {
 		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
@@ -65,13 +67,23 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ) err
 	if err != nil {
 		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
 	}
+	tel, _, stop := startTelemetry(ctx, env, log)
+	defer stop()
+	endBatch := tel.StartBatch(filepath.Base(c.Spec))
+	defer func() {
+		failure := ""
+		if err != nil {
+			failure = err.Error()
+		}
+		endBatch(failure)
+	}()
 	sum, err := batch.Run(ctx, batch.RunOptions{
 		GitHubToken: ghEnv.Token, GitHubServerURL: ghEnv.ServerURL,
 		SpecPath: c.Spec, Out: c.Out, Shard: shard.Index, Shards: shard.Count,
 		Concurrency: c.Concurrency, Redo: c.Redo, OnlyFailed: c.OnlyFailed, FailOn: failOn,
 		Progress: streams.Stderr, TTY: isTerminal(streams.Stderr), CacheDir: c.CacheDir,
 		Executor: &batch.PipelineExecutor{
-			Model: c.Model, BaseURL: c.BaseURL, APIKey: env.Get("OPENAI_API_KEY"), Environ: env,
+			Telemetry: tel, Model: c.Model, BaseURL: c.BaseURL, APIKey: env.Get("OPENAI_API_KEY"), Environ: env,
 			Replay: c.Replay, Record: c.Record, MaxSteps: c.MaxSteps, Stderr: streams.Stderr,
 		},
 	})
@@ -177,7 +189,7 @@ func (c *BatchPublishCmd) Run(ctx context.Context, streams Streams, env Environ)
 	if ghEnv.Token == "" {
 		return fmt.Errorf("%w: publishing needs a token: set GITHUB_TOKEN or GH_TOKEN", pipeline.ErrUsage)
 	}
-	client, err := github.NewClient(ghEnv, nil)
+	client, err := github.NewClient(ghEnv, runnerHTTPClient())
 	if err != nil {
 		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
 	}

@@ -50,6 +50,8 @@ func (e Environ) Get(key string) string {
 // CLI is the root command.
 type CLI struct {
 	VersionFlag kong.VersionFlag `name:"version" help:"Print the runner's version and exit."`
+	LogLevel    string           `name:"log-level" help:"Diagnostic log level on stderr: debug, info, warn or error." enum:"debug,info,warn,error" default:"warn" env:"RUNNER_LOG_LEVEL"`
+	LogFormat   string           `name:"log-format" help:"Diagnostic log format on stderr: text or json." enum:"text,json" default:"text" env:"RUNNER_LOG_FORMAT"`
 
 	Exec     ExecCmd     `cmd:"" help:"Run a task spec against a work tree."`
 	Batch    BatchCmd    `cmd:"" help:"Run one task over many repositories; merge shards; publish pull requests."`
@@ -110,6 +112,7 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 		fmt.Fprintf(stderr, "run %q for usage\n", usageCommand(err))
 		return pipeline.ExitUsage
 	}
+	kctx.Bind(newLogger(cli.LogLevel, cli.LogFormat, stderr))
 	err = kctx.Run()
 	report(stderr, err)
 	return pipeline.ExitCode(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ type ExecCmd struct {
 }
 
 // Run builds the exec options and runs the task.
-func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ) error {
+func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ, log *slog.Logger) error {
 	inputs, err := pipeline.ParseInputs(c.Set)
 	if err != nil {
 		return err
@@ -47,30 +48,34 @@ func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ) error {
 	if err != nil {
 		return err
 	}
+	tel, log, stop := startTelemetry(ctx, env, log)
+	defer stop()
 	_, err = pipeline.Exec(ctx, pipeline.ExecOptions{
-		Task:     c.Task,
-		Repo:     c.Repo,
-		Model:    c.Model,
-		BaseURL:  c.BaseURL,
-		Wire:     c.Wire,
-		Inputs:   inputs,
-		Out:      c.Out,
-		Events:   c.Events,
-		Patch:    c.Patch,
-		MaxSteps: c.MaxSteps,
-		Timeout:  c.Timeout,
-		Isolate:  c.Isolate,
-		Record:   c.Record,
-		Replay:   c.Replay,
-		Quiet:    c.Quiet,
-		Continue: c.Continue,
-		Prompt:   prompt,
-		Force:    c.Force,
-		PR:       c.PR,
-		APIKey:   env.Get("OPENAI_API_KEY"),
-		Environ:  env,
-		Stdout:   streams.Stdout,
-		Stderr:   streams.Stderr,
+		Telemetry: tel,
+		Logger:    log,
+		Task:      c.Task,
+		Repo:      c.Repo,
+		Model:     c.Model,
+		BaseURL:   c.BaseURL,
+		Wire:      c.Wire,
+		Inputs:    inputs,
+		Out:       c.Out,
+		Events:    c.Events,
+		Patch:     c.Patch,
+		MaxSteps:  c.MaxSteps,
+		Timeout:   c.Timeout,
+		Isolate:   c.Isolate,
+		Record:    c.Record,
+		Replay:    c.Replay,
+		Quiet:     c.Quiet,
+		Continue:  c.Continue,
+		Prompt:    prompt,
+		Force:     c.Force,
+		PR:        c.PR,
+		APIKey:    env.Get("OPENAI_API_KEY"),
+		Environ:   env,
+		Stdout:    streams.Stdout,
+		Stderr:    streams.Stderr,
 	})
 	return err
 }

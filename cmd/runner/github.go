@@ -49,7 +49,7 @@ func (c *GitHubFinalizeCmd) Run(ctx context.Context, streams Streams, env Enviro
 		noToken = fmt.Errorf("%w: %w: the comment was not updated; set GITHUB_TOKEN (the action's github-token input, e.g. ${{ github.token }}) or pass --comment=false", pipeline.ErrUsage, github.ErrNoToken)
 	default:
 		open = func(ctx context.Context) (*github.Sticky, error) {
-			client, err := github.NewClient(genv, nil)
+			client, err := github.NewClient(genv, runnerHTTPClient())
 			if err != nil {
 				return nil, err
 			}

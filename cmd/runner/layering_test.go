@@ -27,18 +27,19 @@ const module = "github.com/seed43ef5acb/runner/"
 func layers() []string {
 	return []string{
 		"cmd",
-		"pipeline/batch",  // one task over many repositories
-		"pipeline",        // the stages of one run
-		"pipeline/gate",   // the post-run gates
-		"pipeline/spec",   // the task spec
-		"github",          // Actions, comments, pull requests
-		"runner/report",   // summaries of event logs
-		"runner",          // the agent loop
-		"runner/snapshot", // work tree snapshots and patches
-		"runner/event",    // the event log
-		"tools/mcp",       // MCP servers' tools
-		"tools",           // the built-in tools
-		"tools/sandbox",   // OS sandbox of the bash tool
+		"pipeline/batch",     // one task over many repositories
+		"pipeline",           // the stages of one run
+		"pipeline/gate",      // the post-run gates
+		"pipeline/spec",      // the task spec
+		"github",             // Actions, comments, pull requests
+		"internal/telemetry", // OpenTelemetry from the event stream
+		"runner/report",      // summaries of event logs
+		"runner",             // the agent loop
+		"runner/snapshot",    // work tree snapshots and patches
+		"runner/event",       // the event log
+		"tools/mcp",          // MCP servers' tools
+		"tools",              // the built-in tools
+		"tools/sandbox",      // OS sandbox of the bash tool
 		"tools/permission/bashcheck",
 		"tools/permission",   // rules, matching, protected paths
 		"internal/treewalk",  // the one work-tree walk of snapshots and search tools

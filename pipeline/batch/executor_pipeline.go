@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/seed43ef5acb/runner/internal/copytree"
+	"github.com/seed43ef5acb/runner/internal/telemetry"
 
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
@@ -40,10 +41,12 @@ const (
 // cost cap as options, and builds the Outcome from pipeline.Result. It is
 // safe for concurrent use: it holds only configuration.
 type PipelineExecutor struct {
-	Model   string   // overrides the task's model ("" = the spec's)
-	BaseURL string   // OpenAI-compatible endpoint ("" = the default)
-	APIKey  string   // the provider key (from OPENAI_API_KEY)
-	Environ []string // the process environment, "KEY=VALUE"
+	// Telemetry exports each repository's run (nil: none).
+	Telemetry *telemetry.Telemetry
+	Model     string   // overrides the task's model ("" = the spec's)
+	BaseURL   string   // OpenAI-compatible endpoint ("" = the default)
+	APIKey    string   // the provider key (from OPENAI_API_KEY)
+	Environ   []string // the process environment, "KEY=VALUE"
 	// Replay answers the repositories' model calls offline: a cassette
 	// file answers every repository (each run replays it from the start);
 	// a directory holds one cassette per repository, <repo-id>.jsonl, as
@@ -102,7 +105,7 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		Model: e.Model, BaseURL: e.BaseURL, APIKey: e.APIKey, Environ: e.Environ,
 		Replay: replay, Record: record, MaxSteps: e.MaxSteps, Timeout: job.Timeout, MaxCostUSD: job.MaxCostUSD,
 		LimitsFrom: job.LimitsFrom,
-		Backoff:    e.Backoff, Quiet: true, Stdout: io.Discard, Stderr: stderr,
+		Backoff:    e.Backoff, Quiet: true, Stdout: io.Discard, Stderr: stderr, Telemetry: e.Telemetry,
 	})
 	code := pipeline.ExitCode(runErr)
 	if code == pipeline.ExitUsage { // refused, before or after its out dir was made
