@@ -25,8 +25,8 @@ import (
 // before it clones any, so that a job exec would refuse is found up front
 // (pipeline/batch CheckTask), not recorded as the repository's failure.
 func Check(ctx context.Context, task *spec.Spec, opts ExecOptions) error {
-	r := &execRun{opts: opts, spec: task, dry: true, start: time.Now(),
-		log: slog.New(slog.DiscardHandler), outFiles: mirror.New()}
+	r := &execRun{opts: opts, specState: specState{spec: task}, dry: true, start: time.Now(),
+		log: slog.New(slog.DiscardHandler), guardState: guardState{outFiles: mirror.New()}}
 	r.opts.Stdout, r.opts.Stderr = io.Discard, io.Discard
 	stages := []Stage{
 		// The same order as Exec's setup stages (setupStages).

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -11,19 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/internal/mirror"
-	"github.com/seed43ef5acb/runner/internal/tempdir"
-	"github.com/seed43ef5acb/runner/llm"
-	"github.com/seed43ef5acb/runner/pipeline/gate"
-	"github.com/seed43ef5acb/runner/pipeline/spec"
-	"github.com/seed43ef5acb/runner/runner"
-	"github.com/seed43ef5acb/runner/runner/event"
-	"github.com/seed43ef5acb/runner/runner/historyfile"
-	"github.com/seed43ef5acb/runner/runner/snapshot"
-	"github.com/seed43ef5acb/runner/tools/mcp"
-	"github.com/seed43ef5acb/runner/tools/sandbox"
-	"github.com/seed43ef5acb/runner/tools/sandbox/netproxy"
 )
 
 // Deadlines of the final stages, which run on contexts that survive a
@@ -60,139 +47,17 @@ type execRun struct {
 	// nothing written (no --record file)
 	dry bool
 
-	// spec stage
-	spec    *spec.Spec
-	specSHA string
-	given   map[string]string // inputs as set on the command line
-	inputs  map[string]string // resolved, defaults included
-	prompt  string
-
-	// model stage
-	modelName string
-	baseURL   string
-	model     runner.Model
-	wire      llm.Wire // the API the model is reached over
-	catalog   llm.Catalog
-	record    io.Closer // the --record file; nil when not recording
-	// replayPrompt is the prompt the --replay cassette was recorded for.
-	replayPrompt string
-
-	// github stage (nil outside GitHub Actions) and comment stage
-	gh     *github.Actions
-	sticky *github.Sticky
-
-	// workspace stage
-	repo     string           // the user's work tree (absolute)
-	workTree string           // where the agent works: repo, or its copy with --isolate
-	sandbox  *sandbox.Sandbox // contains bash and the checks (sandbox stage)
-	// netProxy is the proxy of sandbox.network.allow (nil without one).
-	netProxy *netproxy.Server
-	// sandboxPolicy is sandbox's policy, the base of each MCP stdio
-	// server's own sandbox
-	sandboxPolicy sandbox.Policy
-	writable      []string // the holes sandbox.writable opened, expanded
-	// tripwire stage and gates stage
-	tripwire *gate.Tripwire
-	// stateTripwire watches .runner's earlier runs where no layer does.
-	stateTripwire *stateTripwire
-	specGuard     *gate.TaskSpec // the task spec in the work tree (gate task_spec)
-	violations    []event.GateFailed
-	// secretPaths are the changed files the secret gate found a secret in
-	// (Result.SecretPaths).
-	secretPaths []string
-	// outFiles makes every file the runner writes while commands run (the
-	// log, history, tool outputs, MCP stderr, the cassette); started
-	// (mirrored) where a command could write them (startMirror), and
-	// compared and put back once no command runs (restoreOut): what it
-	// changed (outChanged) and could not put back (outLost)
-	outFiles   *mirror.Set
-	outChanged []string
-	outLost    error
-	// modes are the modes of the runner's own directories (the out dir,
-	// the run temp dir and those above them), put back after each
-	// command and before a refused write is tried again (ownfiles_modes.go)
-	modes *ownModes
-	// runTemp is the run's own temporary directory (the --isolate copy,
-	// its snapshot store, the sandboxes' scratch), locked while the run
-	// lives and removed on every exit path; a killed run's is collected
-	// when the next one starts (internal/tempdir).
-	runTemp  *tempdir.Dir
-	isolated bool // the work tree is the --isolate copy in runTemp
-
-	// out stage
-	runID      string
-	outDir     string
-	eventsPath string // "" when events go to stdout
-	patchPath  string
-	writer     *event.Writer
-	console    *event.Console
-	sink       event.Sink
-	redactor   *event.Redactor
-	// toolRedactor blanks the exact secret values in tool results before
-	// the model reads them (redactResults); nil before the agent stage
-	toolRedactor *event.Redactor
-	eventsCopy   *bytes.Buffer // a copy of the log when it goes to stdout
-	denials      *denialLog    // the permission.denied events, for run.finished
-	logGuard     *logGuard     // notes a failed log write and stops the main stages
-	// stopMain cancels the main stages' context (nil before Exec sets it)
-	stopMain func(error)
-
-	// snapshot stage
-	store   *snapshot.Store
-	base    snapshot.Tree
-	started bool // run.started was emitted
-	// since is when the work tree began to be watched for ignored files
-	// written (snapshot.FileClock, before the base snapshot)
-	since time.Time
-
-	// mcp stages: the servers as resolved from the spec, the values of
-	// their ${NAME} references (secrets), and the running servers
-	mcpServers []mcp.Server
-	mcpSecrets []string
-	// envSecrets are the secret values of the protected .env* files
-	// (envFileSecrets): redacted everywhere, and a patch holding one fails.
-	envSecrets []string
-	// protected tracks the protected .env* files read for the redactors
-	// (afterCommand learns the ones commands make during the run)
-	protected *protectedValues
-	mcp       *mcp.Set
-	// mcpSandboxes hold the stdio servers, by server name
-	mcpSandboxes map[string]*sandbox.Sandbox
-	mcpHoles     map[string]mcpHoles
-
-	// continue stages: the earlier run this one continues (nil: fresh),
-	// and this run's history.jsonl
-	continued *continued
-	history   *historyfile.Writer
-	// pr is the pull request of a run on a comment on one (github.continue):
-	// where its commits go and how its conversation was found; nil otherwise.
-	pr *prSession
-	// prNumber is the pull request this run opened or updated (0: none).
-	prNumber int
-
-	// agent and checks stages
-	session    *runner.Session
-	result     runner.Result
-	ranAgent   bool
-	checksErr  error         // non-nil when checks still fail at the end
-	lastChecks []checkResult // the last attempt's results
-
-	// patch stage: the whole change, and a continued run's own (run.patch)
-	files    []snapshot.FileChange
-	runFiles []snapshot.FileChange
-	// ignored names the files in ignored paths written during the run
-	// (nil when none): in the final patch event and run.finished
-	ignored *event.IgnoredWritten
-
-	// outputs stage: the run.finished record, once result.json is written
-	finished *event.RunFinished
-	// delivery stages (GitHub Actions): what was made, what failed
-	commentURL, prURL string
-	failures          []deliveryFailure
-	// review stage: the review posted (nil: none), and the findings for
-	// the step summary when it could not be
-	review        *event.PublishedReview
-	reviewSummary string
+	specState      // spec stage
+	modelState     // model stage
+	githubState    // github and comment stages
+	workspaceState // workspace, temp, isolate and sandbox stages
+	guardState     // tripwire and gates stages, the runner's own files
+	outState       // out stage
+	snapshotState  // snapshot stage
+	mcpState       // mcp stages
+	continueState  // continue, history and pr-session stages
+	agentState     // agent and checks stages
+	finalState     // patch, outputs, delivery and review stages
 }
 
 // Exec runs a task: the stages of the exec pipeline in order, then the
@@ -206,7 +71,7 @@ type execRun struct {
 // Errors found before the out dir exists (bad usage, an invalid spec, a
 // missing API key) are returned at once and write nothing.
 func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
-	r := &execRun{opts: opts, start: time.Now(), log: loggerOr(opts.Logger), outFiles: mirror.New(), protected: &protectedValues{}, modes: newOwnModes()}
+	r := &execRun{opts: opts, start: time.Now(), log: loggerOr(opts.Logger), guardState: guardState{outFiles: mirror.New(), modes: newOwnModes()}, mcpState: mcpState{protected: &protectedValues{}}}
 	if r.opts.Stdout == nil {
 		r.opts.Stdout = io.Discard
 	}

@@ -55,7 +55,7 @@ func TestDecideStatus(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			r := &execRun{checksErr: tt.checksErr, spec: &spec.Spec{}, opts: ExecOptions{Timeout: time.Millisecond}}
+			r := &execRun{agentState: agentState{checksErr: tt.checksErr}, specState: specState{spec: &spec.Spec{}}, opts: ExecOptions{Timeout: time.Millisecond}}
 			if tt.result != nil {
 				r.result, r.ranAgent = *tt.result, true
 			}
@@ -80,11 +80,11 @@ func TestExcludes(t *testing.T) {
 		r    execRun
 		want string
 	}{
-		"out dir inside": {execRun{outDir: filepath.Join(wt, ".runner/runs/x"), patchPath: filepath.Join(wt, ".runner/runs/x/changes.patch")},
+		"out dir inside": {execRun{outState: outState{outDir: filepath.Join(wt, ".runner/runs/x"), patchPath: filepath.Join(wt, ".runner/runs/x/changes.patch")}},
 			".runner,.runner/runs/x,.runner/runs/x/changes.patch"},
 		// The work tree's .runner (the runner's state) is always kept out.
-		"all outside":      {execRun{outDir: outside, patchPath: filepath.Join(outside, "p")}, ".runner"},
-		"work tree is out": {execRun{outDir: wt}, ".runner"},
+		"all outside":      {execRun{outState: outState{outDir: outside, patchPath: filepath.Join(outside, "p")}}, ".runner"},
+		"work tree is out": {execRun{outState: outState{outDir: wt}}, ".runner"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

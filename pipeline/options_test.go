@@ -59,7 +59,7 @@ func TestLimitsOverride(t *testing.T) {
 		{0, 0, 40, 20 * time.Minute},
 		{3, time.Minute, 3, time.Minute},
 	} {
-		r := &execRun{spec: task, opts: ExecOptions{MaxSteps: tt.steps, Timeout: tt.timeout}}
+		r := &execRun{specState: specState{spec: task}, opts: ExecOptions{MaxSteps: tt.steps, Timeout: tt.timeout}}
 		if l := r.limits(); l.MaxSteps != tt.want || l.Timeout != tt.wantTO {
 			t.Errorf("limits() with --max-steps %d --timeout %s = %d, %s; want %d, %s",
 				tt.steps, tt.timeout, l.MaxSteps, l.Timeout, tt.want, tt.wantTO)
@@ -75,7 +75,7 @@ func TestCostCap(t *testing.T) {
 	} {
 		task := &spec.Spec{}
 		task.Limits.MaxCostUSD = tt.spec
-		r := &execRun{spec: task, opts: ExecOptions{MaxCostUSD: tt.cap}}
+		r := &execRun{specState: specState{spec: task}, opts: ExecOptions{MaxCostUSD: tt.cap}}
 		if got := r.limits().MaxCostUSD; got != tt.want {
 			t.Errorf("spec %v, cap %v: max cost %v, want %v", tt.spec, tt.cap, got, tt.want)
 		}

@@ -46,7 +46,7 @@ func TestTimeoutMessage(t *testing.T) {
 		{ExecOptions{}, &spec.Spec{}, "the run timed out"},
 	}
 	for _, tt := range tests {
-		r := &execRun{opts: tt.opts, spec: tt.spec}
+		r := &execRun{opts: tt.opts, specState: specState{spec: tt.spec}}
 		if got := r.timeoutMessage(); got != tt.want {
 			t.Errorf("timeoutMessage() = %q, want %q", got, tt.want)
 		}
