@@ -91,6 +91,9 @@ func (s *sink) Emit(p event.Payload) error {
 	case event.PermissionDenied:
 		s.denied(v)
 	case event.ToolCompleted:
+		if ts := s.tools[v.CallID]; ts != nil && ts.span != nil && s.t.content {
+			ts.span.SetAttributes(semconv.GenAIToolCallResultKey.String(cut(v.Output)))
+		}
 		s.toolEnded(v.CallID, v.DurationMS, v.Metadata, "")
 	case event.ToolFailed:
 		s.toolEnded(v.CallID, v.DurationMS, nil, v.Error)
@@ -106,6 +109,10 @@ func (s *sink) Emit(p event.Payload) error {
 			c = codes.Error
 		}
 		s.instant("publish "+string(v.Target), c, v.Error, attrTarget.String(string(v.Target)))
+	case event.Text:
+		if s.t.content && s.chat != nil {
+			s.chat.AddEvent("gen_ai.choice", trace.WithAttributes(attribute.String("gen_ai.output.text", cut(v.Text))))
+		}
 	case event.Compaction:
 		s.ensureRoot().AddEvent("compaction", trace.WithAttributes(attrStep.Int(v.Step), attribute.String("runner.reason", v.Reason)))
 	case event.RunFinished:
@@ -228,6 +235,9 @@ func (s *sink) toolStarted(v event.ToolStarted) {
 	}
 	if v.Tool == "bash" && s.layers != nil {
 		attrs = append(attrs, attrLayers.StringSlice(s.layers))
+	}
+	if s.t.content {
+		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(cut(firstNonEmpty(string(v.Input), v.InputRaw))))
 	}
 	_, ts.span = s.t.tracer.Start(s.rootCtx, "execute_tool "+v.Tool, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 }
@@ -392,4 +402,12 @@ func firstLine(s string) string {
 		s = s[:200]
 	}
 	return s
+}
+
+// cut bounds an exported text to maxContent bytes.
+func cut(s string) string {
+	if len(s) <= maxContent {
+		return s
+	}
+	return s[:maxContent] + "…[cut]"
 }

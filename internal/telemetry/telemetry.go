@@ -52,7 +52,15 @@ type Telemetry struct {
 	// batch is the open span of a batch (StartBatch): each run's span
 	// is linked from it.
 	batch atomic.Pointer[trace.Span]
+	// content exports model text and tool arguments and results
+	// (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true), as the
+	// event log has them: redacted.
+	content bool
 }
+
+// maxContent bounds one exported text (model text, tool arguments or
+// result), in bytes.
+const maxContent = 8 << 10
 
 // StartBatch opens the span of a batch named name ("batch {name}"): the
 // spans of the runs started until end is called are linked from it. end
@@ -110,7 +118,8 @@ func Setup(ctx context.Context, getenv func(string) string, version string) (*Te
 			res = merged
 		}
 	}
-	t := &Telemetry{version: version, parent: parentContext(getenv)}
+	t := &Telemetry{version: version, parent: parentContext(getenv),
+		content: strings.EqualFold(getenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"), "true")}
 	if err := t.start(ctx, res, traces, metrics, logs); err != nil {
 		_ = t.Shutdown(context.WithoutCancel(ctx))
 		return nil, err

@@ -63,8 +63,8 @@ func TestExportRun(t *testing.T) {
 	}
 	resp.Body.Close()
 	emit(event.StepFinished{Step: 1, FinishReason: "tool_calls", Tokens: event.Tokens{Input: 100, Output: 20, CacheRead: 40}, CostUSD: &cost})
-	emit(event.ToolStarted{Step: 1, CallID: "call_1", Tool: "bash"})
-	emit(event.ToolCompleted{Step: 1, CallID: "call_1", Tool: "bash", Metadata: map[string]any{"exit_code": 3}, DurationMS: 5})
+	emit(event.ToolStarted{Step: 1, CallID: "call_1", Tool: "bash", Input: []byte(`{"command":"make"}`)})
+	emit(event.ToolCompleted{Step: 1, CallID: "call_1", Tool: "bash", Output: "built", Metadata: map[string]any{"exit_code": 3}, DurationMS: 5})
 	emit(event.ToolStarted{Step: 1, CallID: "call_2", Tool: "write"})
 	emit(event.PermissionDenied{Step: 1, CallID: "call_2", Tool: "write", Permission: "edit", Pattern: ".github/x"})
 	emit(event.ToolFailed{Step: 1, CallID: "call_2", Tool: "write", Error: "Permission denied", Denied: true})
@@ -117,6 +117,13 @@ func TestExportRun(t *testing.T) {
 		}
 		if name != "invoke_agent fix-tests" && string(s.GetParentSpanId()) != string(root.GetSpanId()) {
 			t.Errorf("span %q is not a child of the run's span", name)
+		}
+	}
+	if bash := spans["execute_tool bash"]; bash != nil {
+		for _, k := range []string{"gen_ai.tool.call.arguments", "gen_ai.tool.call.result"} {
+			if v, ok := otlptest.Attrs(bash.GetAttributes())[k]; ok {
+				t.Errorf("%s exported without OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: %q", k, v)
+			}
 		}
 	}
 	if chat := spans["chat gpt-test"]; chat == nil || len(chat.GetEvents()) != 1 || chat.GetEvents()[0].GetName() != "retry" {
@@ -216,5 +223,40 @@ func TestBatchLinksRuns(t *testing.T) {
 	}
 	if linked != 2 {
 		t.Errorf("the batch span links %d of the 2 runs", linked)
+	}
+}
+
+// TestCaptureContent: with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
+// set, tool arguments and results and the model's text are exported.
+func TestCaptureContent(t *testing.T) {
+	rcv := otlptest.Start(t)
+	otelEnv(t, rcv)
+	t.Setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+	tel, err := Setup(t.Context(), os.Getenv, "1")
+	if err != nil || tel == nil {
+		t.Fatalf("Setup = %v, %v", tel, err)
+	}
+	s := tel.Sink("r")
+	for _, p := range []event.Payload{event.RunStarted{Task: "t", Model: "m"}, event.StepStarted{Step: 1},
+		event.Text{Step: 1, Text: "I build it."}, event.StepFinished{Step: 1},
+		event.ToolStarted{CallID: "c", Tool: "bash", Input: []byte(`{"command":"make"}`)},
+		event.ToolCompleted{CallID: "c", Tool: "bash", Output: "built"}, event.RunFinished{Status: event.StatusSuccess}} {
+		_ = s.Emit(p)
+	}
+	if err := tel.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range rcv.Spans() {
+		attrs := otlptest.Attrs(sp.GetAttributes())
+		switch sp.GetName() {
+		case "execute_tool bash":
+			if attrs["gen_ai.tool.call.arguments"] != `{"command":"make"}` || attrs["gen_ai.tool.call.result"] != "built" {
+				t.Errorf("execute_tool attributes %v", attrs)
+			}
+		case "chat m":
+			if ev := sp.GetEvents(); len(ev) != 1 || otlptest.Attrs(ev[0].GetAttributes())["gen_ai.output.text"] != "I build it." {
+				t.Errorf("chat events %v", ev)
+			}
+		}
 	}
 }
