@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -97,11 +98,62 @@ func identByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// droppedMembers are the optional members an endpoint rejected; later
-// requests through the same provider leave them out. Safe for concurrent use.
+// renamable are members whose value the request asked for but whose
+// name the client chose: OpenAI's reasoning models take only
+// max_completion_tokens, and older servers (Azure before 2024-09-01-preview,
+// many compatible ones) only max_tokens. maxTokensField guesses from the
+// model name, which a gateway's alias hides.
+var renamable = map[string]string{"max_tokens": "max_completion_tokens", "max_completion_tokens": "max_tokens"}
+
+// droppedMembers are the optional members an endpoint rejected, and the
+// members it took under their other name; later requests through the same
+// provider leave out the first and rename the second. Safe for concurrent use.
 type droppedMembers struct {
-	mu  sync.Mutex
-	set map[string]bool
+	mu      sync.Mutex
+	set     map[string]bool
+	renamed map[string]string // rejected name → name sent instead
+}
+
+// adapt applies what the endpoint rejected before to a request being
+// built, and returns the members a rejection may name: the optional
+// members still sent and the renamable ones present (not already renamed
+// once: no ping-pong between two names).
+func (d *droppedMembers) adapt(oreq *openai.ChatCompletionRequest, patch map[string]json.RawMessage, optional []string) []string {
+	keep, drop := d.filter(optional)
+	for _, m := range drop {
+		omitMember(oreq, patch, m)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for from, to := range d.renamed {
+		if v, ok := patch[from]; ok {
+			delete(patch, from)
+			patch[to] = v
+		}
+	}
+	for m := range renamable {
+		if _, ok := patch[m]; ok && !slices.Contains(slices.Collect(maps.Values(d.renamed)), m) {
+			keep = append(keep, m)
+		}
+	}
+	slices.Sort(keep)
+	return keep
+}
+
+// rejected records that the endpoint rejected member m, and returns what
+// the next request does instead, for the error message.
+func (d *droppedMembers) rejected(m string) string {
+	if to, ok := renamable[m]; ok {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.renamed == nil {
+			d.renamed = map[string]string{}
+		}
+		d.renamed[m] = to
+		return "with " + to + " instead of " + m
+	}
+	d.add(m)
+	return "without " + m
 }
 
 func (d *droppedMembers) add(m string) {

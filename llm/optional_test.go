@@ -103,9 +103,10 @@ func TestResendOnlyOnce(t *testing.T) {
 	})
 	t.Run("a member the task asked for", func(t *testing.T) {
 		t.Parallel()
-		srv := llmtest.NewServer(t, jsonError(400, `{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`))
+		srv := llmtest.NewServer(t, jsonError(400, `{"error":{"message":"Unsupported parameter: 'temperature' is not supported with this model.","type":"invalid_request_error","param":"temperature","code":"unsupported_parameter"}}`))
 		p := mustNew(t, llm.Config{BaseURL: srv.URL(), HTTPClient: srv.Client(), Profile: &llm.Profile{}})
-		evs := collect(t, p, llm.Request{Model: "m", MaxOutputTokens: 100})
+		temp := 0.2
+		evs := collect(t, p, llm.Request{Model: "m", Temperature: &temp})
 		if e := evs[len(evs)-1].Err.(*llm.Error); e.Class != llm.ClassFatal || e.Resend {
 			t.Fatalf("want fatal, got %s", dump(evs))
 		}
@@ -117,6 +118,61 @@ func TestResendOnlyOnce(t *testing.T) {
 		evs := collect(t, p, llm.Request{Model: "m"})
 		if e := evs[len(evs)-1].Err.(*llm.Error); e.Class != llm.ClassFatal || e.Resend {
 			t.Fatalf("want fatal, got %s", dump(evs))
+		}
+	})
+}
+
+// TestResendUnderOtherName: a rejected max_tokens is sent as
+// max_completion_tokens from then on (OpenAI reasoning models behind an
+// alias), and the reverse (servers that know only max_tokens); the value
+// the task asked for stays. Both names rejected is fatal, not a ping-pong.
+func TestResendUnderOtherName(t *testing.T) {
+	t.Parallel()
+	maxTokens := jsonError(400, `{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`)
+	maxCompletion := jsonError(400, `{"error":{"message":"Unrecognized request argument supplied: max_completion_tokens","type":"invalid_request_error","param":null,"code":null}}`)
+	for _, c := range []struct {
+		name, model, from, to string
+		reject                llmtest.Reply
+	}{
+		{"max_tokens to max_completion_tokens", "my-gateway-alias", "max_tokens", "max_completion_tokens", maxTokens},
+		{"max_completion_tokens to max_tokens", "gpt-5-mini", "max_completion_tokens", "max_tokens", maxCompletion},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(t, c.reject, llmtest.Text("ok"), llmtest.Text("again"))
+			p := mustNew(t, llm.Config{BaseURL: srv.URL(), HTTPClient: srv.Client(), Profile: &llm.Profile{}})
+			req := llm.Request{Model: c.model, MaxOutputTokens: 123}
+			first := collect(t, p, req)
+			if e, ok := first[len(first)-1].Err.(*llm.Error); !ok || !e.Resend || !strings.Contains(e.Error(), "with "+c.to+" instead of "+c.from) {
+				t.Fatalf("want a resend under %s, got %s", c.to, dump(first))
+			}
+			for _, want := range []string{"ok", "again"} {
+				if v := view(collect(t, p, req)); v.Text != want {
+					t.Fatalf("after the rename: %+v", v)
+				}
+			}
+			reqs := srv.Requests()
+			if reqs[0].Body[c.from] != float64(123) {
+				t.Fatalf("first request: %s", reqs[0].Raw)
+			}
+			for _, r := range reqs[1:] {
+				if _, ok := r.Body[c.from]; ok || r.Body[c.to] != float64(123) {
+					t.Errorf("a later request sends %s or lacks %s: 123: %s", c.from, c.to, r.Raw)
+				}
+			}
+		})
+	}
+	t.Run("both names rejected", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.NewServer(t, maxTokens, maxCompletion)
+		p := mustNew(t, llm.Config{BaseURL: srv.URL(), HTTPClient: srv.Client(), Profile: &llm.Profile{}})
+		req := llm.Request{Model: "alias", MaxOutputTokens: 5}
+		if v := view(collect(t, p, req)); v.Class != llm.ClassRetryable {
+			t.Fatalf("first: %+v", v)
+		}
+		second := collect(t, p, req)
+		if e := second[len(second)-1].Err.(*llm.Error); e.Class != llm.ClassFatal || e.Resend {
+			t.Fatalf("the other name rejected too: want fatal, got %s", dump(second))
 		}
 	})
 }

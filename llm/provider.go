@@ -72,7 +72,7 @@ type Provider struct {
 	sendReasoning bool
 	baseURL       string
 	profile       *Profile
-	dropped       *droppedMembers // optional members the endpoint rejected
+	dropped       *droppedMembers // members the endpoint rejected
 }
 
 // profileFor is the profile a request for model is sent with.
@@ -188,10 +188,7 @@ func (p *Provider) stream(parent context.Context, req Request, yield func(Event)
 		a.fail(&Error{Class: ClassFatal, Message: err.Error(), Err: err})
 		return
 	}
-	sent, dropped := p.dropped.filter(optionalMembers(req, prof))
-	for _, m := range dropped {
-		omitMember(&oreq, patch, m)
-	}
+	sent := p.dropped.adapt(&oreq, patch, optionalMembers(req, prof))
 	st := &callState{patch: patch, activity: func() { timer.Reset(p.idle) }}
 	stream, err := p.client.CreateChatCompletionStream(withCallState(ctx, st), oreq)
 	if err != nil {
@@ -227,8 +224,9 @@ func (p *Provider) stream(parent context.Context, req Request, yield func(Event)
 
 // openError classifies a failure to open the stream: an HTTP error status
 // (from the status, headers and body the adaptor kept) or a transport error.
-// A 400 or 422 that rejects an optional member of sent drops that member
-// from later requests and asks for an immediate resend (Error.Resend).
+// A 400 or 422 that rejects a member of sent drops that member (or sends
+// it under its other name: renamable) from then on and asks for an
+// immediate resend (Error.Resend).
 func (p *Provider) openError(ctx, parent context.Context, st *callState, sent []string, err error) *Error {
 	if st.status != 0 && (st.status < http.StatusOK || st.status >= http.StatusBadRequest) {
 		b := parseErrorBody(st.errBody)
@@ -242,9 +240,8 @@ func (p *Provider) openError(ctx, parent context.Context, st *callState, sent []
 		})
 		e.Err = err // go-openai's *APIError or *RequestError
 		if m := rejectedMember(st.status, b, sent); m != "" && e.Class == ClassFatal {
-			p.dropped.add(m)
 			e.Class, e.Resend, e.RetryAfter = ClassRetryable, true, 0
-			e.Message += " (the runner sends the request again without " + m + ")"
+			e.Message += " (the runner sends the request again " + p.dropped.rejected(m) + ")"
 		}
 		return e
 	}
