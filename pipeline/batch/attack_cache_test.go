@@ -20,12 +20,21 @@ import (
 // value must not reach the model (it did, raw, and the attacker's log: its
 // redactor knows only its own values).
 func TestAttackBatchCacheHidesOtherRepos(t *testing.T) {
+	t.Run("sandbox on", func(t *testing.T) { attackBatchCache(t, "", false) })
+	// Control: with the sandbox off the same script reads the victim's
+	// .env, so the attack reaches the cache where the guard is on.
+	t.Run("control: sandbox off", func(t *testing.T) { attackBatchCache(t, "sandbox:\n  mode: off\n", true) })
+}
+
+// attackBatchCache runs the attack with the task's extra settings and
+// checks whether the victim's value reached the attacker's model.
+func attackBatchCache(t *testing.T, extra string, leaks bool) {
 	const secret = "victim-dotenv-secret-4242abcd"
 	dir := t.TempDir()
 	gittest.Init(t, filepath.Join(dir, "victim"), map[string]string{"README.md": "victim\n", ".env": "VICTIM_TOKEN=" + secret + "\n"})
 	gittest.Init(t, filepath.Join(dir, "attacker"), map[string]string{"README.md": "attacker\n",
 		"attack.sh": "for d in ../../../*.git ../../../clones/*.git; do echo \"$d: $(git --git-dir=\"$d\" show HEAD:.env 2>&1)\"; done\n"})
-	write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nmodel: gpt-4.1-mini\nprompt: hi\npermissions:\n  read: allow\n  bash: {\"bash attack.sh\": allow}\n")
+	write(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nmodel: gpt-4.1-mini\nprompt: hi\npermissions:\n  read: allow\n  bash: {\"bash attack.sh\": allow}\n"+extra)
 	spec := filepath.Join(dir, "batch.yaml")
 	write(t, spec, "version: 1\nname: rt\ntask: task.yaml\nrepos:\n  - path: victim\n  - path: attacker\n")
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: "Nothing to do."}.Reply(),
@@ -47,6 +56,12 @@ func TestAttackBatchCacheHidesOtherRepos(t *testing.T) {
 	}
 	if !strings.Contains(results.String(), ".git: ") {
 		t.Fatalf("attack.sh did not run or found no cache entry: tool results %q", results.String())
+	}
+	if leaks {
+		if !strings.Contains(results.String(), secret) {
+			t.Errorf("control: with the sandbox off the attack did not read the victim's .env:\n%s", results.String())
+		}
+		return
 	}
 	if strings.Contains(results.String(), secret) {
 		t.Errorf("the victim repository's protected .env reached the attacker's model through the clone cache:\n%s", results.String())
