@@ -153,6 +153,15 @@ func Explain(rs permission.Ruleset, workTree string, q permission.Query) permiss
 	return permission.Explain(rs, workTree, q, Check)
 }
 
+// ExplainWith is Explain with bash commands judged under opts, as the
+// guard judges them where the run's sandbox hides protected files.
+func ExplainWith(rs permission.Ruleset, workTree string, q permission.Query, opts Options) permission.Explanation {
+	return permission.Explain(rs, workTree, q, func(rs permission.Ruleset, workTree, command string) permission.Verdict {
+		p, err := permission.NewPaths(workTree)
+		return checkBash(rs, p, err, command, opts)
+	})
+}
+
 func checkBash(rs permission.Ruleset, p permission.Paths, pathsErr error, command string, opts Options) permission.Verdict {
 	a := &analyzer{rs: rs, paths: p, pathsErr: pathsErr, hidden: opts.ProtectedHidden}
 	if strings.IndexByte(command, 0) >= 0 {
