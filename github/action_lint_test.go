@@ -86,7 +86,7 @@ func TestActionScriptsPassShellcheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	scripts := []string{filepath.Join("..", "scripts", "build-runner.sh")}
+	scripts := []string{filepath.Join("..", "scripts", "build-runner.sh"), filepath.Join("..", "scripts", "apparmor-userns.sh")}
 	for i, s := range a.Runs.Steps {
 		if s.Run == "" {
 			continue

@@ -153,7 +153,9 @@ func newActionRun(t *testing.T, inputs map[string]string, base map[string]string
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.base = []string{"HOME=" + t.TempDir(), "RUNNER_TEMP=" + r.temp, "GITHUB_ACTION_PATH=" + abs, "GITHUB_ACTIONS=true"}
+	// The AppArmor step reads a sysctl file of the test: it must never load a profile on the test machine.
+	r.base = []string{"HOME=" + t.TempDir(), "RUNNER_TEMP=" + r.temp, "GITHUB_ACTION_PATH=" + abs, "GITHUB_ACTIONS=true",
+		"APPARMOR_USERNS_SYSCTL=" + filepath.Join(r.temp, "no-such-sysctl")}
 	for k, v := range base {
 		r.base = append(r.base, k+"="+v)
 	}

@@ -208,6 +208,9 @@ func (r *execRun) sandboxInfo() *event.Sandbox {
 	if len(r.spec.Sandbox.Allow) > 0 {
 		rec.Limits = append(rec.Limits, sandbox.ProxyLimits(r.sandbox.Layers(), sandbox.Probe().LandlockABI)...)
 	}
+	if h := strings.Join(strings.Fields(r.getenv(sandbox.HostSetupEnv)), " "); h != "" {
+		rec.HostSetup = h[:min(len(h), 500)]
+	}
 	return rec
 }
 

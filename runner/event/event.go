@@ -169,6 +169,10 @@ type Sandbox struct {
 	LandlockABI int `json:"landlock_abi,omitempty"`
 	// Limits are what the sandbox does not stop here (sandbox.Limits).
 	Limits []string `json:"limits,omitempty"`
+	// HostSetup is what the machine's set-up did for the sandbox, one
+	// line (the GitHub Action: the AppArmor profile giving the runner user
+	// namespaces, loaded or why not); "" when nothing said.
+	HostSetup string `json:"host_setup,omitempty"`
 }
 
 // Continued names an earlier run whose conversation a run continues: its

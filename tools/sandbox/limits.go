@@ -66,6 +66,11 @@ func ProxyLimits(layers []Layer, abi int) []string {
 	return out
 }
 
+// HostSetupEnv names the environment variable through which the machine's
+// set-up (the GitHub Action's AppArmor step, scripts/apparmor-userns.sh)
+// says what it did for the sandbox; run.started records it.
+const HostSetupEnv = "RUNNER_SANDBOX_HOST_SETUP"
+
 // LayersEnv names the environment variable of the runner that pins the
 // layers ("landlock", "namespaces" or "namespaces,landlock"), e.g. to try
 // on a machine with user namespaces what GitHub's ubuntu-24.04 runners
