@@ -23,7 +23,9 @@ func anthropicCheck(req RecordedRequest) (Reply, bool) {
 	if !strings.HasSuffix(req.Path, "/v1/messages") {
 		return AnthropicError(http.StatusNotFound, "not_found_error", "Not Found"), true
 	}
-	if req.Header.Get("x-api-key") == "" {
+	// The API takes the key as x-api-key or as a bearer token (which
+	// anthropic-sdk-go v2 sends).
+	if req.Header.Get("x-api-key") == "" && !strings.HasPrefix(req.Header.Get("Authorization"), "Bearer ") {
 		return AnthropicError(http.StatusUnauthorized, "authentication_error", "x-api-key header is required"), true
 	}
 	if req.Header.Get("anthropic-version") == "" {

@@ -91,6 +91,9 @@ func (c *OpenAICache) Usage(body map[string]any) (input, cached int) {
 		}
 	}
 	items, _ := body["input"].([]any)
+	if text, ok := body["input"].(string); ok {
+		items = []any{map[string]any{"role": "user", "content": text}} // a string is one user message
+	}
 	for _, it := range items {
 		b, _ := json.Marshal(it)
 		stream = append(stream, b...)
