@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
@@ -126,5 +127,86 @@ func TestFaultHugeBinaryAppend(t *testing.T) {
 	}
 	if !strings.Contains(string(summary), "not in the patch") || !strings.Contains(string(summary), "patch_incomplete") {
 		t.Errorf("summary.md does not say the change is left out:\n%s", summary)
+	}
+}
+
+// TestHugeBinaryAppendWithinRaisedLimit: with limits.binary_patch_bytes
+// raised to its 256 MiB maximum, a 4-byte append to a 150 MB file is in
+// the patch, which git apply takes, and the runner streams it: its peak
+// memory stays under 300 MB (it held both sides, deltas and literals at
+// once before: 1,256 MB).
+func TestHugeBinaryAppendWithinRaisedLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 150 MB file")
+	}
+	t.Parallel()
+	const size = 150 << 20
+	repo := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(repo, "big.bin")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not sparse: blocks of pseudo-random bytes, which deflate cannot
+	// shrink, so a literal would be the whole file.
+	block := make([]byte, 1<<20)
+	x := uint64(88172645463325252)
+	for i := 0; i < size/len(block); i++ {
+		for j := 0; j < len(block); j += 8 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			for k := range 8 {
+				block[j+k] = byte(x >> (8 * k))
+			}
+		}
+		if _, err := f.Write(block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, repo, "init", "-q", "-b", "main")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "big")
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	if err := os.WriteFile(spec, []byte(hugeSpec+"limits:\n  binary_patch_bytes: 268435456\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := newModel(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"printf tail >> big.bin"}`)}}.Reply(),
+		llmtest.Turn{Text: "Appended."}.Reply(),
+	)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--repo", repo, "--isolate", "--out", out, "--base-url", srv.URL(), "--quiet")
+	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
+	outb, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("runner: %v\n%s", err, outb)
+	}
+	var peak int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		peak = ru.Maxrss << 10 // KiB on Linux
+	}
+	t.Logf("150 MB file, 4-byte append, in the patch: runner peak RSS %.1f MB", float64(peak)/(1<<20))
+	if peak <= 0 || peak >= 300<<20 {
+		t.Errorf("peak RSS %.1f MB, want under 300 MB", float64(peak)/(1<<20))
+	}
+	patch := filepath.Join(out, "changes.patch")
+	if fi, err := os.Stat(patch); err != nil || fi.Size() > 64<<10 {
+		t.Fatalf("changes.patch (%v): want the append as a small delta", err)
+	}
+	gittest.Run(t, repo, "apply", patch)
+	data, err := os.ReadFile(big)
+	if err != nil || len(data) != size+4 || string(data[size:]) != "tail" {
+		t.Errorf("big.bin after git apply: %d bytes (%v), want %d ending in tail", len(data), err, size+4)
+	}
+	gittest.Run(t, repo, "apply", "-R", patch)
+	if fi, err := os.Stat(big); err != nil || fi.Size() != size {
+		t.Errorf("big.bin after git apply -R: %v %v, want %d bytes", fi.Size(), err, size)
 	}
 }

@@ -4,10 +4,9 @@ import "gopkg.in/yaml.v3"
 
 // Bounds of "limits.binary_patch_bytes". Below MinBinaryPatchBytes a
 // patch could carry hardly any binary file, and a run that changes one
-// would fail for nothing; above MaxBinaryPatchBytes building one binary
-// patch holds several times the file in memory (both sides, the delta or
-// the literal and its base85 text), more than a CI runner can be assumed
-// to have.
+// would fail for nothing; above MaxBinaryPatchBytes a file's literal, in
+// base85, would make a patch too large to review, attach or post. A large
+// binary patch is streamed: memory stays bounded whatever the limit.
 const (
 	MinBinaryPatchBytes = 1 << 10   // 1 KiB
 	MaxBinaryPatchBytes = 256 << 20 // 256 MiB

@@ -2,8 +2,10 @@ package snapshot
 
 import (
 	"context"
+	"crypto/sha1"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -127,6 +129,30 @@ func (k *keeper) blob(h plumbing.Hash) error {
 		return nil
 	}
 	k.seen[h] = true
+	size, err := k.src.size(plumbing.BlobObject, h)
+	if err != nil {
+		return err
+	}
+	if size > inMemoryLimit { // streamed, as Track stores a large file
+		r, err := k.src.open(plumbing.BlobObject, h)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		return k.dst.writeLoose(h, func(w io.Writer) (plumbing.Hash, error) {
+			d := sha1.New()
+			mw := io.MultiWriter(w, d)
+			if _, err := mw.Write(objectHeader(plumbing.BlobObject, size)); err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if _, err := io.Copy(mw, r); err != nil {
+				return plumbing.ZeroHash, err
+			}
+			var got plumbing.Hash
+			copy(got[:], d.Sum(nil))
+			return got, nil
+		})
+	}
 	data, err := k.src.read(plumbing.BlobObject, h)
 	if err != nil {
 		return err

@@ -198,6 +198,14 @@ func (s *Store) fileSection(sc *sizedChange, bw *bufio.Writer) (FileChange, erro
 		}
 		return fc, nil
 	}
+	if contentChanged && max(sc.oldSize, sc.newSize) > streamLimit { // binary: never read whole
+		fc.Binary = true
+		if bw != nil {
+			writeHeader(bw, c, true)
+			return fc, writeBinaryStream(bw, s.side(c.from, sc.oldSize), s.side(c.to, sc.newSize))
+		}
+		return fc, nil
+	}
 	var old, cur []byte
 	if contentChanged {
 		var err error
