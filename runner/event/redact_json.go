@@ -8,8 +8,8 @@ import (
 	"reflect"
 )
 
-// RedactJSON redacts every string (values and keys) of the JSON text b,
-// matching secrets against the decoded strings, so JSON-escaped forms of a
+// RedactJSON redacts every string (values and keys) of the JSON text b
+// (ciphertext under opaqueKeys only of exact values), matching secrets against the decoded strings, so JSON-escaped forms of a
 // secret (quotes, backslashes, \n in a key block, \u escapes) are caught. It
 // returns b itself when nothing changed. Text that is not valid JSON is
 // redacted as plain bytes from the first point the scan fails.
@@ -32,7 +32,13 @@ func (r *Redactor) RedactJSON(b []byte) []byte {
 			return splice(out, b, last, i, tail)
 		}
 		lit := b[i : end+1]
-		repl, changed := r.redactLiteral(lit, esc)
+		var repl []byte
+		var changed bool
+		if !esc && opaqueValue(b, i) && cipherShaped(lit[1:len(lit)-1]) && !r.shapeAtStart(lit[1:len(lit)-1]) {
+			repl, changed = r.redactLiterals(lit)
+		} else {
+			repl, changed = r.redactLiteral(lit, esc)
+		}
 		if changed {
 			out = splice(out, b, last, i, repl)
 			last = end + 1
@@ -44,6 +50,75 @@ func (r *Redactor) RedactJSON(b []byte) []byte {
 	}
 	return append(out, b[last:]...)
 }
+
+// opaqueKeys name members whose string values are a provider's ciphertext
+// or signature, sent back verbatim on the next request (Anthropic's
+// thinking signature, OpenAI's encrypted reasoning). When such a value is
+// cipherShaped, only exact secret values are replaced in it: a token shape
+// found in base64 by chance is no secret, and replacing it would make the
+// provider reject the turn.
+func opaqueKeys() []string { return []string{"encrypted_content", "signature"} }
+
+// opaqueValue reports whether the string literal at b[start] is the value
+// of a member named in opaqueKeys.
+func opaqueValue(b []byte, start int) bool {
+	j := start - 1
+	for j >= 0 && isJSONSpace(b[j]) {
+		j--
+	}
+	if j < 0 || b[j] != ':' {
+		return false
+	}
+	j--
+	for j >= 0 && isJSONSpace(b[j]) {
+		j--
+	}
+	for _, k := range opaqueKeys() {
+		key := `"` + k + `"`
+		if j+1 >= len(key) && string(b[j+1-len(key):j+1]) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// cipherShaped reports whether v looks like base64 ciphertext: 64 bytes or
+// more of the base64 and base64url alphabets.
+func cipherShaped(v []byte) bool {
+	if len(v) < 64 {
+		return false
+	}
+	for _, c := range v {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// shapeAtStart reports whether a token shape begins v: a whole secret, not
+// a chance match inside ciphertext.
+func (r *Redactor) shapeAtStart(v []byte) bool {
+	for _, p := range r.patterns {
+		if loc := p.re.FindIndex(v); loc != nil && loc[0] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// redactLiterals replaces only the exact secret values in an opaque
+// literal; a token shape inside ciphertext is chance, not a secret.
+func (r *Redactor) redactLiterals(lit []byte) ([]byte, bool) {
+	lits := r.literals.Load()
+	if lits == nil {
+		return lit, false
+	}
+	out := lits.rep.Replace(string(lit))
+	return []byte(out), out != string(lit)
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // splice appends b[last:from] then repl to out, starting out when nil.
 func splice(out, b []byte, last, from int, repl []byte) []byte {

@@ -195,3 +195,29 @@ func checkStrings(t *testing.T, v any, secret string) {
 		}
 	}
 }
+
+// TestRedactJSONKeepsProviderCiphertext: a token shape that occurs by
+// chance inside a thinking signature or encrypted reasoning (base64url
+// holds "-sk-…") is kept, so --continue can send the turn back; the same
+// text under another key is redacted (control), and an exact secret value
+// is redacted everywhere.
+func TestRedactJSONKeepsProviderCiphertext(t *testing.T) {
+	t.Parallel()
+	blob := "gAAAAABn" + strings.Repeat("Q1x_", 10) + "-sk-abcdefghijklmnopqrstuvwx" + strings.Repeat("Zz09", 10)
+	r := NewRedactor([]string{"OPENAI_API_KEY=sk-live-0123456789abcdefghij"})
+	for _, tc := range []struct {
+		in   string
+		keep bool
+	}{
+		{`{"reasoning_details":{"responses":[{"type":"reasoning","encrypted_content":"` + blob + `"}]}}`, true},
+		{`{"type":"thinking","thinking":"t","signature": "` + blob + `"}`, true},
+		{`{"content":"` + blob + `"}`, false},
+		{`{"signature":"sk-live-0123456789abcdefghij` + strings.Repeat("A", 60) + `"}`, false},
+		{`{"signature":"sk-proj-` + strings.Repeat("B", 70) + `"}`, false}, // a whole key, not ciphertext
+	} {
+		got := string(r.RedactJSON([]byte(tc.in)))
+		if kept := got == tc.in; kept != tc.keep {
+			t.Errorf("RedactJSON(%s) = %s; kept %v, want %v", tc.in, got, kept, tc.keep)
+		}
+	}
+}
