@@ -113,8 +113,11 @@ func EnsurePullRequest(ctx context.Context, client *gh.Client, o PROptions) (url
 		wasCreated = wasCreated || c
 		return result{u, n, wasCreated}, err
 	})
-	if err != nil && !errors.Is(err, ErrLabels) {
-		err = mark(ErrPullRequest, err)
+	switch {
+	case errors.Is(err, ErrLabels):
+		err = withPermissionHint(callLabels, err)
+	case err != nil:
+		err = withPermissionHint(callPullRequest, mark(ErrPullRequest, err))
 	}
 	return r.url, r.number, r.created, err
 }

@@ -108,7 +108,7 @@ func pushCommit(ctx context.Context, remote *git.Remote, auth transport.AuthMeth
 	case isLeaseError(err):
 		return fmt.Errorf("%w: %w", ErrLease, err)
 	default:
-		return fmt.Errorf("%w: %w", ErrPush, err)
+		return withPermissionHint(callPush, fmt.Errorf("%w: %w", ErrPush, err))
 	}
 }
 
