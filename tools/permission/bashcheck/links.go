@@ -67,9 +67,11 @@ func collectLinks(f *syntax.File) linkFacts {
 		if !ok || len(ce.Args) == 0 {
 			return true
 		}
-		args := make([]word, 0, len(ce.Args))
-		for _, w := range ce.Args {
-			args = append(args, convertWord(w))
+		args := []word{convertWord(ce.Args[0])}
+		if args[0].static() && (path.Base(args[0].lit()) == "git" || path.Base(args[0].lit()) == "go" || path.Base(args[0].lit()) == "find") {
+			for _, w := range ce.Args[1:] { // only these look past the program name
+				args = append(args, convertWord(w))
+			}
 		}
 		if commandMayLink(args) {
 			lf.creators = append(lf.creators, ce)
