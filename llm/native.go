@@ -168,3 +168,12 @@ func (p *NativeProvider) read(ctx, parent context.Context, resp *http.Response, 
 		}
 	}
 }
+
+// uniqueCallID is the event id of a native wire's tool call: the id sent
+// when it is non-empty and unused in this response, else a generated one
+// (call_<n>), as the chat wire names calls.
+func (a *assembler) uniqueCallID(sent string) string {
+	c := &callAcc{wireID: sent}
+	c.ensureID(a.callIDs)
+	return c.eventID
+}

@@ -157,8 +157,8 @@ func (d *anthropicDecoder) blockStart(i int, raw json.RawMessage) bool {
 		if !d.a.closeReasoning() || !d.a.closeText() {
 			return false
 		}
-		b.partID = cb.ID
-		return d.a.emit(Event{Type: EventToolInputStart, ID: cb.ID, ToolName: cb.Name})
+		b.partID = d.a.uniqueCallID(cb.ID)
+		return d.a.emit(Event{Type: EventToolInputStart, ID: b.partID, ToolName: cb.Name})
 	}
 	return d.a.alive // redacted_thinking and server blocks are kept, not shown
 }
@@ -210,7 +210,7 @@ func (d *anthropicDecoder) blockStop(i int) bool {
 	if b == nil || b.typ != "tool_use" {
 		return d.a.alive
 	}
-	acc := &callAcc{name: b.name, eventID: b.id}
+	acc := &callAcc{name: b.name, eventID: b.partID}
 	acc.args.WriteString(b.text.String())
 	tc := acc.toolCall(d.a.tools)
 	b.call = &tc
@@ -225,6 +225,11 @@ func (d *anthropicDecoder) finish() {
 	d.done = true
 	if !a.closeReasoning() || !a.closeText() {
 		return
+	}
+	for _, i := range d.order { // a tool_use block the stream never stopped
+		if b := d.blocks[i]; b.typ == "tool_use" && b.call == nil && !d.blockStop(i) {
+			return
+		}
 	}
 	for i := range d.calls {
 		tc := d.calls[i]
@@ -279,7 +284,7 @@ func (d *anthropicDecoder) kept() json.RawMessage {
 			}
 		case "tool_use":
 			if b.call != nil {
-				blocks = append(blocks, mustJSON(anthBlock{Type: "tool_use", ID: b.id, Name: b.name, Input: callInput(*b.call)}))
+				blocks = append(blocks, mustJSON(anthBlock{Type: "tool_use", ID: b.partID, Name: b.name, Input: callInput(*b.call)}))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 )
 
 // responsesDecoder reads a Responses stream: response.created, output
@@ -105,7 +106,7 @@ func (d *responsesDecoder) payload(raw []byte) bool {
 			return a.reasoningDelta(ev.Delta)
 		}
 	case "response.function_call_arguments.delta":
-		if c := d.calls[ev.ItemID]; c != nil && ev.Delta != "" {
+		if c := d.call(ev.ItemID, ev.OutputIndex); c != nil && ev.Delta != "" {
 			c.args = append(c.args, ev.Delta...)
 			return a.emit(Event{Type: EventToolInputDelta, ID: c.callID, ToolName: c.name, Delta: ev.Delta})
 		}
@@ -141,9 +142,28 @@ func (d *responsesDecoder) itemAdded(index int, raw json.RawMessage) bool {
 	if !d.a.closeReasoning() || !d.a.closeText() {
 		return false
 	}
-	d.calls[it.ID] = &respCallAcc{callID: it.CallID, name: it.Name, index: index}
-	d.order = append(d.order, it.ID)
-	return d.a.emit(Event{Type: EventToolInputStart, ID: it.CallID, ToolName: it.Name})
+	key := d.callKey(it.ID, index)
+	c := &respCallAcc{callID: d.a.uniqueCallID(it.CallID), name: it.Name, index: index}
+	d.calls[key] = c
+	d.order = append(d.order, key)
+	return d.a.emit(Event{Type: EventToolInputStart, ID: c.callID, ToolName: it.Name})
+}
+
+// callKey is the key of a new call: its item id, or its output index when
+// the id is missing or taken.
+func (d *responsesDecoder) callKey(itemID string, index int) string {
+	if _, taken := d.calls[itemID]; itemID != "" && !taken {
+		return itemID
+	}
+	return "#" + strconv.Itoa(index)
+}
+
+// call finds a call by item id, else by output index.
+func (d *responsesDecoder) call(itemID string, index int) *respCallAcc {
+	if c := d.calls[itemID]; c != nil && itemID != "" {
+		return c
+	}
+	return d.calls["#"+strconv.Itoa(index)]
 }
 
 // itemDone keeps a finished item; a function_call's arguments are final
@@ -155,8 +175,8 @@ func (d *responsesDecoder) itemDone(index int, raw json.RawMessage) bool {
 	}
 	switch it.Type {
 	case "function_call":
-		c := d.calls[it.ID]
-		if c == nil {
+		c := d.call(it.ID, index)
+		if c == nil || c.call != nil {
 			return d.a.alive
 		}
 		acc := &callAcc{name: c.name, eventID: c.callID}
