@@ -1,6 +1,8 @@
-// Package llm talks to any OpenAI-compatible Chat Completions endpoint and
-// turns one streamed model call into a sequence of unified stream events
-// (after the AI SDK's fullStream, as used by OpenCode's session processor).
+// Package llm talks to the model over one of three wires (Chat Completions
+// and every compatible endpoint, OpenAI's Responses API, Anthropic's
+// Messages API; see Wire and docs/providers.md) and turns one streamed
+// model call into a sequence of unified stream events (after the AI SDK's
+// fullStream, as used by OpenCode's session processor).
 //
 // It knows nothing of tool implementations, of GitHub or of the pipeline:
 // tools arrive as definitions (name, description, JSON Schema) and tool calls
