@@ -1,0 +1,42 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestOwnModesRestore: a guarded directory whose mode a command changed
+// (setgid and no write) is put back, reported once with both modes as
+// chmod writes them, and named by the runner_state message relative to
+// the work tree; an unchanged one is not.
+func TestOwnModesRestore(t *testing.T) {
+	wt := t.TempDir()
+	out := filepath.Join(wt, ".runner", "runs", "x")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &execRun{guardState: guardState{modes: newOwnModes()}, workspaceState: workspaceState{workTree: wt}}
+	r.modes.guard(out)
+	if r.modes.restore() {
+		t.Fatal("nothing changed, restore says it fixed something")
+	}
+	if err := os.Chmod(out, 0o500|os.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	if !r.modes.restore() {
+		t.Fatal("a changed mode was not put back")
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o755 || fi.Mode()&os.ModeSetgid != 0 {
+		t.Fatalf("mode after restore: %v (%v)", fi.Mode(), err)
+	}
+	paths, msg := r.modesMessage()
+	if !slices.Equal(paths, []string{".runner/runs/x"}) || !strings.Contains(msg, ".runner/runs/x 0755 → 2500") {
+		t.Errorf("modesMessage: %q, %q", paths, msg)
+	}
+	if r.modes.restore() {
+		t.Error("a second restore found a change")
+	}
+}
