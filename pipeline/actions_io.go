@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -55,6 +56,9 @@ func (r *execRun) setupFailed(err error) error {
 		r.annotate(a)
 	}
 	code := ExitCode(err)
+	if serr := r.setupSummary(fmt.Sprintf("failed before it started (exit %d)", code), err.Error()); serr != nil {
+		err = errors.Join(err, serr)
+	}
 	if out := r.getenv("GITHUB_OUTPUT"); out != "" {
 		list := github.RunOutputs{Status: event.StatusError, ExitCode: code}.List()
 		if werr := github.WriteOutputs(out, list...); werr != nil {
@@ -117,4 +121,25 @@ func atoi(s string) int {
 func (r *execRun) noTokenWarning() {
 	r.annotate(workflowcmd.Annotation{Level: workflowcmd.Warning, Title: "runner: no token",
 		Message: "GITHUB_TOKEN and GH_TOKEN are empty: no GitHub API call is made (no comment, pull request or review); the run goes on"})
+}
+
+// setupSummary appends to the step summary (under Actions, when set) why
+// the run ended before its report: every exit path leaves the job page a
+// line saying what happened. what is "not run" or "failed …"; why is the
+// reason or error, shown as text.
+func (r *execRun) setupSummary(what, why string) error {
+	path := r.getenv("GITHUB_STEP_SUMMARY")
+	if !r.inActions() || path == "" {
+		return nil
+	}
+	name := "runner"
+	if r.spec != nil && r.spec.Name != "" {
+		name = "runner " + r.spec.Name
+	}
+	if r.redactor != nil {
+		why = r.redactor.Redact(why)
+	}
+	fence := "~~~~"
+	md := fmt.Sprintf("### %s: %s\n\n%s\n%s\n%s\n", name, what, fence, strings.ReplaceAll(why, fence, "~ ~ ~ ~"), fence)
+	return github.AppendSummary(path, md)
 }

@@ -52,7 +52,7 @@ func (r *execRun) setupGitHub(ctx context.Context) error {
 	}
 	a, err := github.Setup(ctx, r.environMap(), &http.Client{Transport: r.httpTransport()})
 	if err != nil {
-		return fmt.Errorf("%w: github: %w", ErrInfra, err)
+		return fmt.Errorf("%w: %w", ErrInfra, err) // the github package's errors say "github: "
 	}
 	if r.opts.PR > 0 {
 		if err := a.UsePullRequest(ctx, r.opts.PR); err != nil {
@@ -64,10 +64,13 @@ func (r *execRun) setupGitHub(ctx context.Context) error {
 	}
 	d, err := a.Gate(ctx, r.getenv("RUNNER_TRIGGER"), r.getenv("RUNNER_ALLOW_BOTS"))
 	if err != nil {
-		return fmt.Errorf("%w: github: trigger gate: %w", ErrInfra, err)
+		return fmt.Errorf("%w: trigger gate: %w", ErrInfra, err)
 	}
 	if !d.Run {
 		r.annotate(workflowcmd.Annotation{Level: workflowcmd.Notice, Title: "runner: not run", Message: d.Reason})
+		if err := r.setupSummary("not run", d.Reason); err != nil {
+			return fmt.Errorf("%w: %w", ErrInfra, err)
+		}
 		if a.Env.Output != "" {
 			if err := github.WriteOutputs(a.Env.Output, d.Outputs()...); err != nil {
 				return fmt.Errorf("%w: github outputs: %w", ErrInfra, err)
