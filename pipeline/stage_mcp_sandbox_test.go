@@ -45,9 +45,9 @@ func TestExecMCPServersInTheSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	outside, hole := t.TempDir(), t.TempDir()
-	specPath, repo := execFixture(t)
+	_, repo := execFixture(t)
 	env := fmt.Sprintf("{MCPTEST_MODE: %s}", mcptest.ModeServe)
-	mustWrite(t, specPath, fmt.Sprintf(`version: 1
+	specText := fmt.Sprintf(`version: 1
 name: mcp-sandbox
 model: gpt-4.1-mini
 prompt: Try.
@@ -59,26 +59,20 @@ permissions:
   mcp: {"boxed/*": allow, "holed/*": allow}
   edit: {"inside.txt": allow} # what a server writes is judged by the edit rules after the run
 limits: {max_steps: 3}
-`, exe, env, exe, env, hole))
+`, exe, env, exe, env, hole)
 	addr := ln.Addr().String()
-	model := newModel(t, llmtest.ToolCalls(
-		llmtest.Call("mcp__boxed__write", fmt.Sprintf(`{"text":%q}`, filepath.Join(outside, "escaped"))),
-		llmtest.Call("mcp__boxed__write", fmt.Sprintf(`{"text":%q}`, filepath.Join(repo, "inside.txt"))),
-		llmtest.Call("mcp__boxed__dial", fmt.Sprintf(`{"text":%q}`, addr)),
-		llmtest.Call("mcp__holed__write", fmt.Sprintf(`{"text":%q}`, filepath.Join(hole, "allowed"))),
-		llmtest.Call("mcp__holed__dial", fmt.Sprintf(`{"text":%q}`, addr)),
-	), llmtest.Text("Done."))
-	out := t.TempDir()
-	res, err := Exec(t.Context(), ExecOptions{Task: specPath, Repo: repo, Out: out, BaseURL: model.URL(),
-		APIKey: "sk-unit-0123456789abcdef", Quiet: true, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}})
-	if err != nil || res.Status != event.StatusSuccess {
-		t.Fatalf("Exec: %v (%+v)", err, res.Error)
+	r := testRun{spec: specText, repo: repo, env: []string{"HOME=" + t.TempDir()},
+		replies: []llmtest.Reply{llmtest.ToolCalls(
+			llmtest.Call("mcp__boxed__write", fmt.Sprintf(`{"text":%q}`, filepath.Join(outside, "escaped"))),
+			llmtest.Call("mcp__boxed__write", fmt.Sprintf(`{"text":%q}`, filepath.Join(repo, "inside.txt"))),
+			llmtest.Call("mcp__boxed__dial", fmt.Sprintf(`{"text":%q}`, addr)),
+			llmtest.Call("mcp__holed__write", fmt.Sprintf(`{"text":%q}`, filepath.Join(hole, "allowed"))),
+			llmtest.Call("mcp__holed__dial", fmt.Sprintf(`{"text":%q}`, addr)),
+		), llmtest.Text("Done.")}}.exec(t)
+	if r.err != nil || r.res.Status != event.StatusSuccess {
+		t.Fatalf("Exec: %v (%+v)", r.err, r.res.Error)
 	}
-	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs := validLog(t, data)
+	recs := r.recs
 	var started event.RunStarted
 	if err := recs[0].Decode(&started); err != nil {
 		t.Fatal(err)
