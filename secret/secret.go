@@ -104,7 +104,8 @@ func urlPassword(v string) bool {
 // itself (trimmed) and, for every URL in v with a password
 // (scheme://user:pass@host…), the password as written and percent-decoded,
 // so a command, a log line or an error that prints the password alone
-// (a driver's config dump, `urlparse(...).password`) is caught too.
+// (a driver's config dump, `urlparse(...).password`) is caught too. Forms
+// adds their encodings.
 // Strings shorter than MinLen are left out, and so is a password that is
 // the URL's user name or occurs in its scheme, host or path
 // (postgres://postgres:postgres@postgres/postgres is a development default,
@@ -120,6 +121,20 @@ func Literals(v string) []string {
 	add(v)
 	for _, pw := range urlPasswords(v) {
 		add(pw)
+	}
+	return out
+}
+
+// Forms returns Literals(v) followed by the Encodings of each: every
+// string a redactor replaces for the secret value v.
+func Forms(v string) []string {
+	out := Literals(v)
+	for _, l := range out {
+		for _, e := range Encodings(l) {
+			if !contains(out, e) {
+				out = append(out, e)
+			}
+		}
 	}
 	return out
 }

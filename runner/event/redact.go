@@ -23,7 +23,8 @@ const MinSecretLen = secret.MinLen
 // environment variables, explicit extra values, and common token shapes
 // (OpenAI, GitHub, Slack, AWS, Google, Hugging Face keys, private key blocks,
 // bearer and basic credentials, JWTs, passwords in URLs). Each value is
-// taken with its secret.Literals (a URL's password alone too). Values
+// taken with its secret.Forms (a URL's password alone too, and their
+// base64, hex and percent-encoded forms). Values
 // learned during the run (a protected file a command made) join with Add.
 // A nil *Redactor redacts nothing. It is safe for concurrent use.
 type Redactor struct {
@@ -49,7 +50,7 @@ func (s *literalSet) with(vals []string) *literalSet {
 	}
 	added := false
 	for _, v := range vals {
-		for _, l := range secret.Literals(v) {
+		for _, l := range secret.Forms(v) {
 			if !next.seen[l] {
 				next.seen[l] = true
 				next.values = append(next.values, l)
@@ -113,7 +114,7 @@ func NewLiteralRedactor(environ []string, extra ...string) *Redactor {
 	return r
 }
 
-// Add makes the Redactor replace vals (and their secret.Literals) from
+// Add makes the Redactor replace vals (and their secret.Forms) from
 // now on; what was redacted before is not redone. It reports whether any
 // value was new.
 func (r *Redactor) Add(vals ...string) bool {
