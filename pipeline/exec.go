@@ -260,7 +260,7 @@ func (r *execRun) finish(ctx context.Context, mainErr error) error {
 		// Printed here unless the status message carries it (a failed
 		// patch is the run's error): each error once on stderr.
 		if text := r.redactor.Redact(err.Error()); !strings.Contains(st.Message, text) {
-			fmt.Fprintf(r.opts.Stderr, "runner: %s\n", text)
+			r.printUntrusted(r.opts.Stderr, "runner: "+text)
 		}
 	}
 	err := statusError(st)

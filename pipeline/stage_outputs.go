@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/outdir"
 	"github.com/seed43ef5acb/runner/runner/report"
@@ -83,12 +84,12 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 			if note != "" {
 				fmt.Fprintln(r.opts.Stderr, note+" the structured output on stdout") // stdout stays JSON
 			}
-			fmt.Fprintln(r.opts.Stdout, string(so))
+			r.printUntrusted(r.opts.Stdout, string(so))
 		} else if strings.TrimSpace(r.result.FinalMessage) != "" {
 			if note != "" {
 				fmt.Fprintln(r.opts.Stdout, note)
 			}
-			fmt.Fprintln(r.opts.Stdout, r.redactor.Redact(r.result.FinalMessage))
+			r.printUntrusted(r.opts.Stdout, r.redactor.Redact(r.result.FinalMessage))
 		}
 	}
 	return errors.Join(emitErr, closeErr)
@@ -174,4 +175,16 @@ func (r *execRun) closeAll() {
 		r.store = nil
 	}
 	r.closeRecord()
+}
+
+// printUntrusted writes text the runner did not write (the model's final
+// message, a tool's or a server's words) and a newline to w; under GitHub
+// Actions inside a ::stop-commands:: fence, so it cannot run workflow
+// commands (::add-mask::, ::error, ##[set-output …]).
+func (r *execRun) printUntrusted(w io.Writer, text string) {
+	if r.inActions() {
+		_, _ = io.WriteString(w, workflowcmd.Fence(text, workflowcmd.StopToken()))
+		return
+	}
+	fmt.Fprintln(w, text)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -114,7 +115,15 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 	}
 	kctx.Bind(newLogger(cli.LogLevel, cli.LogFormat, stderr))
 	err = kctx.Run()
-	report(stderr, err)
+	if Environ(environ).Get("GITHUB_ACTIONS") == "true" {
+		// The error may quote a model, a tool or a server: under
+		// Actions it must not run workflow commands.
+		var b strings.Builder
+		report(&b, err)
+		_, _ = io.WriteString(stderr, workflowcmd.Fence(b.String(), workflowcmd.StopToken()))
+	} else {
+		report(stderr, err)
+	}
 	return pipeline.ExitCode(err)
 }
 

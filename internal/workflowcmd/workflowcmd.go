@@ -10,6 +10,7 @@
 package workflowcmd
 
 import (
+	"crypto/rand"
 	"fmt"
 	"io"
 	"strconv"
@@ -124,4 +125,21 @@ func escapeData(s string) string {
 // escapeProperty escapes a property value: the message escapes plus : and ,.
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// StopToken returns a fresh random token for ::stop-commands::.
+func StopToken() string { return "runner-" + strings.ToLower(rand.Text()) }
+
+// Fence returns text between "::stop-commands::token" and "::token::"
+// lines, GitHub's documented way to print text that must not run workflow
+// commands (::error, ::add-mask::, ::set-output, ##[…]). Text that does
+// not end in a newline gets one. Empty text is returned as is.
+func Fence(text, token string) string {
+	if text == "" {
+		return ""
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return "::stop-commands::" + token + "\n" + text + "::" + token + "::\n"
 }
