@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/seed43ef5acb/runner/internal/httpguard"
 )
 
 // Default endpoints of github.com, used when the variables are unset.
@@ -122,11 +124,19 @@ func (e *Env) RemoteURL() string {
 // with the token (when set) and pointed at GITHUB_API_URL when it is not
 // github.com. For GHES the upload URL is derived from GITHUB_SERVER_URL
 // (SERVER/api/uploads/), not from the API URL. httpClient may be nil.
+//
+// The token goes to the API's origin (and the upload URL's) only: not
+// after a redirect elsewhere (go-github's WithAuthToken adds it to every
+// request, the redirected ones too).
 func NewClient(e *Env, httpClient *http.Client) (*gh.Client, error) {
-	c := gh.NewClient(httpClient)
+	hc := httpguard.Client(httpClient)
 	if e.Token != "" {
-		c = c.WithAuthToken(e.Token)
+		api := cmp.Or(e.APIURL, DefaultAPIURL)
+		hc.Transport = &httpguard.HeaderTransport{Base: hc.Transport,
+			Origins: []string{httpguard.OriginOf(api), httpguard.OriginOf(e.ServerURL), httpguard.OriginOf("https://uploads.github.com")},
+			Headers: http.Header{"Authorization": {"Bearer " + e.Token}}}
 	}
+	c := gh.NewClient(hc)
 	if !e.Enterprise() {
 		return c, nil
 	}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/seed43ef5acb/runner/internal/httpguard"
 )
 
 // DefaultIdleTimeout is the per-chunk idle timeout when Config leaves it 0.
@@ -85,10 +87,8 @@ func (p *Provider) profileFor(model string) Profile {
 
 // New returns a provider for cfg.
 func New(cfg Config) (*Provider, error) {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
+	// The key is never sent after a redirect to another origin.
+	hc := httpguard.Client(cfg.HTTPClient)
 	var oc openai.ClientConfig
 	if az := cfg.Azure; az != nil {
 		endpoint := az.Endpoint

@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/seed43ef5acb/runner/internal/httpguard"
 	"github.com/seed43ef5acb/runner/tools"
 )
 
@@ -96,7 +97,14 @@ func (c *conn) transport(ctx context.Context) (sdk.Transport, error) {
 		if base == nil {
 			base = http.DefaultTransport
 		}
-		hc := &http.Client{Transport: headerTransport{base: base, headers: c.srv.Headers}}
+		// The headers go to the server's origin only, never after a
+		// redirect to another one.
+		hdr := http.Header{}
+		for k, v := range c.srv.Headers {
+			hdr.Set(k, v)
+		}
+		hc := &http.Client{Transport: &httpguard.HeaderTransport{Base: base, Origins: []string{httpguard.OriginOf(c.srv.URL)},
+			Headers: hdr}, CheckRedirect: httpguard.CheckRedirect}
 		return &sdk.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: hc, MaxRetries: -1}, nil
 	}
 	mk := c.opts.Command
@@ -267,20 +275,4 @@ func (c *conn) onProgress(_ context.Context, req *sdk.ProgressNotificationClient
 	}
 	c.opts.logger().Debug("mcp progress", "server", c.srv.Name, "token", p.ProgressToken,
 		"progress", p.Progress, "total", p.Total, "message", p.Message)
-}
-
-// headerTransport adds fixed headers to every request.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
-}
-
-func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
-		req = req.Clone(req.Context())
-		for k, v := range h.headers {
-			req.Header.Set(k, v)
-		}
-	}
-	return h.base.RoundTrip(req)
 }
