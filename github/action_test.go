@@ -56,7 +56,7 @@ func TestActionLint(t *testing.T) {
 	if a.Runs.Using != "composite" {
 		t.Fatalf("runs.using = %q", a.Runs.Using)
 	}
-	wantInputs := []string{"task", "prompt", "model", "base-url", "api-key", "github-token", "set", "max-steps", "comment", "pull-request", "trigger", "allow-bots"}
+	wantInputs := []string{"task", "prompt", "model", "base-url", "api-key", "github-token", "set", "max-steps", "comment", "pull-request", "trigger", "allow-bots", "allow-events"}
 	used := map[string]bool{}
 	for _, s := range a.Runs.Steps {
 		if strings.Contains(s.Run, "${{") {

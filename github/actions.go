@@ -68,11 +68,12 @@ func (a *Actions) SelfLogin(ctx context.Context) (string, error) {
 }
 
 // Gate applies the trigger gate to the event with the token's identity as
-// SelfLogin. trigger and allowBots are the action's inputs as given
-// (allowBots split with SplitList).
-func (a *Actions) Gate(ctx context.Context, trigger, allowBots string) (Decision, error) {
-	if !gated(a.Event.GitHub.EventName) {
-		return run("event %s is not gated", a.Event.GitHub.EventName), nil
+// SelfLogin. trigger, allowBots and allowEvents are the action's inputs as
+// given (the lists split with SplitList).
+func (a *Actions) Gate(ctx context.Context, trigger, allowBots, allowEvents string) (Decision, error) {
+	o := GateOptions{Trigger: trigger, AllowBots: SplitList(allowBots), AllowEvents: SplitList(allowEvents)}
+	if !needsAPI(a.Event, o) {
+		return Gate(ctx, nil, a.Event, o)
 	}
 	if a.Client == nil { // the actor's write access cannot be checked: fail closed
 		return refuse("no GITHUB_TOKEN to check %s's write access; %s events need one", a.Event.GitHub.Actor,
@@ -82,7 +83,8 @@ func (a *Actions) Gate(ctx context.Context, trigger, allowBots string) (Decision
 	if err != nil {
 		return Decision{}, err
 	}
-	return Gate(ctx, a.Client, a.Event, GateOptions{Trigger: trigger, AllowBots: SplitList(allowBots), SelfLogin: self})
+	o.SelfLogin = self
+	return Gate(ctx, a.Client, a.Event, o)
 }
 
 // Sticky returns the task's sticky comment on the event's issue or pull

@@ -50,7 +50,7 @@ func TestActionsCommentToPullRequest(t *testing.T) {
 	if a.Event.GitHub.HeadRef != "feature" || a.Event.GitHub.RunURL != reg.Server.URL+"/sample-commenter/github-workflow-event-json/actions/runs/5" {
 		t.Errorf("context = %+v", a.Event.GitHub)
 	}
-	d, err := a.Gate(t.Context(), "", "renovate, dependabot")
+	d, err := a.Gate(t.Context(), "", "renovate, dependabot", "")
 	if err != nil || !d.Run || a.Self != ActionsBotLogin {
 		t.Fatalf("gate = %+v, %v (self %q)", d, err, a.Self)
 	}

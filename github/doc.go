@@ -13,7 +13,7 @@
 // # Use in `runner exec`
 //
 //	a, err := github.Setup(ctx, environ, nil)      // nil, nil outside Actions
-//	d, err := a.Gate(ctx, trigger, allowBots)       // RUNNER_TRIGGER, RUNNER_ALLOW_BOTS
+//	d, err := a.Gate(ctx, trigger, allowBots, allowEvents) // RUNNER_TRIGGER, RUNNER_ALLOW_BOTS, RUNNER_ALLOW_EVENTS
 //	if !d.Run {                                     // no model call
 //		fmt.Fprintln(stderr, "runner:", d.Reason)
 //		return github.WriteOutputs(a.Env.Output, d.Outputs()...)
@@ -56,7 +56,7 @@
 // character comment bodies, 1 MiB step summaries, the collaborator
 // permission API as the only actor gate).
 //
-// Imports: runner/event, runner/report (NoMentions) and go-github, go-git,
-// backoff; it is the only package that imports go-github. pipeline and
-// pipeline/batch sit above it.
+// Imports: runner/event, runner/report (NoMentions), internal/httpguard
+// and go-github, go-git, backoff; it is the only package that imports
+// go-github. pipeline and pipeline/batch sit above it.
 package github

@@ -89,6 +89,11 @@ const (
 	EventSchedule           = "schedule"
 	EventWorkflowDispatch   = "workflow_dispatch"
 	EventRepositoryDispatch = "repository_dispatch"
+	EventMergeGroup         = "merge_group"
+	EventWorkflowCall       = "workflow_call"
+	EventWorkflowRun        = "workflow_run"
+	EventDiscussion         = "discussion"
+	EventDiscussionComment  = "discussion_comment"
 )
 
 type userPayload struct {
@@ -127,9 +132,13 @@ type eventPayload struct {
 		Title       string          `json:"title"`
 		PullRequest json.RawMessage `json:"pull_request"`
 	} `json:"issue"`
-	PullRequest *prPayload      `json:"pull_request"`
-	Review      *commentPayload `json:"review"`
-	Comment     *commentPayload `json:"comment"`
+	PullRequest *prPayload `json:"pull_request"`
+	Discussion  *struct {
+		Number int    `json:"number"`
+		Title  string `json:"title"`
+	} `json:"discussion"`
+	Review  *commentPayload `json:"review"`
+	Comment *commentPayload `json:"comment"`
 }
 
 // commentPayload is a comment or a review: both have an id, a body and an
@@ -235,6 +244,14 @@ func fillKind(name string, p *eventPayload, c *Context) error {
 		pr := bytes.TrimSpace(p.Issue.PullRequest)
 		c.IsPR = len(pr) > 0 && !bytes.Equal(pr, []byte("null"))
 		if name == EventIssueComment {
+			return needComment(name, p, c)
+		}
+	case EventDiscussion, EventDiscussionComment:
+		if p.Discussion == nil || p.Discussion.Number <= 0 {
+			return fmt.Errorf("%w: %s payload has no discussion.number", ErrEvent, name)
+		}
+		c.Title = p.Discussion.Title // Number stays 0: a discussion is no issue to comment on
+		if name == EventDiscussionComment {
 			return needComment(name, p, c)
 		}
 	case EventPush:

@@ -36,6 +36,9 @@ type GateOptions struct {
 	// SelfLogin is the login of the token's identity (see SelfLogin); its
 	// comments never trigger a run.
 	SelfLogin string
+	// AllowEvents names events the gate does not know that may start a
+	// run (the allow-events input); their actors are still checked.
+	AllowEvents []string
 }
 
 // Decision is the gate's verdict. When Run is false the caller makes no
@@ -63,39 +66,41 @@ func refuse(reason string, a ...any) Decision {
 	return Decision{Status: StatusRefused, Reason: fmt.Sprintf(reason, a...)}
 }
 
-// gated reports whether an event can be started by people other than the
-// repository's writers.
-func gated(name string) bool {
-	switch name {
-	case EventIssueComment, EventIssues, EventReviewComment, EventPullRequestReview:
-		return true
-	}
-	return false
-}
-
-// Gate decides whether an event may start a run. Events other than issue
-// comments, issues and review comments always run (push, schedule and
-// dispatch need write access already). For the gated ones: deletions and
-// comments written by the runner (SelfLogin, or carrying a runner marker)
-// are skipped, comments without the trigger phrase are skipped, bots are
-// refused unless allowed by name, and every other actor (and the comment's
-// author, when different) must have admin, maintain or write permission
-// according to the collaborator permission API; author_association is not
-// trusted. An error means the permission could not be read (not a refusal).
+// Gate decides whether an event may start a run (gateKindOf says which
+// events are gated and how). For the gated ones: deletions and comments
+// written by the runner (SelfLogin, or carrying a runner marker) are
+// skipped, comments without the trigger phrase are skipped, bots are
+// refused unless allowed by name, and every actor the event names must
+// have admin, maintain or write permission according to the collaborator
+// permission API; author_association is not trusted. An event the gate
+// does not know is refused unless GateOptions.AllowEvents names it. An
+// error means the permission could not be read (not a refusal).
 func Gate(ctx context.Context, client *gh.Client, ev *Event, o GateOptions) (Decision, error) {
 	c := &ev.GitHub
-	if !gated(c.EventName) {
-		return run("event %s is not gated", c.EventName), nil
+	kind := gateKindOf(c)
+	switch {
+	case kind == gateNone:
+		return run("event %s needs write access to start", c.EventName), nil
+	case kind == gateUnknown && !allowedEvent(c.EventName, o.AllowEvents):
+		return refuse("event %s is not one the trigger gate knows: it may carry someone else's input; "+
+			"if everyone who can cause it may start the agent, name it in the allow-events input (RUNNER_ALLOW_EVENTS=%s)",
+			c.EventName, c.EventName), nil
+	case kind == gateUnknown && len(eventActors(ev)) == 0:
+		return run("event %s is allowed by allow-events and names no actor", c.EventName), nil
 	}
 	if c.Action == "deleted" {
 		return skip("%s was deleted", c.EventName), nil
 	}
-	if d, stop := gateText(ev, o); stop {
-		return d, nil
+	if kind == gateComment {
+		if d, stop := gateText(ev, o); stop {
+			return d, nil
+		}
+	} else if o.SelfLogin != "" && strings.EqualFold(c.Actor, o.SelfLogin) {
+		return skip("started by the runner's own identity %s", o.SelfLogin), nil
 	}
-	actors := []string{c.Actor}
-	if c.CommentAuthor != "" && !strings.EqualFold(c.CommentAuthor, c.Actor) {
-		actors = append(actors, c.CommentAuthor)
+	actors := eventActors(ev)
+	if len(actors) == 0 {
+		actors = []string{""} // gateActor refuses: the event names no actor
 	}
 	for _, a := range actors {
 		d, err := gateActor(ctx, client, c, a, o)
@@ -106,23 +111,107 @@ func Gate(ctx context.Context, client *gh.Client, ev *Event, o GateOptions) (Dec
 	return run("%s may trigger runs", strings.Join(actors, " and ")), nil
 }
 
+// needsAPI reports whether Gate will read permissions for ev.
+func needsAPI(ev *Event, o GateOptions) bool {
+	switch gateKindOf(&ev.GitHub) {
+	case gateNone:
+		return false
+	case gateUnknown:
+		return allowedEvent(ev.GitHub.EventName, o.AllowEvents) && len(eventActors(ev)) > 0
+	}
+	return true
+}
+
+func allowedEvent(name string, allow []string) bool {
+	return slices.ContainsFunc(allow, func(e string) bool { return strings.EqualFold(strings.TrimSpace(e), name) })
+}
+
+// gateKind is how the gate treats an event.
+type gateKind int
+
+const (
+	gateNone    gateKind = iota // only writers can cause it: it runs
+	gateComment                 // someone's text: self, marker, trigger phrase, then every actor
+	gateActors                  // someone else's change: every actor it names
+	gateUnknown                 // not known: refused unless allowed, then every actor it names
+)
+
+// gateKindOf sorts events by who can cause them:
+//   - push, schedule, workflow_dispatch, repository_dispatch, merge_group,
+//     workflow_call: only people with write access;
+//   - pull_request and pull_request_target from the repository itself:
+//     pushing its head branch needed write access;
+//   - issues, issue_comment, pull_request_review, pull_request_review_comment,
+//     discussion, discussion_comment: anyone's text;
+//   - pull_request and pull_request_target from a fork (or whose head
+//     repository the payload does not name), workflow_run: anyone's change;
+//   - every other event is unknown.
+func gateKindOf(c *Context) gateKind {
+	switch c.EventName {
+	case EventPush, EventSchedule, EventWorkflowDispatch, EventRepositoryDispatch, EventMergeGroup, EventWorkflowCall:
+		return gateNone
+	case EventPullRequest, EventPullRequestTarget:
+		if c.HeadRepo != "" && strings.EqualFold(c.HeadRepo, c.Repository) {
+			return gateNone
+		}
+		return gateActors
+	case EventIssueComment, EventIssues, EventReviewComment, EventPullRequestReview, EventDiscussion, EventDiscussionComment:
+		return gateComment
+	case EventWorkflowRun:
+		return gateActors
+	}
+	return gateUnknown
+}
+
+// eventActors are the logins the event names, each once: the actor, the
+// comment's author, and a workflow run's actor and triggering actor.
+func eventActors(ev *Event) []string {
+	c := &ev.GitHub
+	var out []string
+	add := func(login string) {
+		if login != "" && !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, login) }) {
+			out = append(out, login)
+		}
+	}
+	add(c.Actor)
+	add(c.CommentAuthor)
+	if wr, ok := ev.Event["workflow_run"].(map[string]any); ok {
+		for _, k := range []string{"actor", "triggering_actor"} {
+			if u, ok := wr[k].(map[string]any); ok {
+				login, _ := u["login"].(string)
+				add(login)
+			}
+		}
+	}
+	return out
+}
+
 // gateText applies the self and trigger-phrase checks.
 func gateText(ev *Event, o GateOptions) (Decision, bool) {
 	c := &ev.GitHub
 	author, text := c.CommentAuthor, c.CommentBody
-	if c.EventName == EventIssues {
+	switch c.EventName {
+	case EventIssues:
 		author, text = c.Actor, c.Title+"\n"+issueBody(ev)
+	case EventDiscussion:
+		author, text = c.Actor, c.Title+"\n"+discussionBody(ev)
 	}
 	if o.SelfLogin != "" && (strings.EqualFold(author, o.SelfLogin) || strings.EqualFold(c.Actor, o.SelfLogin)) {
 		return skip("written by the runner's own identity %s", o.SelfLogin), true
 	}
-	if c.EventName != EventIssues && HasMarker(text) {
+	if c.EventName != EventIssues && c.EventName != EventDiscussion && HasMarker(text) {
 		return skip("the comment carries a runner marker"), true
 	}
 	if o.Trigger != "" && !ContainsPhrase(text, o.Trigger) {
 		return skip("no trigger phrase %q", o.Trigger), true
 	}
 	return Decision{}, false
+}
+
+func discussionBody(ev *Event) string {
+	d, _ := ev.Event["discussion"].(map[string]any)
+	body, _ := d["body"].(string)
+	return body
 }
 
 func issueBody(ev *Event) string {

@@ -9,8 +9,8 @@
 // leave as data. Retrying is the caller's job; this package classifies
 // errors (see Error and ErrorClass).
 //
-// Imports: go-openai and the standard library; nothing of this module (it is
-// the bottom layer).
+// Imports: go-openai, the standard library and internal/httpguard (outside
+// the layers); nothing else of this module (it is the bottom layer).
 package llm
 
 import (

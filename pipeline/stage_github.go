@@ -40,7 +40,7 @@ func (r *execRun) environMap() map[string]string {
 }
 
 // setupGitHub, under GitHub Actions, loads the event, applies the trigger
-// gate (RUNNER_TRIGGER, RUNNER_ALLOW_BOTS) and renders the prompt with the
+// gate (RUNNER_TRIGGER, RUNNER_ALLOW_BOTS, RUNNER_ALLOW_EVENTS) and renders the prompt with the
 // event's data ({{ .Event.… }}, {{ .GitHub.… }}).
 func (r *execRun) setupGitHub(ctx context.Context) error {
 	if !r.inActions() {
@@ -62,7 +62,7 @@ func (r *execRun) setupGitHub(ctx context.Context) error {
 	if !a.HasToken() {
 		r.noTokenWarning()
 	}
-	d, err := a.Gate(ctx, r.getenv("RUNNER_TRIGGER"), r.getenv("RUNNER_ALLOW_BOTS"))
+	d, err := a.Gate(ctx, r.getenv("RUNNER_TRIGGER"), r.getenv("RUNNER_ALLOW_BOTS"), r.getenv("RUNNER_ALLOW_EVENTS"))
 	if err != nil {
 		return fmt.Errorf("%w: trigger gate: %w", ErrInfra, err)
 	}

@@ -7,7 +7,8 @@
 // Imports: the layers below it (pipeline/batch, pipeline/batch/batchreport,
 // pipeline/batch/swebench, pipeline, pipeline/spec, github, runner/report,
 // runner/event, tools/sandbox, tools/permission,
-// tools/permission/bashcheck, internal/telemetry); nothing imports it.
+// tools/permission/bashcheck, internal/telemetry, internal/workflowcmd);
+// nothing imports it.
 package main
 
 import (

@@ -31,5 +31,5 @@
 // Tools are returned sorted by that name, so the tools part of every model
 // request is byte-identical across steps (prompt caches).
 //
-// Imports: tools, tools/permission and the MCP go-sdk.
+// Imports: tools, tools/permission, internal/httpguard and the MCP go-sdk.
 package mcp
