@@ -50,7 +50,11 @@ func (r *execRun) redactResults(ts []tools.Tool) []tools.Tool {
 // (besides the environment's): the provider key, the MCP servers' header
 // and environment secrets, the protected .env* files' values.
 func (r *execRun) secretValues() []string {
-	return append(append([]string{r.opts.APIKey}, r.mcpSecrets...), r.envSecrets...)
+	vals := append(append([]string{r.opts.APIKey}, r.mcpSecrets...), r.envSecrets...)
+	if r.gitCreds != nil {
+		vals = append(vals, r.gitCreds.secrets...)
+	}
+	return vals
 }
 
 // redactedTool is a tool whose result output has the run's secret values

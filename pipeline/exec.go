@@ -157,6 +157,10 @@ func (r *execRun) mainStages() []Stage {
 		// After the out dir: a long copy can be cancelled, and a file that
 		// vanishes during it is reported, both recorded in the log.
 		stageFunc{"isolate", r.isolateCopy},
+		// On the final work tree, before the sandbox (which hides the files
+		// the config included) and the tripwire (which records .git): the
+		// workflow's git credentials out of the commands' reach.
+		stageFunc{"git-credentials", r.hideGitCredentials},
 		// On the final work tree: the sandbox of bash and the checks.
 		stageFunc{"sandbox", r.setupSandbox},
 		// Once the layers are known, before any command (MCP servers, the
@@ -246,6 +250,10 @@ func (r *execRun) finish(ctx context.Context, mainErr error) error {
 			finalErrs = append(finalErrs, err)
 			r.log.Warn("final stage failed", "stage", s.Name(), "error", err)
 		}
+	}
+	// After the tripwire gate and the push: no command runs any more.
+	if err := r.restoreGitCredentials(); err != nil {
+		finalErrs = append(finalErrs, err)
 	}
 	r.closeAll()
 	if status.Code == ExitOK {

@@ -135,6 +135,9 @@ type mcpState struct {
 	// envSecrets are the secret values of the protected .env* files
 	// (envFileSecrets): redacted everywhere, and a patch holding one fails.
 	envSecrets []string
+	// gitCreds is what the git-credentials stage took out of the work
+	// tree's git config, put back when the run ends.
+	gitCreds *gitCreds
 	// protected tracks the protected .env* files read for the redactors
 	// (afterCommand learns the ones commands make during the run)
 	protected *protectedValues

@@ -143,6 +143,9 @@ func (r *execRun) setupSandbox(ctx context.Context) error {
 	}
 	pol.Hidden = append(pol.Hidden, r.snapshotStores()...)
 	pol.Hidden = append(pol.Hidden, r.opts.Hidden...)
+	if r.gitCreds != nil { // credential files the git config included (actions/checkout's)
+		pol.Hidden = append(pol.Hidden, r.gitCreds.includes...)
+	}
 	if err := r.startNetProxy(ctx, &pol); err != nil {
 		return err
 	}
@@ -210,6 +213,13 @@ func (r *execRun) sandboxInfo() *event.Sandbox {
 	}
 	if h := strings.Join(strings.Fields(r.getenv(sandbox.HostSetupEnv)), " "); h != "" {
 		rec.HostSetup = h[:min(len(h), 500)]
+	}
+	if g := r.gitCreds; g != nil && len(r.sandbox.Layers()) == 0 {
+		l := "git credentials: taken out of .git/config for the run, but with mode off nothing hides the runner's environment"
+		if len(g.includes) > 0 {
+			l += " or the files the config included (" + strings.Join(g.includes, ", ") + ")"
+		}
+		rec.Limits = append(rec.Limits, l)
 	}
 	return rec
 }
