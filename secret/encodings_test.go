@@ -55,3 +55,18 @@ func TestEncodingsSkipShort(t *testing.T) {
 		t.Errorf("Encodings(short) = %q", e)
 	}
 }
+
+func TestRedactURLCredentials(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://bob:hunter2-pw@git.example.com/a/b.git": "https://bob:[REDACTED]@git.example.com/a/b.git",
+		"clone https://ghp_tok@github.com/o/r: failed":   "clone https://[REDACTED]@github.com/o/r: failed",
+		"ssh://git@github.com/o/r.git":                   "ssh://git@github.com/o/r.git",
+		"https://github.com/o/r and http://u:p@h/x":      "https://github.com/o/r and http://u:[REDACTED]@h/x",
+		"git@github.com:o/r.git":                         "git@github.com:o/r.git",
+		"https://h/path@x":                               "https://h/path@x",
+	} {
+		if got := RedactURLCredentials(in); got != want {
+			t.Errorf("RedactURLCredentials(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -195,3 +195,54 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// RedactURLCredentials returns s with the credentials of every URL in it
+// replaced by "[REDACTED]": the password of scheme://user:pass@host, and
+// the user of http(s)://user@host, where a token often stands alone
+// (https://TOKEN@github.com/…). ssh's git@host keeps its user.
+func RedactURLCredentials(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := i
+		for j > 0 && isSchemeByte(s[j-1]) {
+			j--
+		}
+		scheme := strings.ToLower(s[j:i])
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		end := strings.IndexAny(s, " \t\r\n\"'`<>")
+		if end < 0 {
+			end = len(s)
+		}
+		authority := s[:end]
+		if k := strings.IndexAny(authority, "/?#"); k >= 0 {
+			authority = authority[:k]
+		}
+		userinfo, _, ok := cutLast(authority, "@")
+		if !ok {
+			continue
+		}
+		user, _, hasPass := strings.Cut(userinfo, ":")
+		switch {
+		case hasPass:
+			b.WriteString(user + ":" + redactedMark + "@")
+		case scheme == "http" || scheme == "https":
+			b.WriteString(redactedMark + "@")
+		default:
+			b.WriteString(userinfo + "@")
+		}
+		s = s[len(userinfo)+1:]
+	}
+}
+
+// redactedMark replaces a secret (event.Redacted).
+const redactedMark = "[REDACTED]"
+
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+}

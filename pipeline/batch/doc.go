@@ -23,7 +23,7 @@
 //
 // Imports: pipeline, pipeline/spec, github, runner (its Backoff),
 // runner/event, runner/report, runner/outdir, runner/snapshot (NotRead),
-// internal/copytree (the copies of clones and results), internal/tempdir
-// (locked temporary directories), internal/telemetry; go-git for cloning.
-// Only cmd sits above it.
+// secret (URL credentials), internal/copytree (the copies of clones and
+// results), internal/tempdir (locked temporary directories),
+// internal/telemetry; go-git for cloning. Only cmd sits above it.
 package batch

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/secret"
 )
 
 // ManifestFile is the manifest's name inside an out dir.
@@ -34,17 +36,30 @@ type Repo struct {
 	Inputs map[string]string `json:"inputs,omitempty"`
 }
 
-// Source is the repository as the user named it: its URL or its path.
+// Source is the repository as the user named it, its URL or its path,
+// with a URL's credentials redacted (secret.RedactURLCredentials): what
+// results, logs and reports name.
 func (r Repo) Source() string {
 	if r.URL != "" {
-		return r.URL
+		return secret.RedactURLCredentials(r.URL)
 	}
 	return r.Path
 }
 
+// MarshalJSON writes the repository with its URL's credentials redacted:
+// manifest.json never holds them; the clone takes them from the spec.
+func (r Repo) MarshalJSON() ([]byte, error) {
+	type plain Repo
+	p := plain(r)
+	p.URL = secret.RedactURLCredentials(p.URL)
+	return json.Marshal(p)
+}
+
+// equal compares two repositories as manifest.json records them (a URL's
+// credentials redacted).
 func (r Repo) equal(o Repo) bool {
-	return r.ID == o.ID && r.URL == o.URL && r.Path == o.Path && r.Ref == o.Ref &&
-		maps.Equal(r.Inputs, o.Inputs)
+	return r.ID == o.ID && secret.RedactURLCredentials(r.URL) == secret.RedactURLCredentials(o.URL) &&
+		r.Path == o.Path && r.Ref == o.Ref && maps.Equal(r.Inputs, o.Inputs)
 }
 
 // BuildManifest lists the spec's repositories in order with stable,
@@ -152,7 +167,8 @@ func sanitize(s string) string {
 
 // FreezeManifest writes m to dir/manifest.json when there is none and
 // returns it; when one exists it must list the same repositories (else
-// ErrManifestMismatch) and the stored one is returned.
+// ErrManifestMismatch) and m is returned: the stored one has no URL
+// credentials.
 func FreezeManifest(dir string, m *Manifest) (*Manifest, error) {
 	stored, err := ReadManifest(dir)
 	switch {
@@ -169,7 +185,8 @@ func FreezeManifest(dir string, m *Manifest) (*Manifest, error) {
 			"use a new --out directory, or delete %s to start over)",
 			filepath.Join(dir, ManifestFile), ErrManifestMismatch, err, dir)
 	}
-	return stored, nil
+	m.Version, m.Name = stored.Version, stored.Name
+	return m, nil
 }
 
 func sameRepos(a, b *Manifest) error {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/secret"
 )
 
 // File names inside an out dir.
@@ -141,6 +142,7 @@ func dropTornTail(path string) error {
 // Append writes r as one line and syncs it to disk before returning, then
 // rewrites out/<id>/batch-result.json (not synced: results.jsonl is the record).
 func (l *resultsLog) Append(r RepoResult) error {
+	r.scrub()
 	line, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode result %s: %w", r.ID, err)
@@ -211,4 +213,10 @@ func Latest(results []RepoResult) map[string]RepoResult {
 func parseLine(b []byte) error {
 	var r RepoResult
 	return json.Unmarshal(b, &r)
+}
+
+// scrub redacts URL credentials in what a result names (its repository,
+// its error: a clone's error quotes the URL).
+func (r *RepoResult) scrub() {
+	r.Repo, r.Error = secret.RedactURLCredentials(r.Repo), secret.RedactURLCredentials(r.Error)
 }

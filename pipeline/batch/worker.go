@@ -230,6 +230,7 @@ func (b *batchRun) runRepo(ctx context.Context, r Repo) error {
 	b.ran++
 	b.costRun = AddCost(b.costRun, at.cost)
 	b.mu.Unlock()
+	res.scrub() // the progress line too
 	if err := b.log.Append(res); err != nil {
 		return err
 	}
