@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/seed43ef5acb/runner/internal/httpguard"
 )
 
 // nativeWire is one provider API besides Chat Completions (Anthropic
@@ -57,10 +59,8 @@ func newNative(w nativeWire, cfg Config, defaultBase string) (*NativeProvider, e
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return nil, fmt.Errorf("%w: base URL %q must start with http:// or https://", ErrConfig, base)
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
+	// The key is never sent after a redirect to another origin.
+	hc := httpguard.Client(cfg.HTTPClient)
 	idle := cfg.IdleTimeout
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
