@@ -81,6 +81,21 @@ func (c *cloner) auth(src string) transport.AuthMethod {
 	return &githttp.BasicAuth{Username: "x-access-token", Password: c.token}
 }
 
+// source splits the credentials off an http(s) src
+// (http://user:pass@host/…, https://TOKEN@host/…): it returns the URL
+// without them, which is all the cached clone's config records, and them
+// as basic auth; other sources get auth's answer.
+func (c *cloner) source(src string) (string, transport.AuthMethod) {
+	u, err := url.Parse(src)
+	if err != nil || u.User == nil || !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
+		return src, c.auth(src)
+	}
+	pass, _ := u.User.Password()
+	auth := &githttp.BasicAuth{Username: u.User.Username(), Password: pass}
+	u.User = nil
+	return u.String(), auth
+}
+
 // workTree makes a fresh work tree of repo at dst (which must not exist)
 // and returns the base commit. src is the clone URL or absolute path.
 func (c *cloner) workTree(ctx context.Context, repo Repo, src, dst string) (string, error) {
@@ -202,7 +217,8 @@ func (c *cloner) fill(ctx context.Context, repo Repo, src, path string) (string,
 // to run on. A branch or tag is fetched alone and shallow; a full commit
 // hash needs the history, so it is fetched without depth.
 func (c *cloner) clone(ctx context.Context, dir, src, ref string) (string, error) {
-	opts := &git.CloneOptions{URL: src, Depth: c.depth, SingleBranch: true, Tags: git.NoTags, Auth: c.auth(src)}
+	src, auth := c.source(src)
+	opts := &git.CloneOptions{URL: src, Depth: c.depth, SingleBranch: true, Tags: git.NoTags, Auth: auth}
 	if ref == "" || hexCommit.MatchString(ref) {
 		if ref != "" {
 			opts.Depth, opts.SingleBranch = 0, false

@@ -89,9 +89,10 @@ func (c *cloner) fetch(ctx context.Context, path, src, ref string) (string, erro
 // fetchSpec fetches one refspec from src into r with the cloner's
 // credentials; being up to date already is no error.
 func (c *cloner) fetchSpec(ctx context.Context, r *git.Repository, src string, depth int, spec string) error {
+	src, auth := c.source(src)
 	err := r.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: git.DefaultRemoteName, RemoteURL: src, RefSpecs: []config.RefSpec{config.RefSpec(spec)},
-		Depth: depth, Tags: git.NoTags, Force: true, Auth: c.auth(src),
+		Depth: depth, Tags: git.NoTags, Force: true, Auth: auth,
 	})
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return nil
