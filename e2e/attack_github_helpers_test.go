@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +27,7 @@ type fakeGitHub struct {
 
 	mu       sync.Mutex
 	received []string // "METHOD url\nbody" of each request
+	auths    []string // the Authorization header of each request
 	comments map[int64]string
 	pulls    []string // bodies of pull request creations
 }
@@ -48,6 +51,7 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
 	f.mu.Lock()
 	f.received = append(f.received, r.Method+" "+r.URL.String()+"\n"+string(body)) // the token is in its header, as it should be
+	f.auths = append(f.auths, r.Header.Get("Authorization"))
 	f.mu.Unlock()
 	reply := func(status int, v any) { githubtest.JSON(status, v)(w, r) }
 	comment := func(id int64, b string) map[string]any {
@@ -180,4 +184,50 @@ func liveCommands(stream, text string) []workflowCommand {
 		}
 	}
 	return out
+}
+
+// authorizations are the Authorization headers the fake received.
+func (f *fakeGitHub) authorizations() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.auths)
+}
+
+// headerLog is an HTTP handler's record of the headers it received.
+type headerLog struct {
+	mu   sync.Mutex
+	seen []http.Header
+}
+
+// wrap records each request's headers, then serves it with next.
+func (l *headerLog) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		l.seen = append(l.seen, r.Header.Clone())
+		l.mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// values are the values of header name in every request, and the count
+// of requests.
+func (l *headerLog) values(name string) (vals []string, requests int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, h := range l.seen {
+		if v := h.Get(name); v != "" {
+			vals = append(vals, v)
+		}
+	}
+	return vals, len(l.seen)
+}
+
+// redirector answers every request with a 307 to the same path on target.
+func redirector(t *testing.T, target string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, strings.TrimRight(target, "/")+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

@@ -37,10 +37,11 @@ func Origin(u *url.URL) string {
 }
 
 // safeHeaders are the headers a redirect to another origin keeps: none
-// of them identifies or authenticates the caller.
+// of them is configured by the user or authenticates the caller (an MCP
+// session id was issued by the server the redirect reached).
 func safeHeaders() []string {
 	return []string{"Accept", "Accept-Encoding", "Accept-Language", "Cache-Control", "Content-Type", "User-Agent",
-		"X-Github-Api-Version"}
+		"X-Github-Api-Version", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id"}
 }
 
 // CheckRedirect is an http.Client CheckRedirect: at most 10 redirects,
