@@ -229,3 +229,70 @@ func withoutMasks(s string) string {
 	lines := strings.Split(s, "\n")
 	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, "::add-mask::") }), "\n")
 }
+
+// workflowCommandLines are the workflow commands a model or a tool
+// prints in issue 30's third attack, each marked "pwned".
+func workflowCommandLines() []string {
+	return []string{"::error title=pwned::pwned error", "::add-mask::pwned-mask", "::set-output name=status::pwned",
+		"##[set-output name=x;]pwned", "  ::notice::pwned indented", "::stop-commands::pwnedtoken",
+		"::warning::pwned after its own stop", "::pwnedtoken::", "::warning::pwned after resuming", "##[error]pwned old form"}
+}
+
+// TestAttackWorkflowCommandsStayText: under GitHub Actions, the final
+// message and a tool's output are full of workflow commands (::error,
+// ::add-mask::, ::set-output, ##[…], a ::stop-commands:: of their own);
+// read as the Actions runner reads a step's stdout and stderr, none of
+// them is live. The control: outside Actions the same run prints them
+// raw, and the reader finds them (so it can fail).
+func TestAttackWorkflowCommandsStayText(t *testing.T) {
+	lines := workflowCommandLines()
+	script := "#!/bin/sh\n"
+	for _, l := range lines {
+		script += "echo '" + l + "'\n"
+	}
+	for _, actions := range []bool{true, false} {
+		t.Run(fmt.Sprintf("actions=%v", actions), func(t *testing.T) {
+			t.Parallel()
+			base := t.TempDir()
+			repo := filepath.Join(base, "repo")
+			mustWriteFile(t, filepath.Join(repo, "cmds.sh"), script)
+			mustWriteFile(t, filepath.Join(repo, "README"), "small\n")
+			git(t, repo, "init", "-q", "-b", "master")
+			git(t, repo, "add", "-A")
+			git(t, repo, "commit", "-q", "-m", "init")
+			spec := filepath.Join(base, "task.yaml")
+			mustWriteFile(t, spec, "version: 1\nname: cmds\nmodel: gpt-4.1-mini\nprompt: Run it.\n"+
+				"permissions:\n  read: allow\n  bash: {\"sh cmds.sh\": allow}\nlimits: {max_steps: 4}\n")
+			srv := newModel(t,
+				llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"sh cmds.sh"}`)}}.Reply(),
+				llmtest.Turn{Text: "Result:\n" + strings.Join(lines, "\n")}.Reply())
+			gh := newFakeGitHub(t)
+			a := newActionsRun(t, "push", `{"ref":"refs/heads/master"}`, gh.url(), "https://github.com")
+			env := a.env
+			if !actions {
+				env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "GITHUB_") })
+			}
+			res := runRunner(t, repo, env, "exec", spec, "--out", filepath.Join(base, "out"), "--base-url", srv.URL())
+			if res.code != 0 {
+				t.Fatalf("exit %d\n%s", res.code, res.stderr)
+			}
+			if !strings.Contains(toolResults(srv.Requests()[1].Messages()), "pwned-mask") {
+				t.Fatal("the tool did not print the commands: the attack did not run")
+			}
+			var live []workflowCommand
+			for stream, text := range map[string]string{"stdout": res.stdout, "stderr": res.stderr} {
+				for _, c := range liveCommands(stream, text) {
+					if strings.Contains(c.line, "pwned") {
+						live = append(live, c)
+					}
+				}
+			}
+			if actions && len(live) > 0 {
+				t.Errorf("live workflow commands from the model or a tool: %q", live)
+			}
+			if !actions && len(live) == 0 {
+				t.Errorf("the control: outside Actions the final message is printed as is, yet the reader found no command:\n%s", res.stdout)
+			}
+		})
+	}
+}
