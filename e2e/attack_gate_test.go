@@ -23,7 +23,7 @@ func TestAttackEventsFromOthersAreGated(t *testing.T) {
 		actRepo + `"}},"base":{"ref":"master"}}}`
 	tests := []struct {
 		name, event, payload string
-		writer               bool   // outsider has write permission (the control)
+		writer               bool // outsider has write permission (the control)
 		extra                []string
 		notice               string // in the refusal's notice
 	}{
