@@ -170,6 +170,10 @@ func (r *execRun) mainStages() []Stage {
 		stageFunc{"snapshot", r.baseSnapshot},
 		// With this run's store locked (so never taken): old stores collected.
 		stageFunc{"store-gc", r.storeGC},
+		// Again, with the work tree's lock held: a run that waited for
+		// another found the credentials that run had taken out, put back
+		// since.
+		stageFunc{"git-credentials-locked", r.hideGitCredentials},
 		// With the base: what .git and the submodules held before any command.
 		stageFunc{"tripwire", r.armTripwire},
 		// With the snapshot: a continued run's work tree must be the one

@@ -292,6 +292,9 @@ func unquote(v string) string {
 // sandbox. restoreGitCredentials puts them back. The runner's own pushes
 // authenticate with the token it is given, not through this file.
 func (r *execRun) hideGitCredentials(_ context.Context) error {
+	if r.gitCreds != nil {
+		return nil // taken out already
+	}
 	path := gitConfigPath(r.workTree)
 	if path == "" {
 		return nil
