@@ -139,18 +139,23 @@ const (
 // gateKindOf sorts events by who can cause them:
 //   - push, schedule, workflow_dispatch, repository_dispatch, merge_group,
 //     workflow_call: only people with write access;
-//   - pull_request and pull_request_target from the repository itself:
-//     pushing its head branch needed write access;
+//   - pull_request: GitHub gives a fork's run a read-only token and no
+//     secrets, so it cannot act for the outsider (review mode reviews
+//     forks this way);
+//   - pull_request_target from the repository itself: pushing its head
+//     branch needed write access;
 //   - issues, issue_comment, pull_request_review, pull_request_review_comment,
 //     discussion, discussion_comment: anyone's text;
-//   - pull_request and pull_request_target from a fork (or whose head
-//     repository the payload does not name), workflow_run: anyone's change;
+//   - pull_request_target from a fork (or whose head repository the
+//     payload does not name), workflow_run: anyone's change;
 //   - every other event is unknown.
 func gateKindOf(c *Context) gateKind {
 	switch c.EventName {
 	case EventPush, EventSchedule, EventWorkflowDispatch, EventRepositoryDispatch, EventMergeGroup, EventWorkflowCall:
 		return gateNone
-	case EventPullRequest, EventPullRequestTarget:
+	case EventPullRequest:
+		return gateNone
+	case EventPullRequestTarget:
 		if c.HeadRepo != "" && strings.EqualFold(c.HeadRepo, c.Repository) {
 			return gateNone
 		}

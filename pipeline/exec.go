@@ -173,7 +173,7 @@ func (r *execRun) mainStages() []Stage {
 		// Again, with the work tree's lock held: a run that waited for
 		// another found the credentials that run had taken out, put back
 		// since.
-		stageFunc{"git-credentials-locked", r.hideGitCredentials},
+		stageFunc{"git-credentials-locked", r.hideGitCredentialsLocked},
 		// With the base: what .git and the submodules held before any command.
 		stageFunc{"tripwire", r.armTripwire},
 		// With the snapshot: a continued run's work tree must be the one

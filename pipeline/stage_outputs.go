@@ -84,7 +84,8 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 			if note != "" {
 				fmt.Fprintln(r.opts.Stderr, note+" the structured output on stdout") // stdout stays JSON
 			}
-			r.printUntrusted(r.opts.Stdout, string(so))
+			// JSON stays JSON (a script parses it): escaped, not fenced.
+			fmt.Fprintln(r.opts.Stdout, string(workflowcmd.EscapeJSON(so)))
 		} else if strings.TrimSpace(r.result.FinalMessage) != "" {
 			if note != "" {
 				fmt.Fprintln(r.opts.Stdout, note)

@@ -143,3 +143,10 @@ func Fence(text, token string) string {
 	}
 	return "::stop-commands::" + token + "\n" + text + "::" + token + "::\n"
 }
+
+// EscapeJSON returns the JSON text b with "##[" written "\u0023#[": the
+// same JSON value, but no line of it is a workflow command (a line of
+// JSON never starts with "::", and '#' occurs only inside strings).
+func EscapeJSON(b []byte) []byte {
+	return []byte(strings.ReplaceAll(string(b), "##[", `\u0023#[`))
+}

@@ -1,6 +1,8 @@
 package workflowcmd
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -46,5 +48,33 @@ func TestNilWriter(t *testing.T) {
 	}
 	if err := w.Mask("secret-value"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEscapeJSON: the escaped text is the same JSON value and holds no
+// "##[" (the old command form, live anywhere in a line).
+func TestEscapeJSON(t *testing.T) {
+	in := []byte(`{"v":"##[set-output name=x;]pwned","w":"a\\##[b","n":["::error::x"]}`)
+	out := EscapeJSON(in)
+	if strings.Contains(string(out), "##[") {
+		t.Errorf("EscapeJSON left ##[: %s", out)
+	}
+	var a, b any
+	if err := json.Unmarshal(in, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out, &b); err != nil {
+		t.Fatalf("escaped text is not JSON: %v: %s", err, out)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("value changed: %v, want %v", b, a)
+	}
+}
+
+// TestFence: the fenced text starts and ends the stop with one token.
+func TestFence(t *testing.T) {
+	got := Fence("::error::x", "tok")
+	if got != "::stop-commands::tok\n::error::x\n::tok::\n" || Fence("", "tok") != "" {
+		t.Errorf("Fence = %q", got)
 	}
 }
