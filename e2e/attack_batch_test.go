@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
@@ -20,7 +21,7 @@ import (
 func authGitServer(t *testing.T, src, user, pass string) (url string, authed *atomic.Int32) {
 	t.Helper()
 	root := t.TempDir()
-	git(t, root, "clone", "-q", "--bare", src, filepath.Join(root, "o", "r.git"))
+	gittest.Run(t, root, "clone", "-q", "--bare", src, filepath.Join(root, "o", "r.git"))
 	backend, err := exec.LookPath("git")
 	if err != nil {
 		t.Fatal(err)

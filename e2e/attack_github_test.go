@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -57,9 +58,9 @@ func TestAttackGitCredentialsOutOfReach(t *testing.T) {
 			repo, inc := filepath.Join(base, "ws"), filepath.Join(base, "runner-temp", "git-credentials-5e1f.config")
 			mustWriteFile(t, filepath.Join(repo, "README"), "small\n")
 			mustWriteFile(t, filepath.Join(repo, "attack.sh"), fmt.Sprintf(gitCredsAttack, inc))
-			git(t, repo, "init", "-q", "-b", "master")
-			git(t, repo, "add", "-A")
-			git(t, repo, "commit", "-q", "-m", "init")
+			gittest.Run(t, repo, "init", "-q", "-b", "master")
+			gittest.Run(t, repo, "add", "-A")
+			gittest.Run(t, repo, "commit", "-q", "-m", "init")
 			remote := newGitRemote(t, repo)
 			header := func(tok string) string {
 				return "AUTHORIZATION: basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+tok))
@@ -147,8 +148,8 @@ func TestAttackGitCredentialsOutOfReach(t *testing.T) {
 
 			// No channel holds a token in any form.
 			channels := map[string]string{"stdout": res.stdout, "stderr": withoutMasks(res.stderr), "fake GitHub": gh.all(),
-				"pushed commits": git(t, remote.bare, "log", "--all", "--format=%B%n%s"),
-				"pushed refs":    git(t, remote.bare, "for-each-ref", "--format=%(refname)")}
+				"pushed commits": gittest.Run(t, remote.bare, "log", "--all", "--format=%B%n%s"),
+				"pushed refs":    gittest.Run(t, remote.bare, "for-each-ref", "--format=%(refname)")}
 			for i, r := range reqs { // what tools gave the model (its own words come back as history)
 				channels[fmt.Sprintf("tool results of model request %d", i+1)] = toolResults(r.Messages())
 			}
@@ -257,9 +258,9 @@ func TestAttackWorkflowCommandsStayText(t *testing.T) {
 			repo := filepath.Join(base, "repo")
 			mustWriteFile(t, filepath.Join(repo, "cmds.sh"), script)
 			mustWriteFile(t, filepath.Join(repo, "README"), "small\n")
-			git(t, repo, "init", "-q", "-b", "master")
-			git(t, repo, "add", "-A")
-			git(t, repo, "commit", "-q", "-m", "init")
+			gittest.Run(t, repo, "init", "-q", "-b", "master")
+			gittest.Run(t, repo, "add", "-A")
+			gittest.Run(t, repo, "commit", "-q", "-m", "init")
 			spec := filepath.Join(base, "task.yaml")
 			mustWriteFile(t, spec, "version: 1\nname: cmds\nmodel: gpt-4.1-mini\nprompt: Run it.\n"+
 				"permissions:\n  read: allow\n  bash: {\"sh cmds.sh\": allow}\nlimits: {max_steps: 4}\n")

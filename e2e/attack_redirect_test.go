@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/tools/mcp/mcptest"
 )
@@ -31,9 +32,9 @@ func TestAttackRedirectKeepsCredentials(t *testing.T) {
 	blob := base64.StdEncoding.EncodeToString([]byte("svc:" + mcpToken))
 	mustWriteFile(t, filepath.Join(base, "blob.txt"), "config="+blob+"\n")
 	mustWriteFile(t, filepath.Join(repo, "README"), "small\n")
-	git(t, repo, "init", "-q", "-b", "master")
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "init")
+	gittest.Run(t, repo, "init", "-q", "-b", "master")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "init")
 
 	var direct, moved headerLog
 	directSrv := httptest.NewServer(direct.wrap(mcptest.Handler(&mcptest.Recorder{})))
