@@ -49,7 +49,7 @@ func TestFilterGitConfig(t *testing.T) {
 	}
 	path := filepath.Join(dir, ".git", "config")
 	mustWrite(t, path, config)
-	r := &execRun{workTree: dir}
+	r := &execRun{workspaceState: workspaceState{workTree: dir}}
 	if err := r.hideGitCredentials(t.Context()); err != nil {
 		t.Fatal(err)
 	}
