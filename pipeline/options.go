@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/internal/telemetry"
 	"github.com/seed43ef5acb/runner/runner"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // ExecOptions configure one `runner exec` run: one field per command-line
@@ -75,6 +76,9 @@ type ExecOptions struct {
 	Replay string
 	// Quiet turns off progress on Stderr (--quiet).
 	Quiet bool
+	// Color is --color: auto ("") lets the environment and the terminal
+	// decide (event.UseColor).
+	Color event.ColorMode
 	// Continue is the out dir of an earlier run whose conversation this run
 	// continues (--continue); "" starts fresh.
 	Continue string

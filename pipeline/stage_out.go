@@ -76,7 +76,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	if !r.opts.Quiet {
 		tty := isTerminal(r.opts.Stderr)
 		r.console = event.NewConsole(r.opts.Stderr, event.ConsoleOptions{
-			TTY: tty, Color: tty && r.getenv("NO_COLOR") == "",
+			TTY: tty, Color: event.UseColor(r.opts.Color, r.getenv, tty),
 			GitHubActions: r.getenv("GITHUB_ACTIONS") == "true",
 			RetryAttempts: retryAttempts(r.opts.Backoff),
 		})

@@ -53,6 +53,7 @@ type CLI struct {
 	VersionFlag kong.VersionFlag `name:"version" help:"Print the runner's version and exit."`
 	LogLevel    string           `name:"log-level" help:"Diagnostic log level on stderr: debug, info, warn or error." enum:"debug,info,warn,error" default:"warn" env:"RUNNER_LOG_LEVEL"`
 	LogFormat   string           `name:"log-format" help:"Diagnostic log format on stderr: text or json." enum:"text,json" default:"text" env:"RUNNER_LOG_FORMAT"`
+	Color       string           `name:"color" help:"Colour on stderr: auto (a terminal, unless NO_COLOR, TERM=dumb or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always or never." enum:"auto,always,never" default:"auto" placeholder:"WHEN"`
 
 	Exec     ExecCmd     `cmd:"" help:"Run a task spec against a work tree."`
 	Batch    BatchCmd    `cmd:"" help:"Run one task over many repositories; merge shards; publish pull requests."`
@@ -113,7 +114,7 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 		fmt.Fprintf(stderr, "run %q for usage\n", usageCommand(err))
 		return pipeline.ExitUsage
 	}
-	kctx.Bind(newLogger(cli.LogLevel, cli.LogFormat, stderr))
+	kctx.Bind(newLogger(cli.LogLevel, cli.LogFormat, stderr), event.ColorMode(cli.Color))
 	err = kctx.Run()
 	if Environ(environ).Get("GITHUB_ACTIONS") == "true" {
 		// The error may quote a model, a tool or a server: under

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/pipeline"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // ExecCmd is `runner exec TASK.yaml`. Its flags are a contract (scripts,
@@ -39,7 +40,7 @@ type ExecCmd struct {
 }
 
 // Run builds the exec options and runs the task.
-func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ, log *slog.Logger) error {
+func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ, log *slog.Logger, color event.ColorMode) error {
 	inputs, err := pipeline.ParseInputs(c.Set)
 	if err != nil {
 		return err
@@ -68,6 +69,7 @@ func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ, log *sl
 		Record:    c.Record,
 		Replay:    c.Replay,
 		Quiet:     c.Quiet,
+		Color:     color,
 		Continue:  c.Continue,
 		Prompt:    prompt,
 		Force:     c.Force,
