@@ -56,8 +56,7 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 	var found []string
 	more := 0
 	spec := walkSpec{keep: func(e *walkEntry) bool {
-		ok, _ := doublestar.Match(p.Pattern, relTo(start, e.Rel))
-		return ok
+		return permission.MatchGlob(p.Pattern, relTo(start, e.Rel))
 	}}
 	err = walkTreeSpec(ctx, t.paths.Root(), start, spec, func(e *walkEntry) error {
 		if e.IsDir() {

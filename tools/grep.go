@@ -186,8 +186,7 @@ func includes(include, start, rel string) bool {
 	if strings.Contains(include, "/") {
 		subject = relTo(start, rel)
 	}
-	ok, _ := doublestar.Match(include, subject)
-	return ok
+	return permission.MatchGlob(include, subject)
 }
 
 func (st *grepState) result() Result {

@@ -34,14 +34,18 @@ type pathFilterKey struct{}
 // may show the work-tree-relative slash path rel. Guard installs one in the
 // context of each call it lets through, so a walk never shows what a direct
 // read would be denied.
-type PathFilter func(rel string) bool
+//
+// symlink says rel is a symlink; its parent directories never are (walks
+// open each from the work tree without following symlinks), so only a
+// symlink needs resolving and the check costs the same at any depth.
+type PathFilter func(rel string, symlink bool) bool
 
 // pathFilter returns the context's PathFilter, or one that allows all.
 func pathFilter(ctx context.Context) PathFilter {
 	if f, ok := ctx.Value(pathFilterKey{}).(PathFilter); ok && f != nil {
 		return f
 	}
-	return func(string) bool { return true }
+	return func(string, bool) bool { return true }
 }
 
 // Guard wraps t so that every call is checked against rs before it runs: a
@@ -91,12 +95,11 @@ func (g *guarded) Run(ctx context.Context, call Call) (Result, error) {
 }
 
 // readable is the PathFilter for walks: a read of rel would be allowed.
-func (g *guarded) readable(rel string) bool {
+func (g *guarded) readable(rel string, symlink bool) bool {
 	if g.pathsErr != nil {
 		return false
 	}
-	d, _ := g.paths.Check(g.rules, permission.Read, rel)
-	return d.Allowed
+	return g.paths.CheckWalked(g.rules, permission.Read, rel, symlink).Allowed
 }
 
 // check returns the denial of r, or nil when it is allowed, with the

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"io/fs"
 	"os"
 
 	"github.com/seed43ef5acb/runner/internal/treewalk"
@@ -48,7 +49,7 @@ func walkTreeSpec(ctx context.Context, root, start string, spec walkSpec, fn fun
 	opt := treewalk.Options{
 		Root: root, Start: start, Prefix: prefix, Rules: rules, Workers: spec.workers,
 		Visit: func(_ *treewalk.Dir, e *treewalk.Entry) treewalk.Action {
-			if e.Ignored || !filter(e.Rel) || !e.IsDir() && spec.keep != nil && !spec.keep(e) {
+			if e.Ignored || !filter(e.Rel, e.Type == fs.ModeSymlink) || !e.IsDir() && spec.keep != nil && !spec.keep(e) {
 				return treewalk.Skip
 			}
 			return treewalk.Descend

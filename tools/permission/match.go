@@ -28,6 +28,18 @@ func MatchPath(pattern, path string) bool {
 	if pattern == "*" || pattern == "**" {
 		return true
 	}
+	return MatchGlob(pattern, path)
+}
+
+// MatchGlob is doublestar.Match, false for a bad pattern. A pattern
+// "**/X", X holding no '/' and no "**", is matched against path's last
+// element only: the same answer, at a cost that does not grow with depth.
+func MatchGlob(pattern, path string) bool {
+	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && rest != "" && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
+		if base := path[strings.LastIndexByte(path, '/')+1:]; base != "" {
+			pattern, path = rest, base
+		}
+	}
 	ok, err := doublestar.Match(pattern, path)
 	return err == nil && ok
 }

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -240,6 +241,29 @@ func (p Paths) Check(rs Ruleset, permission, name string) (Decision, Target) {
 	return rs.Evaluate(permission, pat), t
 }
 
+// CheckWalked is Check for a path a walk reached: rel is a cleaned
+// work-tree-relative slash path whose parent directories are real (not
+// symlinks), as found by opening each from the work tree without following
+// symlinks. It skips resolution, so its cost does not grow with rel's
+// depth beyond reading rel once. A symlink at rel itself is resolved as
+// Check does (its target decides).
+func (p Paths) CheckWalked(rs Ruleset, permission, rel string, symlink bool) Decision {
+	if symlink || rel == "" || rel == "." {
+		d, _ := p.Check(rs, permission, rel)
+		return d
+	}
+	rs, pat := p.rulesFor(rs, rel)
+	if RunnerState(rel) {
+		d := DefaultDeny(permission, pat, RunnerStateWhy(pat))
+		d.Protection = RunnerDir
+		return d
+	}
+	if what := ProtectedKind(rel); what != "" {
+		return rs.CheckProtected(permission, pat, what)
+	}
+	return rs.Evaluate(permission, pat)
+}
+
 // RunnerDir is the directory the runner keeps its own state in, below the
 // directory it runs from: .runner/runs/<run id>/ holds each run's
 // events.jsonl, result.json, summary.md, changes.patch and history.jsonl.
@@ -251,12 +275,44 @@ const RunnerDir = ".runner"
 // a tool to read or change it: an earlier run's history would be fed to
 // the model by --continue, its patch applied by the user.
 func RunnerState(rel string) bool {
-	for _, c := range strings.Split(rel, "/") {
+	for c := range dotComponents(rel) {
 		if strings.EqualFold(c, RunnerDir) {
 			return true
 		}
 	}
 	return false
+}
+
+// dotComponents yields the components of the slash path rel that start
+// with a dot. It jumps between them with strings.Index, so a deep path
+// without such components costs one fast scan.
+func dotComponents(rel string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		i := 0
+		if !strings.HasPrefix(rel, ".") {
+			j := strings.Index(rel, "/.")
+			if j < 0 {
+				return
+			}
+			i = j + 1
+		}
+		for {
+			end := strings.IndexByte(rel[i:], '/')
+			if end < 0 {
+				yield(rel[i:])
+				return
+			}
+			if !yield(rel[i : i+end]) {
+				return
+			}
+			i += end
+			j := strings.Index(rel[i:], "/.")
+			if j < 0 {
+				return
+			}
+			i += j + 1
+		}
+	}
 }
 
 // RunnerStateWhy is the reason of the built-in denial of a path in the
@@ -284,11 +340,11 @@ func CheckPath(rs Ruleset, workTree, permission, name string) Decision {
 // systems .GIT is the same directory, and a denial is the safe side.
 func ProtectedKind(rel string) string {
 	what := ""
-	for _, c := range strings.Split(rel, "/") {
+	for c := range dotComponents(rel) {
 		switch {
 		case strings.EqualFold(c, ".git"):
 			return ".git"
-		case what == "" && strings.HasPrefix(strings.ToLower(c), ".env") && !EnvTemplate(c):
+		case what == "" && len(c) >= 4 && strings.EqualFold(c[:4], ".env") && !EnvTemplate(c):
 			what = ".env" // a file, or a directory (.env.d/x) at any depth
 		}
 	}
