@@ -231,6 +231,17 @@ func TestExecLabelsFail(t *testing.T) {
 		pubs[2].URL != "https://github.com/octo/hello/pull/6" {
 		t.Errorf("publish events %+v", pubs)
 	}
+	if !strings.Contains(pubs[2].Error, "pull-requests: write") {
+		t.Errorf("the labels' 403 does not name the permission that fixes it: %q", pubs[2].Error)
+	}
+	var res struct {
+		PRURL      string `json:"pr_url"`
+		CommentURL string `json:"comment_url"`
+	}
+	data, _ := os.ReadFile(filepath.Join(d.out, "result.json"))
+	if json.Unmarshal(data, &res) != nil || res.PRURL != "https://github.com/octo/hello/pull/6" || res.CommentURL != ownComment("")["html_url"] {
+		t.Errorf("result.json pr_url %q, comment_url %q; want the pull request's and the comment's:\n%s", res.PRURL, res.CommentURL, data)
+	}
 }
 
 // TestExecCommentFails: the sticky comment cannot be posted at the start

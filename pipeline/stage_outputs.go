@@ -25,7 +25,7 @@ func (r *execRun) runFinished(st *runStatus) event.RunFinished {
 		StructuredOutput: r.result.StructuredOutput, Steps: r.result.Steps,
 		Tokens: r.result.Tokens, CostUSD: r.result.CostUSD,
 		DurationMS: time.Since(r.start).Milliseconds(), PatchPath: r.reportedPatch(),
-		FilesChanged: len(r.files), Review: r.review, History: r.history.Digest(),
+		FilesChanged: len(r.files), Review: r.review, PRURL: r.prURL, CommentURL: r.commentURL, History: r.history.Digest(),
 		IgnoredWritten: r.ignored,
 	}
 	fin.Denials, fin.DeniedCalls = r.denials.snapshot()

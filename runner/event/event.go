@@ -441,6 +441,10 @@ type RunFinished struct {
 	// Review is the pull request review review mode posted; nil when none
 	// was (not asked, or the call failed: see the publish events).
 	Review *PublishedReview `json:"review,omitempty"`
+	// PRURL is the pull request the run opened or updated under GitHub
+	// Actions; CommentURL its sticky comment; "" when none.
+	PRURL      string `json:"pr_url,omitempty"`
+	CommentURL string `json:"comment_url,omitempty"`
 	// History is the digest of the run's history.jsonl as the runner
 	// wrote it (nil when the run kept none: it ended before the agent);
 	// --continue refuses a history that does not match it.
