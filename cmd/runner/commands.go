@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/pipeline/batch"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
@@ -17,16 +18,52 @@ type ValidateCmd struct {
 }
 
 // Run loads every file and reports all problems of all files (exit 2).
-func (c *ValidateCmd) Run(ctx context.Context, streams Streams) error {
+// Under GitHub Actions each problem is also an ::error annotation on
+// stdout, at its file, line and column.
+func (c *ValidateCmd) Run(ctx context.Context, streams Streams, env Environ) error {
 	var errs []error
+	var ann *workflowcmd.Writer
+	if env.Get("GITHUB_ACTIONS") == "true" {
+		ann = &workflowcmd.Writer{W: streams.Stdout}
+	}
 	for _, f := range c.Files {
 		if err := loadSpec(ctx, f); err != nil {
 			errs = append(errs, err)
+			if err := annotateSpecErr(ann, f, err); err != nil {
+				return err
+			}
 			continue
 		}
 		fmt.Fprintf(streams.Stdout, "%s: ok\n", f)
 	}
 	return errors.Join(errs...)
+}
+
+// annotateSpecErr writes one ::error annotation per problem of err, the
+// error of validating file: positioned spec errors at their position,
+// anything else on the file.
+func annotateSpecErr(w *workflowcmd.Writer, file string, err error) error {
+	const title = "runner validate"
+	var es spec.Errors
+	var e *spec.Error
+	switch {
+	case errors.As(err, &es):
+	case errors.As(err, &e):
+		es = spec.Errors{e}
+	default:
+		return w.Annotate(workflowcmd.Annotation{Level: workflowcmd.Error, File: file, Title: title, Message: err.Error()})
+	}
+	for _, e := range es {
+		msg := e.Msg
+		if e.Hint != "" {
+			msg += " (" + e.Hint + ")"
+		}
+		a := workflowcmd.Annotation{Level: workflowcmd.Error, File: e.File, Line: e.Line, Col: e.Col, Title: title, Message: msg}
+		if err := w.Annotate(a); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // loadSpec loads a task spec and checks it as exec would with its own
