@@ -100,7 +100,7 @@ func (r *execRun) afterCommand() {
 		}
 		found = protectedEnvFiles(r.workTree, rules)
 	}
-	vals := envFileSecrets(r.protected.changed(found))
+	vals := envFileSecrets(r.treeRoot(), r.protected.changed(found))
 	if len(vals) == 0 {
 		return
 	}

@@ -3,11 +3,16 @@ package pipeline
 import (
 	"bufio"
 	"bytes"
-	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/internal/safefs"
 
 	"github.com/seed43ef5acb/runner/secret"
 )
+
+// envFileMax bounds the size of a protected file read for its values (16 MiB).
+const envFileMax = 16 << 20
 
 // envFileSecrets reads the protected .env* files (those the read rules
 // deny: the sandbox hides them) and returns the values that are secrets by
@@ -16,11 +21,18 @@ import (
 // patch that carries one, whoever copied it there (a command with the
 // sandbox off, a layer that does not hide it). Lines are KEY=VALUE, with
 // an optional "export " and quotes; other lines are skipped. Files that
-// cannot be read give nothing.
-func envFileSecrets(paths []string) []string {
+// cannot be read give nothing, as do symlinks and FIFOs (read through
+// internal/safefs: a command may have planted one) and files over
+// envFileMax.
+// Paths below root's directory are resolved from it.
+func envFileSecrets(root *safefs.Root, paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		from, rel := safefs.New(filepath.Dir(p)), filepath.Base(p)
+		if r, err := filepath.Rel(root.Dir(), p); err == nil && filepath.IsLocal(r) {
+			from, rel = root, r
+		}
+		data, err := from.ReadFile(rel, envFileMax)
 		if err != nil {
 			continue
 		}

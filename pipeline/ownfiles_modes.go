@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
+
+	"github.com/seed43ef5acb/runner/internal/safefs"
 )
 
 // ownModes keeps the modes of the runner's own directories: under
@@ -26,8 +27,15 @@ import (
 // the run with gate runner_state. Holding directory descriptors would not
 // help: openat(2) still checks the directory's mode. Safe for concurrent
 // use; the zero value is not (newOwnModes).
+//
+// Paths are resolved when guarded (before any command runs) and then
+// opened from "/" without following a symlink (internal/safefs): a link
+// a command put in the place of one of them or of a parent is never
+// followed to chmod what it points to.
 type ownModes struct {
 	mu      sync.Mutex
+	fs      *safefs.Root      // "/"
+	real    map[string]string // a guarded path (absolute) → resolved when guarded
 	uid     uint32
 	order   []string               // directories in the order recorded
 	modes   map[string]fs.FileMode // directory → its mode bits when recorded
@@ -38,7 +46,16 @@ type ownModes struct {
 const modeBits = fs.ModePerm | fs.ModeSticky | fs.ModeSetgid | fs.ModeSetuid
 
 func newOwnModes() *ownModes {
-	return &ownModes{uid: uint32(os.Geteuid()), modes: map[string]fs.FileMode{}, changed: map[string]string{}}
+	return &ownModes{fs: safefs.New("/"), real: map[string]string{}, uid: uint32(os.Geteuid()),
+		modes: map[string]fs.FileMode{}, changed: map[string]string{}}
+}
+
+// rootRel is the absolute path p relative to "/", for m.fs.
+func rootRel(p string) string {
+	if rel := strings.TrimPrefix(filepath.Clean(p), "/"); rel != "" {
+		return rel
+	}
+	return "."
 }
 
 // guard records the modes of the directories at paths (made absolute)
@@ -55,18 +72,24 @@ func (m *ownModes) guard(paths ...string) {
 		if err != nil {
 			continue
 		}
+		if real, ok := m.real[abs]; ok {
+			abs = real
+		} else if real, err := filepath.EvalSymlinks(abs); err == nil {
+			m.real[abs] = real
+			abs = real
+		}
 		for d := abs; d != "/" && d != "."; d = filepath.Dir(d) {
 			if _, ok := m.modes[d]; ok {
 				continue
 			}
-			fi, err := os.Lstat(d)
+			fi, err := m.fs.Lstat(rootRel(d))
 			if err != nil || !fi.IsDir() {
 				break
 			}
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != m.uid {
+			if fi.Uid != m.uid {
 				break // nobody running as the runner's user can chmod it, nor above it (usually)
 			}
-			m.modes[d] = fi.Mode() & modeBits
+			m.modes[d] = fi.Mode & modeBits
 			m.order = append(m.order, d)
 		}
 	}
@@ -83,15 +106,15 @@ func (m *ownModes) restore() bool {
 	defer m.mu.Unlock()
 	fixed := false
 	for _, d := range m.order { // top-down: a parent is searchable before its child is looked at
-		fi, err := os.Lstat(d)
+		fi, err := m.fs.Lstat(rootRel(d))
 		if err != nil || !fi.IsDir() {
-			continue
+			continue // gone, replaced, or behind a link: left to the out dir's mirror
 		}
-		want, got := m.modes[d], fi.Mode()&modeBits
+		want, got := m.modes[d], fi.Mode&modeBits
 		if got == want {
 			continue
 		}
-		if err := os.Chmod(d, want); err != nil {
+		if err := m.fs.Chmod(rootRel(d), want); err != nil {
 			continue
 		}
 		fixed = true
@@ -116,42 +139,26 @@ func (m *ownModes) fixTree(root string) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	fix := func(p string, fi fs.FileInfo) {
+	if real, ok := m.real[abs]; ok {
+		abs = real // as resolved when guarded: a link planted since is not followed
+	}
+	_ = m.fs.Walk(rootRel(abs), func(e *safefs.Entry) error {
 		need := fs.FileMode(0o600)
-		if fi.IsDir() {
+		if e.IsDir() {
 			need = 0o700
 		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != m.uid || fi.Mode()&need == need || !fi.IsDir() && !fi.Mode().IsRegular() {
-			return
+		if e.Uid != m.uid || e.Mode&need == need || !e.IsDir() && !e.Mode.IsRegular() {
+			return nil
 		}
-		got := fi.Mode() & modeBits
-		if os.Chmod(p, got|need) == nil {
+		got := e.Mode & modeBits
+		p := "/" + e.Rel
+		if m.fs.Chmod(e.Rel, got|need) == nil {
 			if _, seen := m.changed[p]; !seen {
 				m.changed[p] = fmt.Sprintf("%04o → %04o", unixBits(got|need), unixBits(got))
 			}
 		}
-	}
-	var walk func(dir string)
-	walk = func(dir string) {
-		fi, err := os.Lstat(dir)
-		if err != nil || !fi.IsDir() {
-			return
-		}
-		fix(dir, fi)
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
-			p := filepath.Join(dir, e.Name())
-			if e.IsDir() {
-				walk(p)
-			} else if fi, err := os.Lstat(p); err == nil {
-				fix(p, fi)
-			}
-		}
-	}
-	walk(abs)
+		return nil
+	})
 }
 
 // changes returns the directories and files whose mode a command changed,

@@ -74,7 +74,8 @@ func (r *execRun) outDirMessage() string {
 		return ""
 	}
 	msg := "a command changed this run's own record (" + strings.Join(r.outChanged, ", ") +
-		": Landlock cannot make the out dir inside the work tree read-only); the runner put back every byte it wrote and removed what it did not"
+		": Landlock cannot make the out dir inside the work tree read-only, and a directory above a read-only mount can be moved); " +
+		"the runner put back every byte it wrote and removed what it did not"
 	if r.outLost != nil {
 		msg += fmt.Sprintf(", except: %v (do not trust those)", r.outLost)
 	}

@@ -1,14 +1,13 @@
 package pipeline
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 
+	"github.com/seed43ef5acb/runner/internal/safefs"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
@@ -24,9 +23,9 @@ const stateTripwireCap = 64 << 20
 // rights below the writable work tree but not take them away, as for
 // .git) and with the sandbox off.
 type stateTripwire struct {
-	root   string            // <work tree>/.runner
-	skip   string            // this run's out dir, when inside root
-	bytes  map[string][]byte // root-relative slash path → content
+	root   *safefs.Root      // the work tree
+	skip   string            // this run's out dir, work-tree-relative, when inside .runner
+	bytes  map[string][]byte // .runner-relative slash path → content
 	digest map[string][sha256.Size]byte
 }
 
@@ -36,13 +35,12 @@ func (r *execRun) armStateTripwire() *stateTripwire {
 	if r.sandbox != nil && slices.Contains(r.sandbox.Layers(), sandbox.LayerNamespaces) {
 		return nil // read-only in the sandbox (setupSandbox)
 	}
-	root := filepath.Join(r.workTree, ".runner")
-	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+	t := &stateTripwire{root: r.treeRoot(), bytes: map[string][]byte{}, digest: map[string][sha256.Size]byte{}}
+	if fi, err := t.root.Lstat(".runner"); err != nil || !fi.IsDir() {
 		return nil
 	}
-	t := &stateTripwire{root: root, bytes: map[string][]byte{}, digest: map[string][sha256.Size]byte{}}
-	if out, err := filepath.Abs(r.outDir); err == nil && strings.HasPrefix(out, root+string(filepath.Separator)) {
-		t.skip = out
+	if rel := r.treeRel(r.outDir); strings.HasPrefix(rel, ".runner/") {
+		t.skip = rel
 	}
 	kept := 0
 	for rel, data := range t.read() {
@@ -57,41 +55,49 @@ func (r *execRun) armStateTripwire() *stateTripwire {
 
 // read returns .runner's regular files outside this run's out dir, and
 // every other entry (a link, a FIFO) as empty content, so that a planted
-// one counts as added.
+// one counts as added. No symlink is followed, .runner's own included.
 func (t *stateTripwire) read() map[string][]byte {
 	out := map[string][]byte{}
-	_ = filepath.WalkDir(t.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil //nolint:nilerr // gone meanwhile: seen as removed
-		}
-		if t.skip != "" && (p == t.skip || strings.HasPrefix(p, t.skip+string(filepath.Separator))) {
-			if d.IsDir() {
-				return filepath.SkipDir
+	_ = t.root.Walk(".runner", func(e *safefs.Entry) error {
+		if t.skip != "" && (e.Rel == t.skip || strings.HasPrefix(e.Rel, t.skip+"/")) {
+			if e.IsDir() {
+				return fs.SkipDir
 			}
 			return nil
 		}
-		if d.IsDir() {
+		if e.IsDir() {
 			return nil
 		}
-		rel, _ := filepath.Rel(t.root, p)
-		data := []byte{}
-		if d.Type().IsRegular() {
-			data, _ = os.ReadFile(p)
+		rel := strings.TrimPrefix(e.Rel, ".runner/")
+		if e.Rel == ".runner" {
+			rel = "." // .runner itself is no directory now
 		}
-		out[filepath.ToSlash(rel)] = data
+		data := []byte{}
+		if e.Mode.IsRegular() {
+			data, _ = e.ReadFile(-1)
+		}
+		out[rel] = data
 		return nil
 	})
 	return out
 }
 
-// Restore compares .runner with what was recorded, puts back every
-// changed or removed file it kept the bytes of, deletes added entries, and
-// returns the changed paths (".runner/…") and those it could not put back.
+// Restore compares .runner with what was recorded, deletes added
+// entries, puts back every changed or removed file it kept the bytes of
+// (a symlink in its place or a parent's replaced, never followed), and
+// returns the changed paths (".runner/…") and those it could not put
+// back.
 func (t *stateTripwire) Restore() (changed, lost []string) {
 	if t == nil {
 		return nil, nil
 	}
 	now := t.read()
+	for rel := range now { // first: a link added where a directory was goes before its files come back
+		if _, ok := t.digest[rel]; !ok {
+			changed = append(changed, path.Join(".runner", rel))
+			_ = t.root.Remove(path.Join(".runner", rel))
+		}
+	}
 	for rel, sum := range t.digest {
 		cur, ok := now[rel]
 		if ok && sha256.Sum256(cur) == sum {
@@ -103,25 +109,12 @@ func (t *stateTripwire) Restore() (changed, lost []string) {
 			lost = append(lost, ".runner/"+rel)
 			continue
 		}
-		p := filepath.Join(t.root, filepath.FromSlash(rel))
-		_ = os.Remove(p) // a link planted in its place is not followed
-		_ = os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, old, 0o644); err != nil || !bytes.Equal(readOrNil(p), old) {
+		if err := t.root.WriteFile(path.Join(".runner", rel), old, 0o644); err != nil {
 			lost = append(lost, ".runner/"+rel)
 		}
 	}
-	for rel := range now {
-		if _, ok := t.digest[rel]; !ok {
-			changed = append(changed, ".runner/"+rel)
-			_ = os.Remove(filepath.Join(t.root, filepath.FromSlash(rel)))
-		}
-	}
+	changed = append(changed, t.root.Replaced()...)
 	slices.Sort(changed)
 	slices.Sort(lost)
-	return changed, lost
-}
-
-func readOrNil(p string) []byte {
-	data, _ := os.ReadFile(p)
-	return data
+	return slices.Compact(changed), lost
 }

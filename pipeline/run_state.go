@@ -93,6 +93,9 @@ type guardState struct {
 	// the run temp dir and those above them), put back after each
 	// command and before a refused write is tried again (ownfiles_modes.go)
 	modes *ownModes
+	// treeReal is the work tree and the same resolved for the repairs,
+	// which follow no symlink below it (treeRoot, internal/safefs)
+	treeReal [2]string
 }
 
 // outState is the out dir and the event sinks (out stage).
@@ -101,6 +104,7 @@ type outState struct {
 	outDir     string
 	eventsPath string // "" when events go to stdout
 	patchPath  string
+	outReal    string // the out dir, resolved when made (redactOutFiles)
 	writer     *event.Writer
 	console    *event.Console
 	sink       event.Sink

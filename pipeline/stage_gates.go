@@ -3,10 +3,8 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"io/fs"
-	"os"
-	"path/filepath"
 
+	"github.com/seed43ef5acb/runner/internal/safefs"
 	"github.com/seed43ef5acb/runner/pipeline/gate"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/outdir"
@@ -57,22 +55,23 @@ func (r *execRun) gates() []gate.Gate {
 
 // redactOutFiles redacts, in place, the files under the out dir that
 // commands wrote unredacted: bash's full output (tool-output/) and MCP
-// servers' stderr (mcp/).
+// servers' stderr (mcp/). No symlink below the out dir is followed.
 func (r *execRun) redactOutFiles() {
-	if r.outDir == "" || r.redactor == nil {
+	if r.outReal == "" || r.redactor == nil {
 		return
 	}
+	out := safefs.New(r.outReal)
 	for _, dir := range []string{outdir.ToolOutputDir, outdir.MCPStderrDir} {
-		_ = filepath.WalkDir(filepath.Join(r.outDir, dir), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
+		_ = out.Walk(dir, func(e *safefs.Entry) error {
+			if !e.Mode.IsRegular() {
+				return nil
+			}
+			data, err := e.ReadFile(-1)
+			if err != nil {
 				return nil //nolint:nilerr // nothing to redact
 			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil //nolint:nilerr
-			}
 			if red := r.redactor.RedactBytes(data); !bytes.Equal(red, data) {
-				_ = os.WriteFile(p, red, 0o644)
+				_ = out.WriteFile(e.Rel, red, e.Mode.Perm())
 			}
 			return nil
 		})

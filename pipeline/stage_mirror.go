@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
@@ -28,16 +29,19 @@ func (r *execRun) startMirror(_ context.Context) error {
 	return nil
 }
 
-// outReachable reports whether a command could write a file the runner
-// writes during the run: no layer makes it read-only (the namespaces
-// layer mounts the out dir, log and cassette read-only) and it lies in
-// the work tree or a writable hole (anywhere, with the sandbox off).
+// outReachable reports whether a command could write or displace a file
+// the runner writes during the run: it lies in the work tree or a
+// writable hole (anywhere, with the sandbox off) and no layer keeps it in
+// place. The namespaces layer mounts the out dir, log and cassette
+// read-only, but a directory above such a mount that is not .runner (a
+// direct child of the work tree) can be moved away and a symlink put in
+// its place (--events logs/run/events.jsonl).
 func (r *execRun) outReachable() bool {
 	if r.sandbox == nil {
 		return false
 	}
 	if slices.Contains(r.sandbox.Layers(), sandbox.LayerNamespaces) {
-		return false
+		return r.outMovable()
 	}
 	if r.sandbox.Mode() == sandbox.ModeOff {
 		return true
@@ -50,6 +54,27 @@ func (r *execRun) outReachable() bool {
 			if within(p, w) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// outMovable reports whether a run file in the work tree lies below a
+// directory a command may rename: its read-only mount (excludes) is not a
+// direct child of the work tree.
+func (r *execRun) outMovable() bool {
+	var top []string // read-only mounts directly below the work tree
+	for _, rel := range r.excludes() {
+		if !strings.Contains(rel, "/") {
+			top = append(top, filepath.Join(r.workTree, rel))
+		}
+	}
+	for _, p := range []string{r.outDir, r.eventsPath, r.opts.Record} {
+		if p == "" || !within(p, r.workTree) {
+			continue
+		}
+		if !slices.ContainsFunc(top, func(d string) bool { return within(p, d) }) {
+			return true
 		}
 	}
 	return false

@@ -52,6 +52,10 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		ignoreRunnerDir(outdir.StateDir)
 	}
 	r.outFiles.Watch(r.outDir, r.repo)
+	r.outReal = r.outDir
+	if real, err := filepath.EvalSymlinks(r.outDir); err == nil {
+		r.outReal = real // before any command: redactOutFiles follows no link below it
+	}
 	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, outdir.PatchFile))
 	r.modes.guard(r.outDir, filepath.Dir(r.patchPath))
 	r.redactor = event.NewRedactor(r.opts.Environ, r.secretValues()...)

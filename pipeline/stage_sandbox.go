@@ -59,7 +59,7 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 	if !r.dry { // Check has no work tree
 		envFiles := protectedEnvFiles(r.workTree, rules)
 		r.protected.remember(envFiles)
-		r.envSecrets = envFileSecrets(envFiles)
+		r.envSecrets = envFileSecrets(r.treeRoot(), envFiles)
 	}
 	if r.sandboxPolicy.Layers, err = sandbox.ParseLayers(r.getenv(sandbox.LayersEnv)); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

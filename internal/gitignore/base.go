@@ -1,9 +1,12 @@
 package gitignore
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Base loads the ignore rules that apply to a whole work tree, in git's
@@ -20,7 +23,7 @@ func Base(repo *Repo, cfg Config) *Stack {
 	if repo == nil {
 		return st
 	}
-	if b, err := os.ReadFile(filepath.Join(repo.CommonDir, "info", "exclude")); err == nil {
+	if b, err := ReadRegular(filepath.Join(repo.CommonDir, "info", "exclude")); err == nil { // a FIFO a command made there must not hang
 		st = st.Push(ParseFile(b, ""))
 	}
 	dir, base := repo.Root, ""
@@ -37,16 +40,25 @@ func Base(repo *Repo, cfg Config) *Stack {
 }
 
 // ReadRegular reads a file that must not be a symlink (git does not follow
-// a symlinked .gitignore); anything else gives os.ErrNotExist.
+// a symlinked .gitignore); anything else gives os.ErrNotExist. It opens
+// without blocking, so a FIFO a command put there cannot hang the caller.
 func ReadRegular(p string) ([]byte, error) {
-	fi, err := os.Lstat(p)
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, os.ErrNotExist
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, os.ErrNotExist
 	}
-	return os.ReadFile(p)
+	return io.ReadAll(f)
 }
 
 // PathExcluded reports whether the work-tree-relative slash path rel (a

@@ -5,14 +5,17 @@
 // the files back from it once the commands are gone: Set.Restore compares
 // every file with its copy byte for byte, rewrites the changed and
 // removed ones, removes entries nobody created through the Set in the
-// watched directories (entries there before Watch stay), and names every
-// path it touched.
+// watched directories, and names every path it touched.
 //
 // A File writes each byte to both copies (two write calls), so nothing is
 // kept in memory and the out dir stays live to read (tail -f) while the
 // run goes on. A Set that was not started writes plain files.
 //
-// Imports: the standard library only.
+// Every path below the watched directories' top is opened beneath it
+// without following a symlink (internal/safefs): a link a command put in
+// a file's or a directory's place is replaced, never written through.
+//
+// Imports: internal/safefs.
 package mirror
 
 import (
@@ -36,6 +39,7 @@ type File struct {
 	f      *os.File // the file (replaced by Restore when it rewrote it)
 	m      *os.File // the mirror; nil before the Set starts
 	mpath  string   // the mirror's path ("" before the Set starts)
+	loc    loc      // where path is opened without following a symlink
 	closed bool
 }
 
@@ -124,7 +128,7 @@ func (f *File) Remove() error {
 	if mpath != "" {
 		_ = os.Remove(mpath)
 	}
-	return os.Remove(f.path)
+	return f.loc.fs.Remove(f.loc.rel)
 }
 
 // start begins mirroring into the file m: the bytes the file holds so far
@@ -135,7 +139,7 @@ func (f *File) start(m *os.File) error {
 	defer f.mu.Unlock()
 	if !f.closed {
 		if off, err := f.f.Seek(0, io.SeekCurrent); err == nil {
-			src, err := os.Open(f.path)
+			src, err := f.loc.fs.Open(f.loc.rel)
 			if err != nil {
 				return err
 			}
@@ -148,7 +152,7 @@ func (f *File) start(m *os.File) error {
 			return nil
 		}
 	}
-	src, err := os.Open(f.path) // closed, or not seekable: copy what is there
+	src, err := f.loc.fs.Open(f.loc.rel) // closed, or not seekable: copy what is there
 	if err != nil {
 		return err
 	}

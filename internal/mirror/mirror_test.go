@@ -246,3 +246,38 @@ func TestRestoreKeepsWhatWasThere(t *testing.T) {
 		t.Error("an entry that was there before Watch was touched")
 	}
 }
+
+// TestUserSymlinkKept: a link the user had before the run (.runner →
+// a cache directory) is followed when the Set makes its files, as it was
+// resolved before any command ran, and never replaced: not by Create,
+// not by Restore.
+func TestUserSymlinkKept(t *testing.T) {
+	top, elsewhere := t.TempDir(), t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(top, ".runner")); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(top, ".runner", "runs", "id")
+	s := New()
+	if err := s.MkdirAll(out); err != nil {
+		t.Fatal(err)
+	}
+	s.Watch(out, top)
+	log, err := s.Create(filepath.Join(out, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	write(t, log, "one\n")
+	changed, err := s.Restore()
+	if err != nil || len(changed) > 0 {
+		t.Errorf("Restore: %v %v, want nothing changed", changed, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(top, ".runner")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf(".runner is no longer the user's link: %v %v", fi, err)
+	}
+	if got := read(t, filepath.Join(elsewhere, "runs", "id", "events.jsonl")); got != "one\n" {
+		t.Errorf("the log through the user's link holds %q", got)
+	}
+}

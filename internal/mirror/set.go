@@ -7,66 +7,193 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
+
+	"github.com/seed43ef5acb/runner/internal/safefs"
 )
 
 // Set is the files the runner writes through it and the directories it
 // watches. The zero Set is not usable; make one with New. Its methods are
 // safe for concurrent use.
+//
+// Paths are kept resolved: before Start (no command has run) a path's
+// directory is resolved with filepath.EvalSymlinks and remembered; after
+// it, only what was remembered is used, so a link a command planted
+// since is never followed, while a link the user had (a symlinked
+// .runner) is kept.
 type Set struct {
 	mu    sync.Mutex
 	dir   string // the mirror directory; "" until Start
 	files []*File
-	dirs  map[string]bool // directories made through the Set (clean absolute paths)
-	roots []string        // watched directories (clean absolute paths)
+	dirs  map[string]bool // directories made through the Set (resolved paths)
+	roots []string        // watched directories (resolved paths)
 	// between are the directories from below a watched directory's top
 	// down to it (Watch), which must stay directories
 	between []string
 	// existing are the entries below watched directories that were there
 	// when Watch was called (a reused out dir, a file the caller put there
-	// first), with their type: not the run's record, kept as they are.
+	// first), resolved, with their type: not the run's record, kept as
+	// they are.
 	existing map[string]fs.FileMode
 	n        int // mirror files made
+	// resolved remembers directories (clean absolute, as given) → resolved
+	resolved map[string]string
+	// top is Watch's top, resolved, and topFS the same directory: every
+	// path below it is opened beneath it without following a symlink
+	// (internal/safefs)
+	top   string
+	topFS *safefs.Root
 }
 
 // New returns a Set that writes plain files until Start.
-func New() *Set { return &Set{dirs: map[string]bool{}, existing: map[string]fs.FileMode{}} }
+func New() *Set {
+	return &Set{dirs: map[string]bool{}, resolved: map[string]string{}, existing: map[string]fs.FileMode{}}
+}
 
-// Create creates or truncates the file at path (the flags of os.Create)
-// and mirrors it once the Set is started.
+// realPath is p (absolute) with its directory resolved (see Set); called
+// with s.mu held.
+func (s *Set) realPath(p string) string {
+	p = absClean(p)
+	dir, rest := filepath.Dir(p), filepath.Base(p)
+	for {
+		if r, ok := s.resolved[dir]; ok {
+			return filepath.Join(r, rest)
+		}
+		if s.dir == "" {
+			if r, err := filepath.EvalSymlinks(dir); err == nil {
+				s.resolved[dir] = r
+				return filepath.Join(r, rest)
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return p
+		}
+		dir, rest = parent, filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// realDir is the directory d resolved itself too; called with s.mu held.
+func (s *Set) realDir(d string) string { return filepath.Dir(s.realPath(filepath.Join(d, "_"))) }
+
+// loc is where a path is opened: beneath the Set's top when it lies
+// below it, else beneath its resolved parent directory.
+type loc struct {
+	fs  *safefs.Root
+	rel string
+}
+
+// real is the loc's path.
+func (l loc) real() string { return filepath.Join(l.fs.Dir(), filepath.FromSlash(l.rel)) }
+
+// locate returns the loc of the path p as given.
+func (s *Set) locate(p string) loc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.locateReal(s.realPath(p))
+}
+
+// locateReal is the loc of a resolved path; called with s.mu held.
+func (s *Set) locateReal(p string) loc {
+	if s.top != "" && strings.HasPrefix(p, s.top+string(filepath.Separator)) {
+		rel, _ := filepath.Rel(s.top, p)
+		return loc{s.topFS, filepath.ToSlash(rel)}
+	}
+	return loc{safefs.New(filepath.Dir(p)), filepath.Base(p)}
+}
+
+// Create creates the file at path (whatever is there is removed first,
+// never followed; no symlink below Watch's top is followed) and mirrors
+// it once the Set is started.
 func (s *Set) Create(path string) (*File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	l := s.locate(path)
+	f, err := l.fs.Create(l.rel, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return s.add(f, path)
+	return s.add(f, path, l)
 }
 
-// CreateTemp is os.CreateTemp, mirrored once the Set is started.
+// CreateTemp is os.CreateTemp (the last "*" of pattern is replaced by a
+// random string), opened as Create opens, and mirrored once the Set is
+// started.
 func (s *Set) CreateTemp(dir, pattern string) (*File, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, err
+	prefix, suffix := pattern, ""
+	if i := strings.LastIndexByte(pattern, '*'); i >= 0 {
+		prefix, suffix = pattern[:i], pattern[i+1:]
 	}
-	return s.add(f, f.Name())
+	for try := 0; ; try++ {
+		path := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64()%1e10, 10)+suffix)
+		l := s.locate(path)
+		f, err := l.fs.OpenFile(l.rel, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s.add(f, path, l)
+	}
 }
 
-// MkdirAll is os.MkdirAll; the directories it names are the runner's, so
-// Restore does not take them for added entries.
+// MkdirAll makes dir and its parents (below Watch's top a symlink or file
+// in the way is replaced, not followed); the directories it names are
+// the runner's, so Restore does not take them for added entries.
 func (s *Set) MkdirAll(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	s.mu.Lock()
+	real := s.realDir(dir)
+	l := s.locateReal(real)
+	if l.fs != s.topFS || s.topFS == nil {
+		l = s.dirBase(real)
+	}
+	s.mu.Unlock()
+	var err error
+	if l.fs != nil {
+		err = l.fs.MkdirAll(l.rel, 0o755)
+	} else {
+		err = os.MkdirAll(real, 0o755) // before Start: no command has run yet
+	}
+	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dirs[absClean(dir)] = true
+	s.dirs[real] = true
+	s.resolved[absClean(dir)] = real
 	return nil
+}
+
+// listBelow returns the entries below root (resolved, before any command
+// ran) and their types (nil when root cannot be read).
+func listBelow(root string) map[string]fs.FileMode {
+	out := map[string]fs.FileMode{}
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && p != root {
+			out[p] = d.Type()
+		}
+		return nil
+	})
+	return out
+}
+
+// dirBase is the loc of the resolved directory d outside top, beneath
+// the nearest directory the Set made or resolved above it; fs is nil
+// when there is none (before Start: d is made with os.MkdirAll). Called
+// with s.mu held.
+func (s *Set) dirBase(d string) loc {
+	for a := filepath.Dir(d); a != filepath.Dir(a); a = filepath.Dir(a) {
+		if s.dirs[a] || s.dir == "" && slices.Contains(slices.Collect(maps.Values(s.resolved)), a) {
+			rel, _ := filepath.Rel(a, d)
+			return loc{safefs.New(a), filepath.ToSlash(rel)}
+		}
+	}
+	return loc{}
 }
 
 // Watch adds root (an existing directory the runner made) to the watched
@@ -75,20 +202,26 @@ func (s *Set) MkdirAll(dir string) error {
 // Watch was called. The directories from below top (the work tree) down
 // to root must stay directories too: a link put in the place of one
 // (.runner/runs → elsewhere) is removed and the directory made again.
-// top may be "" (root alone).
+// top may be "" (root alone). Call it before Start.
 func (s *Set) Watch(root, top string) {
-	root = absClean(root)
-	existing := listBelow(root)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	maps.Copy(s.existing, existing)
+	root = s.realDir(root)
+	maps.Copy(s.existing, listBelow(root))
 	s.roots = append(s.roots, root)
 	s.dirs[root] = true
 	if top == "" {
 		s.between = append(s.between, root)
 		return
 	}
-	top = absClean(top)
+	top = s.realDir(top)
+	if s.top == "" {
+		s.top, s.topFS = top, safefs.New(top)
+	}
+	if !strings.HasPrefix(root, top+string(filepath.Separator)) {
+		s.between = append(s.between, root) // resolved out of top (a symlinked .runner): root alone
+		return
+	}
 	var chain []string
 	for d := root; d != top && strings.HasPrefix(d, top+string(filepath.Separator)); d = filepath.Dir(d) {
 		chain = append(chain, d)
@@ -126,11 +259,12 @@ func (s *Set) Start(dir string) error {
 	return nil
 }
 
-// add registers f (at path) and mirrors it when the Set is started.
-func (s *Set) add(f *os.File, path string) (*File, error) {
+// add registers f (at path, opened at l) and mirrors it when the Set is
+// started.
+func (s *Set) add(f *os.File, path string, l loc) (*File, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	mf := &File{set: s, path: path, f: f}
+	mf := &File{set: s, path: path, f: f, loc: l}
 	if s.dir != "" {
 		m, err := s.mirrorFile()
 		if err != nil {
@@ -179,14 +313,15 @@ func (s *Set) Restore() (changed []string, err error) {
 	}
 	var errs []error
 	for _, d := range s.between {
-		if fixDir(d) {
+		if s.fixDir(d) {
 			changed = append(changed, d)
 		}
 	}
 	keep := map[string]bool{}
 	for _, f := range s.files {
-		keep[absClean(f.path)] = true
-		for d := filepath.Dir(absClean(f.path)); s.under(d); d = filepath.Dir(d) {
+		real := f.loc.real()
+		keep[real] = true
+		for d := filepath.Dir(real); s.under(d); d = filepath.Dir(d) {
 			keep[d] = true
 		}
 		same, rerr := f.restore()
@@ -194,14 +329,19 @@ func (s *Set) Restore() (changed []string, err error) {
 			errs = append(errs, rerr)
 		}
 		if !same {
-			changed = append(changed, f.path)
+			changed = append(changed, real)
 		}
 	}
 	for d := range s.dirs {
 		keep[d] = true
 	}
 	for _, root := range s.roots {
-		changed = append(changed, removeAdded(root, keep, s.existing)...)
+		changed = append(changed, s.removeAdded(root, keep)...)
+	}
+	if s.topFS != nil {
+		for _, rel := range s.topFS.Replaced() {
+			changed = append(changed, filepath.Join(s.top, filepath.FromSlash(rel)))
+		}
 	}
 	slices.Sort(changed)
 	return slices.Compact(changed), errors.Join(errs...)
@@ -217,56 +357,46 @@ func (s *Set) under(dir string) bool {
 	return false
 }
 
-// fixDir makes dir a directory again when something else (a link, a
-// file) took its place; it reports whether it had to.
-func fixDir(dir string) bool {
-	fi, err := os.Lstat(dir)
-	if err == nil && fi.IsDir() {
+// fixDir makes dir (resolved) a directory again when something else (a
+// link, a file) took its place, never following a link; it reports
+// whether it had to. Called with s.mu held.
+func (s *Set) fixDir(dir string) bool {
+	l := s.locateReal(dir)
+	if fi, err := l.fs.Lstat(l.rel); err == nil && fi.IsDir() {
 		return false
 	}
-	if err == nil {
-		_ = os.Remove(dir) // a link is removed, not followed
-	}
-	_ = os.MkdirAll(dir, 0o755)
+	_ = l.fs.Remove(l.rel) // a link is removed, not followed
+	_ = l.fs.MkdirAll(l.rel, 0o755)
 	return true
 }
 
-// listBelow returns the entries below root and their types (nil when
-// root cannot be read).
-func listBelow(root string) map[string]fs.FileMode {
-	out := map[string]fs.FileMode{}
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && p != root {
-			out[p] = d.Type()
-		}
-		return nil
-	})
-	return out
-}
-
-// removeAdded removes the entries below root that keep does not hold,
-// nor existing with the same type, and returns their paths. A directory
-// that is kept is walked; one that is not is removed whole (os.RemoveAll
-// follows no link).
-func removeAdded(root string, keep map[string]bool, existing map[string]fs.FileMode) []string {
+// removeAdded removes the entries below root that keep does not hold and
+// returns their paths. A directory that is kept is walked; one that is
+// not is removed whole. No symlink is followed. Called with s.mu held.
+func (s *Set) removeAdded(root string, keep map[string]bool) []string {
 	var added []string
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == root {
-			return nil //nolint:nilerr // gone meanwhile: nothing to remove
+	l := s.locateReal(root)
+	_ = l.fs.Walk(l.rel, func(e *safefs.Entry) error {
+		if e.Rel == l.rel {
+			return nil
 		}
-		if keep[p] && (d.IsDir() || d.Type().IsRegular()) {
+		p := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(e.Rel, l.rel+"/")))
+		if keep[p] && s.dirs[p] && !e.IsDir() { // a directory of the runner's made a link or file
+			added = append(added, p)
+			_ = l.fs.Remove(e.Rel)
+			_ = l.fs.MkdirAll(e.Rel, 0o755)
 			return nil
 		}
 		if keep[p] {
 			return nil // a kept file of another type: File.restore rewrote it
 		}
-		if t, ok := existing[p]; ok && t == d.Type() {
+		if t, ok := s.existing[p]; ok && t == e.Mode.Type() {
 			return nil // there before the run: not its record
 		}
 		added = append(added, p)
-		_ = os.RemoveAll(p)
-		if d.IsDir() {
-			return filepath.SkipDir
+		_ = l.fs.Remove(e.Rel)
+		if e.IsDir() {
+			return fs.SkipDir
 		}
 		return nil
 	})
@@ -274,23 +404,18 @@ func removeAdded(root string, keep map[string]bool, existing map[string]fs.FileM
 }
 
 // restore compares the file with its mirror and rewrites it from the
-// mirror when they differ; it reports whether they were the same.
+// mirror when they differ (whatever is in its place or a parent's is
+// replaced, never followed); it reports whether they were the same.
 func (f *File) restore() (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.mpath == "" {
 		return true, nil
 	}
-	if sameContent(f.path, f.mpath) {
+	if sameContent(f.loc, f.mpath) {
 		return true, nil
 	}
-	if err := fixParents(f.path); err != nil {
-		return false, err
-	}
-	if err := os.RemoveAll(f.path); err != nil { // a link, a directory, a FIFO in its place
-		return false, fmt.Errorf("restore %s: %w", f.path, err)
-	}
-	nf, err := os.OpenFile(f.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	nf, err := f.loc.fs.Create(f.loc.rel, 0o644)
 	if err != nil {
 		return false, fmt.Errorf("restore %s: %w", f.path, err)
 	}
@@ -314,29 +439,10 @@ func (f *File) restore() (bool, error) {
 	return false, nil
 }
 
-// fixParents makes the missing or replaced directories above path
-// directories again.
-func fixParents(path string) error {
-	dir := filepath.Dir(path)
-	if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
-		return nil
-	}
-	if err := fixParents(dir); err != nil {
-		return err
-	}
-	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
-		_ = os.Remove(dir)
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("restore %s: %w", path, err)
-	}
-	return nil
-}
-
-// sameContent reports whether the regular file at path (not followed
-// when it is a link) holds exactly the bytes of the mirror.
-func sameContent(path, mirror string) bool {
-	a, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+// sameContent reports whether the regular file at l (not followed when
+// it or a parent is a link) holds exactly the bytes of the mirror.
+func sameContent(l loc, mirror string) bool {
+	a, err := l.fs.Open(l.rel)
 	if err != nil {
 		return false
 	}

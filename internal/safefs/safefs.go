@@ -358,22 +358,37 @@ func writeTemp(dirfd int, name string, data []byte, perm fs.FileMode) (string, e
 // Create makes a new empty file at rel for reading and writing, after
 // removing whatever is there (not followed); parents as WriteFile.
 func (r *Root) Create(rel string, perm fs.FileMode) (*os.File, error) {
+	return r.openFile(rel, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm, true)
+}
+
+// OpenFile opens rel with flag (os.O_*; O_NOFOLLOW is added, so a
+// symlink there is ErrSymlink); parents as WriteFile.
+func (r *Root) OpenFile(rel string, flag int, perm fs.FileMode) (*os.File, error) {
+	return r.openFile(rel, flag, perm, false)
+}
+
+func (r *Root) openFile(rel string, flag int, perm fs.FileMode, replace bool) (*os.File, error) {
 	if followLinks.Load() {
 		p := r.join(rel)
 		_ = os.MkdirAll(filepath.Dir(p), 0o755)
-		return os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_TRUNC, perm)
+		if replace {
+			flag = flag&^os.O_EXCL | os.O_TRUNC
+		}
+		return os.OpenFile(p, flag, perm)
 	}
 	fd, name, parts, err := r.parent(rel, true)
 	if err != nil {
 		return nil, err
 	}
 	defer unix.Close(fd)
-	if err := removeAllIn(fd, name); err != nil {
-		return nil, r.pathErr("remove", parts, err)
+	if replace {
+		if err := removeAllIn(fd, name); err != nil {
+			return nil, r.pathErr("remove", parts, err)
+		}
 	}
-	nf, err := openat(fd, name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+	nf, err := openat(fd, name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
 	if err != nil {
-		return nil, r.pathErr("create", parts, err)
+		return nil, r.pathErr("open", parts, err)
 	}
 	return os.NewFile(uintptr(nf), r.join(rel)), nil
 }

@@ -54,6 +54,9 @@ func (g GitTripwire) Check() (event.GateFailed, bool) {
 	if slices.ContainsFunc(changed, func(p string) bool { return strings.Contains(p, "objects/") }) {
 		msg += " and removed new packs, but a replaced object file cannot be put back: git checks it out as it is now, so run `git fsck` and re-fetch or re-clone before trusting this repository"
 	}
+	if lost := g.Tripwire.lost; len(lost) > 0 {
+		msg += "; it could not put back " + strings.Join(lost, ", ") + ": do not run git in this work tree before checking them"
+	}
 	return event.GateFailed{Gate: event.GateGitTripwire, Paths: changed, Message: msg}, true
 }
 
@@ -180,7 +183,7 @@ func (g Submodules) Check() (event.GateFailed, bool) {
 	}
 	var changed []string
 	for sub, digest := range g.Tripwire.submodules {
-		if treeDigest(filepath.Join(g.WorkTree, filepath.FromSlash(sub))) != digest {
+		if treeDigest(g.Tripwire.root, sub) != digest {
 			changed = append(changed, sub)
 		}
 	}

@@ -2,31 +2,31 @@ package gate
 
 import (
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
-	"syscall"
+
+	"github.com/seed43ef5acb/runner/internal/safefs"
 )
 
-// moduleGitDirs are the gitDir-relative slash paths of the submodules'
+// moduleGitDirs are the .git-relative slash paths of the submodules'
 // git directories below .git/modules (nested ones too): each has a
 // config and hooks that git runs (the superproject's `git status` runs
-// a submodule's core.fsmonitor).
-func moduleGitDirs(gitDir string) []string {
+// a submodule's core.fsmonitor). Symlinks are not followed.
+// git is the git directory's path in root (".git", or "." for a root at
+// the git directory).
+func moduleGitDirs(root *safefs.Root, git string) []string {
 	var out []string
-	root := filepath.Join(gitDir, "modules")
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return nil //nolint:nilerr // nothing to watch there
+	_ = root.Walk(path.Join(git, "modules"), func(e *safefs.Entry) error {
+		if !e.IsDir() {
+			return nil
 		}
-		switch d.Name() {
+		switch e.Name {
 		case "objects", "refs", "hooks", "logs", "info":
-			return filepath.SkipDir
+			return fs.SkipDir
 		}
-		if _, err := os.Stat(filepath.Join(p, "config")); err == nil {
-			rel, _ := filepath.Rel(gitDir, p)
-			out = append(out, filepath.ToSlash(rel))
+		if fi, err := root.Lstat(e.Rel + "/config"); err == nil && fi.Mode.IsRegular() {
+			out = append(out, strings.TrimPrefix(e.Rel, git+"/"))
 		}
 		return nil
 	})
@@ -47,48 +47,44 @@ type objectStamp struct {
 	ino   uint64
 }
 
-// readObjects stamps every file below dir (a .git/objects directory).
-func readObjects(dir string) objectState {
+// readObjects stamps every file below dir (a root-relative .git/objects
+// directory), following no symlink (one is stamped as a file).
+func readObjects(root *safefs.Root, dir string) objectState {
 	st := objectState{}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil //nolint:nilerr // an unreadable directory records nothing
+	_ = root.Walk(dir, func(e *safefs.Entry) error {
+		if e.IsDir() {
+			return nil
 		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return nil //nolint:nilerr // gone meanwhile
+		rel := strings.TrimPrefix(e.Rel, dir+"/")
+		if e.Rel == dir {
+			rel = "."
 		}
-		var ino uint64
-		if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-			ino = sys.Ino
-		}
-		rel, _ := filepath.Rel(dir, p)
-		st[filepath.ToSlash(rel)] = objectStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: ino}
+		st[rel] = objectStamp{size: e.Size, mtime: e.ModTime, ino: e.Ino}
 		return nil
 	})
 	return st
 }
 
-// objectChanges compares the objects directory dir with what was
-// recorded: existing files changed or removed, and new files other than
-// loose objects (packs, their indexes, commit-graph, multi-pack-index,
-// info/). The new ones are removed (git would read them); replaced ones
-// cannot be put back. It returns the .git-relative paths (prefix, e.g.
-// ".git/objects/").
-func (old objectState) changes(dir, prefix string) []string {
-	now := readObjects(dir)
+// changes compares the objects directory dir (root-relative) with what
+// was recorded: existing files changed or removed, and new files other
+// than loose objects (packs, their indexes, commit-graph,
+// multi-pack-index, info/). The new ones are removed (git would read
+// them); replaced ones cannot be put back. It returns the work-tree-
+// relative paths.
+func (old objectState) changes(root *safefs.Root, dir string) []string {
+	now := readObjects(root, dir)
 	var changed []string
 	for rel, was := range old {
 		if cur, ok := now[rel]; !ok || cur != was {
-			changed = append(changed, prefix+rel)
+			changed = append(changed, path.Join(dir, rel))
 		}
 	}
 	for rel := range now {
 		if _, ok := old[rel]; ok || isLooseObject(rel) {
 			continue
 		}
-		changed = append(changed, prefix+rel)
-		_ = os.Remove(filepath.Join(dir, filepath.FromSlash(rel)))
+		changed = append(changed, path.Join(dir, rel))
+		_ = root.Remove(path.Join(dir, rel))
 	}
 	slices.Sort(changed)
 	return changed

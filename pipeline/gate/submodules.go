@@ -2,28 +2,29 @@ package gate
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/internal/safefs"
 )
 
 // submodulePaths lists the "path = …" entries of the work tree's
-// .gitmodules.
-func submodulePaths(workTree string) []string {
-	f, err := os.Open(filepath.Join(workTree, ".gitmodules"))
+// .gitmodules (not read through a symlink).
+func submodulePaths(root *safefs.Root) []string {
+	data, err := root.ReadFile(".gitmodules", tripwireMaxFile)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
 		if ok && strings.TrimSpace(k) == "path" {
-			if p := filepath.ToSlash(filepath.Clean(strings.TrimSpace(v))); p != "." && !strings.HasPrefix(p, "../") {
+			if p := filepath.ToSlash(filepath.Clean(strings.TrimSpace(v))); p != "." && filepath.IsLocal(p) {
 				out = append(out, p)
 			}
 		}
@@ -31,26 +32,24 @@ func submodulePaths(workTree string) []string {
 	return out
 }
 
-// treeDigest hashes the names, modes and contents of the files below dir
-// (its .git excluded); "" when dir is missing.
-func treeDigest(dir string) string {
+// treeDigest hashes the names, modes and contents of the files below the
+// root-relative directory sub (its .git excluded), following no
+// symlink; "" when sub is missing or behind a symlink.
+func treeDigest(root *safefs.Root, sub string) string {
 	h := sha256.New()
 	found := false
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil //nolint:nilerr
-		}
+	_ = root.Walk(sub, func(e *safefs.Entry) error {
 		found = true
-		if d.Name() == ".git" && p != dir {
-			if d.IsDir() {
-				return filepath.SkipDir
+		if e.Name == ".git" && e.Rel != sub {
+			if e.IsDir() {
+				return fs.SkipDir
 			}
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, p)
-		fmt.Fprintf(h, "%s\x00%v\x00", rel, d.Type())
-		if d.Type().IsRegular() {
-			if data, err := os.ReadFile(p); err == nil {
+		rel := strings.TrimPrefix(strings.TrimPrefix(e.Rel, sub), "/")
+		fmt.Fprintf(h, "%s\x00%v\x00", rel, e.Mode.Type())
+		if e.Mode.IsRegular() {
+			if data, err := e.ReadFile(-1); err == nil {
 				h.Write(data)
 			}
 		}

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
+	"github.com/seed43ef5acb/runner/internal/safefs"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
@@ -17,9 +17,12 @@ import (
 // rewrite the permissions, limits and checks of the next run on this
 // tree (a cron job, a run on the pull request made from the patch).
 // The gate puts it back and fails the run.
+//
+// Its reads and the repair go through internal/safefs: a symlink in the
+// spec's place or a parent's is replaced, never written through.
 type TaskSpec struct {
-	rel  string // work-tree-relative slash path
-	abs  string // in the work tree
+	root *safefs.Root // the work tree
+	rel  string       // work-tree-relative slash path
 	data []byte
 	mode fs.FileMode
 }
@@ -40,46 +43,47 @@ func ArmTaskSpec(task, repo, workTree string) *TaskSpec {
 	if err != nil || !filepath.IsLocal(rel) {
 		return nil
 	}
-	g := &TaskSpec{rel: filepath.ToSlash(rel), abs: filepath.Join(workTree, rel)}
-	fi, err := os.Lstat(g.abs)
-	if err != nil || !fi.Mode().IsRegular() {
+	g := &TaskSpec{root: safefs.New(resolved(workTree)), rel: filepath.ToSlash(rel)}
+	fi, err := g.root.Lstat(g.rel)
+	if err != nil || !fi.Mode.IsRegular() {
 		return nil
 	}
-	if g.data, err = os.ReadFile(g.abs); err != nil {
+	if g.data, err = g.root.ReadFile(g.rel, -1); err != nil {
 		return nil
 	}
-	g.mode = fi.Mode().Perm()
+	g.mode = fi.Mode.Perm()
 	return g
 }
 
 // restore puts the spec back as it was armed and reports whether it had
-// changed (content, mode, or no longer a regular file).
-func (g *TaskSpec) restore() bool {
+// changed (content, mode, or no longer a regular file); err says what
+// could not be put back.
+func (g *TaskSpec) restore() (bool, error) {
 	if g == nil {
-		return false
+		return false, nil
 	}
-	fi, err := os.Lstat(g.abs)
-	if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == g.mode {
-		if cur, err := os.ReadFile(g.abs); err == nil && bytes.Equal(cur, g.data) {
-			return false
+	fi, err := g.root.Lstat(g.rel)
+	if err == nil && fi.Mode.IsRegular() && fi.Mode.Perm() == g.mode {
+		if cur, err := g.root.ReadFile(g.rel, int64(len(g.data))); err == nil && bytes.Equal(cur, g.data) {
+			return false, nil
 		}
 	}
-	if err == nil && !fi.Mode().IsRegular() {
-		_ = os.RemoveAll(g.abs)
-	}
-	_ = os.MkdirAll(filepath.Dir(g.abs), 0o755)
-	_ = os.WriteFile(g.abs, g.data, g.mode)
-	_ = os.Chmod(g.abs, g.mode) // WriteFile keeps the mode of a file that exists
-	return true
+	return true, g.root.WriteFile(g.rel, g.data, g.mode)
 }
 
 // Check reports a changed task spec and puts it back.
 func (g *TaskSpec) Check() (event.GateFailed, bool) {
-	if !g.restore() {
+	changed, err := g.restore()
+	if !changed {
 		return event.GateFailed{}, false
 	}
-	return event.GateFailed{Gate: event.GateTaskSpec, Paths: []string{g.rel}, Message: fmt.Sprintf(
+	back := "the runner put it back"
+	if err != nil {
+		back = fmt.Sprintf("the runner could not put it back (%v): restore it yourself", err)
+	}
+	paths := append([]string{g.rel}, g.root.Replaced()...)
+	return event.GateFailed{Gate: event.GateTaskSpec, Paths: paths, Message: fmt.Sprintf(
 		"the task spec this run runs under, %s, changed during the run (an edit or a command: its permissions, limits "+
-			"and checks decide the next run on this tree); the runner put it back and nothing is published. "+
-			"Keep the spec outside the work tree or under a path the edit rules deny (\".github/**\": deny)", g.rel)}, true
+			"and checks decide the next run on this tree); %s and nothing is published. "+
+			"Keep the spec outside the work tree or under a path the edit rules deny (\".github/**\": deny)", g.rel, back)}, true
 }

@@ -37,6 +37,6 @@
 // Design and measurements: /work/shared/research/gogit-snapshot.md. The
 // go-git worktree API (Add, Commit, Status) is deliberately not used.
 //
-// Imports: runner/event, internal/gitignore, internal/treewalk and go-git
+// Imports: runner/event, internal/gitignore, internal/safefs, internal/treewalk and go-git
 // plumbing.
 package snapshot

@@ -2,7 +2,10 @@ package snapshot
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/seed43ef5acb/runner/internal/gitignore"
+	"github.com/seed43ef5acb/runner/internal/safefs"
 )
 
 // trackedSet is what the snapshot needs from the user's index: the tracked
@@ -57,18 +61,25 @@ func loadTracked(repo *gitignore.Repo, prev *trackedSet) (*trackedSet, error) {
 		return empty, nil
 	}
 	p := filepath.Join(repo.GitDir, "index")
-	fi, err := os.Stat(p)
+	// Opened without following a symlink and without blocking: a command
+	// may have put a link or a FIFO there (a FIFO hung every snapshot).
+	f, err := safefs.New(repo.GitDir).Open("index")
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return empty, nil
 		}
+		return nil, fmt.Errorf("read index %s: %w (a command may have replaced it; git would refuse it too)", p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, fmt.Errorf("stat index: %w", err)
 	}
 	sig := sigOf(fi)
 	if prev != nil && prev.sig == sig {
 		return prev, nil
 	}
-	data, err := os.ReadFile(p)
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
