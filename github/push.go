@@ -33,6 +33,9 @@ type PushOptions struct {
 	Paths    []string
 	// Branch is the branch name on the remote, without refs/heads/.
 	Branch string
+	// Pushed, when set, is called with the branch and the commit pushed
+	// (PublishPullRequest's callers record them).
+	Pushed func(branch, commit string)
 	// Expect, when set, is the commit the remote branch must hold for the
 	// push to go through (the pull request head a run checked out);
 	// otherwise the branch's value when PushBranch reads it is the lease.

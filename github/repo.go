@@ -141,8 +141,12 @@ func PublishPullRequest(ctx context.Context, client *Client, push PushOptions, p
 	if pr.Base == "" { // checked first: no branch is pushed for a pull request that cannot be opened
 		return "", 0, false, fmt.Errorf("github: pull request for %s: no base branch", push.Branch)
 	}
-	if _, err := PushBranch(ctx, push); err != nil {
+	commit, err := PushBranch(ctx, push)
+	if err != nil {
 		return "", 0, false, err
+	}
+	if push.Pushed != nil {
+		push.Pushed(push.Branch, commit)
 	}
 	pr.Branch = push.Branch
 	return EnsurePullRequest(ctx, client, pr)

@@ -163,6 +163,9 @@ type continueState struct {
 	pr *prSession
 	// prNumber is the pull request this run opened or updated (0: none).
 	prNumber int
+	// pushedBranch and pushedCommit are what the push of the pull request
+	// pushed ("" before it).
+	pushedBranch, pushedCommit string
 }
 
 // agentState is the agent session's outcome and the checks'.

@@ -50,17 +50,17 @@ func (r *execRun) deliver(ctx context.Context, st *runStatus) error {
 	case err == nil && url == "":
 		return nil // nothing to publish
 	case err == nil:
-		r.published(event.Publish{Target: event.PublishPush, OK: true})
+		r.published(event.Publish{Target: event.PublishPush, OK: true, Branch: r.pushedBranch, Commit: r.pushedCommit})
 		r.published(event.Publish{Target: event.PublishPullRequest, OK: true, URL: url})
 	case target == event.PublishPush:
 		r.deliveryFailed(st, target, "changes ready, the branch could not be pushed", err, "")
 	case target == event.PublishLabels:
-		r.published(event.Publish{Target: event.PublishPush, OK: true})
+		r.published(event.Publish{Target: event.PublishPush, OK: true, Branch: r.pushedBranch, Commit: r.pushedCommit})
 		r.published(event.Publish{Target: event.PublishPullRequest, OK: true, URL: url})
 		r.deliveryFailed(st, target, "pull request "+url+" opened, its labels could not be added", err, url)
 	default:
 		if errors.Is(err, github.ErrPullRequest) { // the branch is there
-			r.published(event.Publish{Target: event.PublishPush, OK: true})
+			r.published(event.Publish{Target: event.PublishPush, OK: true, Branch: r.pushedBranch, Commit: r.pushedCommit})
 		}
 		r.deliveryFailed(st, target, "changes ready, pull request could not be opened", err, "")
 	}

@@ -162,10 +162,13 @@ func TestExecPullRequestCreateFails(t *testing.T) {
 		t.Errorf("status written %d times, want once:\n%s", strings.Count(string(raw), "status<<"), raw)
 	}
 	pubs := publishEvents(t, d, event.StatusDeliveryFailed)
-	if len(pubs) != 3 || pubs[0] != (event.Publish{Target: event.PublishPush, OK: true}) ||
+	if len(pubs) != 3 || pubs[0].Target != event.PublishPush || !pubs[0].OK || pubs[0].Branch != "runner/unit/pr-5" || len(pubs[0].Commit) != 40 ||
 		pubs[1].Target != event.PublishPullRequest || pubs[1].OK || !strings.Contains(pubs[1].Error, "500") ||
 		pubs[2].Target != event.PublishComment || !pubs[2].OK {
 		t.Errorf("publish events %+v", pubs)
+	}
+	if len(pubs) > 0 && !strings.Contains(d.finished.Body, "✅ push of `runner/unit/pr-5` at "+pubs[0].Commit[:min(12, len(pubs[0].Commit))]) {
+		t.Errorf("the final comment does not name the branch and commit pushed:\n%s", d.finished.Body)
 	}
 	if !strings.Contains(d.finished.Body, "changes ready, pull request could not be opened: ") ||
 		!strings.Contains(d.finished.Body, "delivery failed") || strings.Contains(d.finished.Body, "✅ runner") {

@@ -52,7 +52,9 @@ func (r *execRun) openPullRequest(ctx context.Context, st *runStatus) (string, e
 	prBase := cmp.Or(r.gh.Event.GitHub.BaseRef, strings.TrimPrefix(r.gh.Env.Ref, "refs/heads/"))
 	// The URL is kept with an error: a pull request opened whose labels
 	// failed is still there.
-	url, number, _, err := r.gh.PublishPullRequest(ctx, plan.Push(r.workTree, base, r.workTree), plan.PR("", "", prBase))
+	push := plan.Push(r.workTree, base, r.workTree)
+	push.Pushed = func(branch, commit string) { r.pushedBranch, r.pushedCommit = branch, commit }
+	url, number, _, err := r.gh.PublishPullRequest(ctx, push, plan.PR("", "", prBase))
 	r.prNumber = number
 	if err != nil {
 		return url, fmt.Errorf("pull request: %w", err)

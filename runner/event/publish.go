@@ -21,6 +21,9 @@ type Publish struct {
 	OK     bool          `json:"ok"`
 	URL    string        `json:"url,omitempty"`
 	Error  string        `json:"error,omitempty"`
+	// Branch and Commit are what a push target pushed.
+	Branch string `json:"branch,omitempty"`
+	Commit string `json:"commit,omitempty"`
 	// Review is what a review call posted (target review, ok).
 	Review *PublishedReview `json:"review,omitempty"`
 }

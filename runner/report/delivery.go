@@ -38,6 +38,9 @@ func (r Report) deliveryBlock() string {
 	var b strings.Builder
 	for _, d := range r.Delivery {
 		what := strings.ReplaceAll(string(d.Target), "_", " ")
+		if d.Branch != "" && d.Commit != "" {
+			what += fmt.Sprintf(" of `%s` at %.12s", cell(d.Branch), d.Commit)
+		}
 		switch {
 		case d.OK && d.URL != "":
 			fmt.Fprintf(&b, "- ✅ %s: %s\n", what, d.URL)
