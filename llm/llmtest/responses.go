@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -46,78 +47,111 @@ func (t ResponsesTurn) Reply() Reply { return Reply{Body: t.SSE()} }
 
 // SSE returns the turn as an SSE body.
 func (t ResponsesTurn) SSE() []byte {
-	model := t.Model
-	if model == "" {
-		model = "gpt-5.1-codex"
-	}
-	var b strings.Builder
-	seq := 0
-	ev := func(typ string, v map[string]any) {
-		v["type"] = typ
-		v["sequence_number"] = seq
-		seq++
-		data, _ := json.Marshal(v)
-		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", typ, data)
-	}
-	resp := func(status string, output []any) map[string]any {
-		return map[string]any{"id": "resp_llmtest", "object": "response", "model": model, "status": status, "output": output, "store": false}
-	}
-	ev("response.created", map[string]any{"response": resp("in_progress", []any{})})
-	ev("response.in_progress", map[string]any{"response": resp("in_progress", []any{})})
-	var output []any
-	index := 0
+	w := &responsesStream{model: cmp.Or(t.Model, "gpt-5.1-codex")}
+	w.ev("response.created", map[string]any{"response": w.resp("in_progress", []any{})})
+	w.ev("response.in_progress", map[string]any{"response": w.resp("in_progress", []any{})})
 	if t.Reasoning != "" {
-		id := "rs_llmtest" + strconv.Itoa(index)
-		enc := t.EncryptedContent
-		if enc == "" {
-			enc = "gAAAAB" + strconv.Itoa(len(t.Reasoning)) + "llmtestencrypted"
-		}
-		ev("response.output_item.added", map[string]any{"output_index": index, "item": map[string]any{"type": "reasoning", "id": id, "summary": []any{}}})
-		ev("response.reasoning_summary_part.added", map[string]any{"item_id": id, "output_index": index, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": ""}})
-		for _, p := range pieces(t.Reasoning, 3) {
-			ev("response.reasoning_summary_text.delta", map[string]any{"item_id": id, "output_index": index, "summary_index": 0, "delta": p})
-		}
-		ev("response.reasoning_summary_text.done", map[string]any{"item_id": id, "output_index": index, "summary_index": 0, "text": t.Reasoning})
-		ev("response.reasoning_summary_part.done", map[string]any{"item_id": id, "output_index": index, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": t.Reasoning}})
-		item := map[string]any{"type": "reasoning", "id": id, "summary": []any{map[string]any{"type": "summary_text", "text": t.Reasoning}}, "encrypted_content": enc}
-		ev("response.output_item.done", map[string]any{"output_index": index, "item": item})
-		output = append(output, item)
-		index++
+		w.reasoning(t.Reasoning, t.EncryptedContent)
 	}
 	if t.Text != "" {
-		id := "msg_llmtest" + strconv.Itoa(index)
-		ev("response.output_item.added", map[string]any{"output_index": index, "item": map[string]any{"type": "message", "id": id, "status": "in_progress", "role": "assistant", "content": []any{}}})
-		ev("response.content_part.added", map[string]any{"item_id": id, "output_index": index, "content_index": 0, "part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
-		for _, p := range pieces(t.Text, 3) {
-			ev("response.output_text.delta", map[string]any{"item_id": id, "output_index": index, "content_index": 0, "delta": p})
-		}
-		ev("response.output_text.done", map[string]any{"item_id": id, "output_index": index, "content_index": 0, "text": t.Text})
-		part := map[string]any{"type": "output_text", "text": t.Text, "annotations": []any{}}
-		ev("response.content_part.done", map[string]any{"item_id": id, "output_index": index, "content_index": 0, "part": part})
-		item := map[string]any{"type": "message", "id": id, "status": "completed", "role": "assistant", "content": []any{part}}
-		ev("response.output_item.done", map[string]any{"output_index": index, "item": item})
-		output = append(output, item)
-		index++
+		w.message(t.Text)
 	}
 	for i, c := range t.ToolCalls {
 		callID := c.ID
 		if callID == "" {
 			callID = "call_llmtest" + strconv.Itoa(i+1)
 		}
-		id := "fc_llmtest" + strconv.Itoa(index)
-		ev("response.output_item.added", map[string]any{"output_index": index, "item": map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": c.Name, "arguments": "", "status": "in_progress"}})
-		for _, p := range pieces(c.Arguments, 3) {
-			ev("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": index, "delta": p})
-		}
-		ev("response.function_call_arguments.done", map[string]any{"item_id": id, "output_index": index, "arguments": c.Arguments})
-		item := map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": c.Name, "arguments": c.Arguments, "status": "completed"}
-		ev("response.output_item.done", map[string]any{"output_index": index, "item": item})
-		output = append(output, item)
-		index++
+		w.call(callID, c.Name, c.Arguments)
 	}
 	if t.CutBeforeEnd {
-		return []byte(b.String())
+		return []byte(w.b.String())
 	}
+	w.finish(t)
+	return []byte(w.b.String())
+}
+
+// responsesStream writes one Responses API event stream: its events
+// numbered in order and the output items so far.
+type responsesStream struct {
+	b      strings.Builder
+	model  string
+	seq    int
+	index  int
+	output []any
+}
+
+// ev writes one event of type typ with the fields of v.
+func (w *responsesStream) ev(typ string, v map[string]any) {
+	v["type"] = typ
+	v["sequence_number"] = w.seq
+	w.seq++
+	data, _ := json.Marshal(v)
+	fmt.Fprintf(&w.b, "event: %s\ndata: %s\n\n", typ, data)
+}
+
+// resp is the response object with the given status and output.
+func (w *responsesStream) resp(status string, output []any) map[string]any {
+	return map[string]any{"id": "resp_llmtest", "object": "response", "model": w.model, "status": status, "output": output, "store": false}
+}
+
+// done closes the current output item and moves to the next index.
+func (w *responsesStream) done(item map[string]any) {
+	w.ev("response.output_item.done", map[string]any{"output_index": w.index, "item": item})
+	w.output = append(w.output, item)
+	w.index++
+}
+
+// reasoning writes a reasoning item with its summary and encrypted content.
+func (w *responsesStream) reasoning(text, enc string) {
+	id, index := "rs_llmtest"+strconv.Itoa(w.index), w.index
+	if enc == "" {
+		enc = "gAAAAB" + strconv.Itoa(len(text)) + "llmtestencrypted"
+	}
+	at := func(v map[string]any) map[string]any {
+		v["item_id"], v["output_index"], v["summary_index"] = id, index, 0
+		return v
+	}
+	w.ev("response.output_item.added", map[string]any{"output_index": index, "item": map[string]any{"type": "reasoning", "id": id, "summary": []any{}}})
+	w.ev("response.reasoning_summary_part.added", at(map[string]any{"part": map[string]any{"type": "summary_text", "text": ""}}))
+	for _, p := range pieces(text, 3) {
+		w.ev("response.reasoning_summary_text.delta", at(map[string]any{"delta": p}))
+	}
+	w.ev("response.reasoning_summary_text.done", at(map[string]any{"text": text}))
+	w.ev("response.reasoning_summary_part.done", at(map[string]any{"part": map[string]any{"type": "summary_text", "text": text}}))
+	w.done(map[string]any{"type": "reasoning", "id": id, "summary": []any{map[string]any{"type": "summary_text", "text": text}}, "encrypted_content": enc})
+}
+
+// message writes an assistant message item holding text.
+func (w *responsesStream) message(text string) {
+	id, index := "msg_llmtest"+strconv.Itoa(w.index), w.index
+	at := func(v map[string]any) map[string]any {
+		v["item_id"], v["output_index"], v["content_index"] = id, index, 0
+		return v
+	}
+	w.ev("response.output_item.added", map[string]any{"output_index": index, "item": map[string]any{"type": "message", "id": id, "status": "in_progress", "role": "assistant", "content": []any{}}})
+	w.ev("response.content_part.added", at(map[string]any{"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}}))
+	for _, p := range pieces(text, 3) {
+		w.ev("response.output_text.delta", at(map[string]any{"delta": p}))
+	}
+	w.ev("response.output_text.done", at(map[string]any{"text": text}))
+	part := map[string]any{"type": "output_text", "text": text, "annotations": []any{}}
+	w.ev("response.content_part.done", at(map[string]any{"part": part}))
+	w.done(map[string]any{"type": "message", "id": id, "status": "completed", "role": "assistant", "content": []any{part}})
+}
+
+// call writes a function_call item whose arguments arrive in pieces.
+func (w *responsesStream) call(callID, name, args string) {
+	id, index := "fc_llmtest"+strconv.Itoa(w.index), w.index
+	w.ev("response.output_item.added", map[string]any{"output_index": index, "item": map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": name, "arguments": "", "status": "in_progress"}})
+	for _, p := range pieces(args, 3) {
+		w.ev("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": index, "delta": p})
+	}
+	w.ev("response.function_call_arguments.done", map[string]any{"item_id": id, "output_index": index, "arguments": args})
+	w.done(map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": name, "arguments": args, "status": "completed"})
+}
+
+// finish writes the terminal event: failed, incomplete or completed.
+func (w *responsesStream) finish(t ResponsesTurn) {
 	u := t.Usage
 	if u.OutputTokens == 0 {
 		u.OutputTokens = max(1, (len(t.Reasoning)+len(t.Text)+argsLen(t.ToolCalls))/4)
@@ -127,20 +161,19 @@ func (t ResponsesTurn) SSE() []byte {
 		"total_tokens": u.InputTokens + u.OutputTokens}
 	switch {
 	case t.FailedCode != "":
-		r := resp("failed", output)
+		r := w.resp("failed", w.output)
 		r["error"] = map[string]any{"code": t.FailedCode, "message": "The model failed: " + t.FailedCode}
-		ev("response.failed", map[string]any{"response": r})
+		w.ev("response.failed", map[string]any{"response": r})
 	case t.Incomplete != "":
-		r := resp("incomplete", output)
+		r := w.resp("incomplete", w.output)
 		r["incomplete_details"] = map[string]any{"reason": t.Incomplete}
 		r["usage"] = usage
-		ev("response.incomplete", map[string]any{"response": r})
+		w.ev("response.incomplete", map[string]any{"response": r})
 	default:
-		r := resp("completed", output)
+		r := w.resp("completed", w.output)
 		r["usage"] = usage
-		ev("response.completed", map[string]any{"response": r})
+		w.ev("response.completed", map[string]any{"response": r})
 	}
-	return []byte(b.String())
 }
 
 // OpenAIError is an OpenAI error body: {"error": {"message", "type",
