@@ -29,8 +29,8 @@ type BatchCmd struct {
 type BatchRunCmd struct {
 	Spec        string   `arg:"" name:"BATCH.yaml" help:"Batch spec file; its paths are relative to it."`
 	Out         string   `help:"Out dir: manifest.json, results.jsonl, summary.md and one dir per repository." required:"" placeholder:"DIR"`
-	Shard       string   `help:"Run slice I (0-based) of N of the manifest." placeholder:"I/N"`
-	Shards      int      `help:"Number of shards; the index comes from $$JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)." placeholder:"N"`
+	Shard       string   `help:"Run slice I (0-based) of N of the manifest; auto: I and N from GitLab CI ($$CI_NODE_INDEX, 1-based, $$CI_NODE_TOTAL) or Buildkite ($$BUILDKITE_PARALLEL_JOB, $$BUILDKITE_PARALLEL_JOB_COUNT)." placeholder:"I/N|auto"`
+	Shards      int      `help:"Number of shards; the index comes from $$JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), $$CI_NODE_INDEX or $$BUILDKITE_PARALLEL_JOB." placeholder:"N"`
 	Concurrency int      `help:"Repositories at once (default: the spec's concurrency)." placeholder:"N"`
 	Redo        bool     `help:"Run every repository again, even finished ones." xor:"select"`
 	OnlyFailed  bool     `name:"only-failed" help:"Run only repositories whose last status is task_failed, infra_failed or timeout." xor:"select"`
@@ -46,7 +46,7 @@ type BatchRunCmd struct {
 // Run runs the batch and exits 1 when a repository ended in a --fail-on
 // status.
 func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ, log *slog.Logger) (err error) {
-	shard, err := batch.ResolveShard(c.Shard, c.Shards, env.Get("JOB_COMPLETION_INDEX"))
+	shard, err := batch.ResolveShard(c.Shard, c.Shards, env.Get)
 	if err != nil {
 		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
 	}

@@ -20,8 +20,8 @@ type RunOptions struct {
 	SpecPath string // the batch spec
 	Out      string // the out dir (manifest.json, results.jsonl, <repo-id>/)
 	// Shard and Shards select slice Shard (0-based) of Shards; Shards 0 or 1
-	// runs everything. With a Kubernetes Indexed Job, pass
-	// JOB_COMPLETION_INDEX as Shard.
+	// runs everything. ResolveShard reads them from the flags and the CI
+	// engine's variables.
 	Shard, Shards int
 	Concurrency   int      // repositories at once; 0 = the spec's "concurrency"
 	Redo          bool     // run every repository again, even finished ones

@@ -3,6 +3,7 @@ package batch
 import (
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"testing/quick"
 )
@@ -93,31 +94,53 @@ func TestParseShard(t *testing.T) {
 
 func TestResolveShard(t *testing.T) {
 	t.Parallel()
+	k8s := func(i string) map[string]string { return map[string]string{"JOB_COMPLETION_INDEX": i} }
+	gitlab := func(i, n string) map[string]string { return map[string]string{"CI_NODE_INDEX": i, "CI_NODE_TOTAL": n} }
+	buildkite := func(i, n string) map[string]string {
+		return map[string]string{"BUILDKITE_PARALLEL_JOB": i, "BUILDKITE_PARALLEL_JOB_COUNT": n}
+	}
 	tests := []struct {
+		name    string
 		flag    string
 		shards  int
-		index   string
+		env     map[string]string
 		want    Shard
-		wantErr bool
+		wantErr string // a part of the error; "" for none
 	}{
-		{"", 0, "", Shard{}, false},
-		{"", 0, "3", Shard{}, false}, // an index without --shards is not sharding
-		{"1/4", 0, "", Shard{1, 4}, false},
-		{"1/4", 4, "3", Shard{1, 4}, false}, // --shard wins
-		{"", 4, "3", Shard{3, 4}, false},
-		{"1/4", 3, "", Shard{}, true},
-		{"", 4, "", Shard{}, true},
-		{"", 4, "4", Shard{}, true},
-		{"", 4, "x", Shard{}, true},
+		{"nothing", "", 0, nil, Shard{}, ""},
+		{"an index without --shards is not sharding", "", 0, k8s("3"), Shard{}, ""},
+		{"GitLab without a flag is not sharding", "", 0, gitlab("2", "4"), Shard{}, ""},
+		{"flag", "1/4", 0, nil, Shard{1, 4}, ""},
+		{"flag wins", "1/4", 4, k8s("3"), Shard{1, 4}, ""},
+		{"flag and shards disagree", "1/4", 3, nil, Shard{}, "disagree"},
+		{"k8s", "", 4, k8s("3"), Shard{3, 4}, ""},
+		{"k8s out of range", "", 4, k8s("4"), Shard{}, "JOB_COMPLETION_INDEX=4"},
+		{"k8s not a number", "", 4, k8s("x"), Shard{}, `JOB_COMPLETION_INDEX "x"`},
+		{"no index", "", 4, nil, Shard{}, "$CI_NODE_INDEX"},
+		{"GitLab is 1-based", "", 4, gitlab("1", "4"), Shard{0, 4}, ""},
+		{"GitLab last", "", 4, gitlab("4", "4"), Shard{3, 4}, ""},
+		{"GitLab auto", "auto", 0, gitlab("3", "5"), Shard{2, 5}, ""},
+		{"GitLab index 0 is out of range", "auto", 0, gitlab("0", "4"), Shard{}, "counts from 1"},
+		{"GitLab total disagrees", "", 3, gitlab("1", "4"), Shard{}, "CI_NODE_TOTAL=4"},
+		{"Buildkite", "", 3, buildkite("0", "3"), Shard{0, 3}, ""},
+		{"Buildkite auto", "auto", 0, buildkite("2", "3"), Shard{2, 3}, ""},
+		{"Buildkite count not a number", "auto", 0, buildkite("1", "three"), Shard{}, "BUILDKITE_PARALLEL_JOB_COUNT"},
+		{"auto without an engine", "auto", 0, nil, Shard{}, "found no index"},
+		{"auto in k8s needs --shards", "auto", 0, k8s("1"), Shard{}, "Kubernetes sets no count"},
+		{"auto in k8s with --shards", "auto", 2, k8s("1"), Shard{1, 2}, ""},
+		{"two engines agree", "", 4, map[string]string{"JOB_COMPLETION_INDEX": "1", "CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "4"}, Shard{1, 4}, ""},
+		{"two engines differ", "", 4, map[string]string{"JOB_COMPLETION_INDEX": "1", "CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "4"}, Shard{}, "says shard 1/4 but $CI_NODE_INDEX/$CI_NODE_TOTAL says 0/4"},
 	}
 	for _, tt := range tests {
-		got, err := ResolveShard(tt.flag, tt.shards, tt.index)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("ResolveShard(%q, %d, %q) = %v, %v; want %v, error %v", tt.flag, tt.shards, tt.index, got, err, tt.want, tt.wantErr)
-		}
-		if err != nil && !errors.Is(err, ErrBadShard) {
-			t.Errorf("%v is not ErrBadShard", err)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ResolveShard(tt.flag, tt.shards, func(k string) string { return tt.env[k] })
+			if got != tt.want || (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("ResolveShard(%q, %d, %v) = %v, %v; want %v, error containing %q", tt.flag, tt.shards, tt.env, got, err, tt.want, tt.wantErr)
+			}
+			if err != nil && !errors.Is(err, ErrBadShard) {
+				t.Errorf("%v is not ErrBadShard", err)
+			}
+		})
 	}
 }
 
