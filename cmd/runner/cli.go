@@ -63,6 +63,7 @@ type CLI struct {
 	Validate ValidateCmd `cmd:"" help:"Check task specs (and batch specs) and report every problem."`
 	Schema   SchemaCmd   `cmd:"" help:"Print the JSON Schema of the task spec."`
 	Version  VersionCmd  `cmd:"" help:"Print the runner's version."`
+	Man      ManCmd      `cmd:"" hidden:"" help:"Print the man page (roff) of every command."`
 }
 
 const description = `A headless runner for AI coding agents.

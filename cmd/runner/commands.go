@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/alecthomas/kong"
+	mangokong "github.com/alecthomas/mango-kong"
+	"github.com/muesli/roff"
+
 	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"github.com/seed43ef5acb/runner/pipeline"
 	"github.com/seed43ef5acb/runner/pipeline/batch"
@@ -102,6 +106,23 @@ func (c *SchemaCmd) Run(streams Streams) error {
 	_, err := streams.Stdout.Write(spec.TaskSchema())
 	return err
 }
+
+// ManCmd is `runner man`, hidden: the release archives' man page,
+// runner.1, generated from the commands and flags (mango-kong).
+type ManCmd struct{}
+
+// Run writes the man page in roff to stdout.
+func (c *ManCmd) Run(kctx *kong.Context, streams Streams) error {
+	page := mangokong.NewManPage(1, kctx.Model)
+	page = page.WithSection("Exit status", exitStatus)
+	page = page.WithSection("See also", "https://github.com/seed43ef5acb/runner (README.md and docs/)")
+	_, err := fmt.Fprint(streams.Stdout, page.Build(roff.NewDocument()))
+	return err
+}
+
+// exitStatus is the man page's EXIT STATUS section.
+const exitStatus = `0 success; 1 the task failed; 2 bad usage or an invalid spec; ` +
+	`3 a provider or infrastructure error, or (exec in GitHub Actions) the delivery failed; 130 cancelled.`
 
 // VersionCmd is `runner version`.
 type VersionCmd struct{}
