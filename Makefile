@@ -8,8 +8,15 @@ GOLANGCI_LINT ?= $(firstword $(wildcard $(CURDIR)/.ci/bin/golangci-lint) $(shell
 ACTIONLINT_VERSION ?= v1.7.12
 ACTIONLINT ?= $(firstword $(wildcard $(CURDIR)/.ci/bin/actionlint) $(shell command -v actionlint 2>/dev/null))
 ACT_VERSION ?= v0.2.89
+# goreleaser builds the release archives (make release-snapshot; the
+# release workflow). .ci/run installs it into .ci/bin, bounded to 15
+# minutes (a cold build of it is long; RUNNER_CI_RELEASE=0 skips it).
+GORELEASER_VERSION ?= v2.17.0
+# kube-score checks the Kubernetes examples (examples/manifests_test.go).
+KUBE_SCORE_VERSION ?= v1.20.0
+GORELEASER ?= $(firstword $(wildcard $(CURDIR)/.ci/bin/goreleaser) $(shell command -v goreleaser 2>/dev/null))
 
-.PHONY: build demo test lint fmt bench golden ci act
+.PHONY: build demo test lint fmt bench golden ci act release-snapshot
 
 build:
 	$(GO) build -o bin/runner ./cmd/runner
@@ -42,6 +49,15 @@ act:
 		echo "(bash .ci/run does this)"; exit 1; fi
 	@mkdir -p .runner/act
 	RUNNER_ACT_LOG=$(CURDIR)/.runner/act $(GO) test -count=1 -v -run 'TestActionUnderAct' ./e2e
+
+# The release archives, checksums.txt and SBOMs in dist/, as a tag would
+# publish them but with a snapshot version and nothing published.
+release-snapshot:
+	@if [ -z "$(GORELEASER)" ]; then \
+		echo "make release-snapshot: goreleaser is not installed. Install $(GORELEASER_VERSION) with:"; \
+		echo "  GOBIN=$(CURDIR)/.ci/bin $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)"; \
+		exit 1; fi
+	$(GORELEASER) release --snapshot --clean
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
