@@ -62,6 +62,24 @@ func isExecutable(p string) bool {
 func actWorkspace(t *testing.T) (dir, head string) {
 	t.Helper()
 	dir = filepath.Join(t.TempDir(), "ws")
+	copyTracked(t, dir)
+	copyFileMode(t, filepath.Join(repoRoot, "e2e", "testdata", "act", "workflow.yml"),
+		filepath.Join(dir, ".github", "workflows", "act.yml"), 0o644)
+	copyFileMode(t, filepath.Join(repoRoot, "e2e", "testdata", "act", "task.yaml"),
+		filepath.Join(dir, ".github", "runner", "act.yaml"), 0o644)
+	copyFileMode(t, filepath.Join(repoRoot, "e2e", "testdata", "act", "bad-task.yaml"),
+		filepath.Join(dir, ".github", "runner", "bad.yaml"), 0o644)
+	gittest.Run(t, dir, "init", "-q", "-b", "master")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "self-test")
+	gittest.Run(t, dir, "remote", "add", "origin", "https://github.com/"+actOwner+"/"+actRepo+".git")
+	return dir, strings.TrimSpace(gittest.Run(t, dir, "rev-parse", "HEAD"))
+}
+
+// copyTracked copies this checkout's tracked files, as they are in the work
+// tree, into dir; it skips the test outside a git checkout.
+func copyTracked(t *testing.T, dir string) {
+	t.Helper()
 	files, err := exec.CommandContext(t.Context(), "git", "-C", repoRoot, "ls-files", "-z").Output()
 	if err != nil {
 		t.Skipf("not a git checkout (git ls-files: %v): the workspace is made of the tracked files", err)
@@ -74,17 +92,6 @@ func actWorkspace(t *testing.T) (dir, head string) {
 		}
 		copyFileMode(t, src, filepath.Join(dir, f), fi.Mode().Perm())
 	}
-	copyFileMode(t, filepath.Join(repoRoot, "e2e", "testdata", "act", "workflow.yml"),
-		filepath.Join(dir, ".github", "workflows", "act.yml"), 0o644)
-	copyFileMode(t, filepath.Join(repoRoot, "e2e", "testdata", "act", "task.yaml"),
-		filepath.Join(dir, ".github", "runner", "act.yaml"), 0o644)
-	copyFileMode(t, filepath.Join(repoRoot, "e2e", "testdata", "act", "bad-task.yaml"),
-		filepath.Join(dir, ".github", "runner", "bad.yaml"), 0o644)
-	gittest.Run(t, dir, "init", "-q", "-b", "master")
-	gittest.Run(t, dir, "add", "-A")
-	gittest.Run(t, dir, "commit", "-q", "-m", "self-test")
-	gittest.Run(t, dir, "remote", "add", "origin", "https://github.com/"+actOwner+"/"+actRepo+".git")
-	return dir, strings.TrimSpace(gittest.Run(t, dir, "rev-parse", "HEAD"))
 }
 
 func copyFileMode(t *testing.T, src, dst string, mode os.FileMode) {
@@ -243,9 +250,16 @@ type actResult struct {
 // and serverURL (git).
 func runAct(t *testing.T, ws string, vars map[string]string, modelURL, apiURL, serverURL string) actResult {
 	t.Helper()
+	return runActWorkflow(t, ws, ".github/workflows/act.yml", vars, modelURL, apiURL, serverURL)
+}
+
+// runActWorkflow runs the workflow at path wf of ws as runAct does; extra
+// are more act arguments (--local-repository).
+func runActWorkflow(t *testing.T, ws, wf string, vars map[string]string, modelURL, apiURL, serverURL string, extra ...string) actResult {
+	t.Helper()
 	res := actResult{result: t.TempDir()}
 	event := filepath.Join(repoRoot, "github", "testdata", "events", "pull_request.opened.json")
-	args := []string{"pull_request", "--json", "-W", ".github/workflows/act.yml", "-e", event,
+	args := []string{"pull_request", "--json", "-W", wf, "-e", event,
 		"-P", "ubuntu-latest=-self-hosted", "--action-offline-mode", "--no-cache-server",
 		"--action-cache-path", filepath.Join(t.TempDir(), "act-cache"), "--actor", actOwner,
 		"-s", "GITHUB_TOKEN=" + actToken, "-s", "OPENAI_API_KEY=sk-acttest-0123456789abcdef",
@@ -254,6 +268,10 @@ func runAct(t *testing.T, ws string, vars map[string]string, modelURL, apiURL, s
 	for k, v := range vars {
 		args = append(args, "--var", k+"="+v)
 	}
+	// act cannot fetch actions/cache offline: the stub records what the
+	// action asks it to cache (RESULT_DIR/cache.txt).
+	args = append(args, "--local-repository", "actions/cache@v5="+filepath.Join(repoRoot, "e2e", "testdata", "act", "cache-stub"))
+	args = append(args, extra...)
 	cmd := exec.CommandContext(t.Context(), actBinary(t), args...)
 	cmd.Dir, cmd.Env = ws, actEnv(t)
 	var out bytes.Buffer

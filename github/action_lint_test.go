@@ -25,6 +25,8 @@ var node24Majors = map[string]int{ //nolint:gochecknoglobals // a table
 	"actions/upload-artifact":   6,
 	"actions/download-artifact": 7,
 	"actions/cache":             5,
+	// v3.0.0 moved to node24 (.github/workflows/release.yml).
+	"actions/attest-build-provenance": 3,
 }
 
 var usesRe = regexp.MustCompile(`(?m)^\s*-?\s*uses:\s*(actions/[\w.-]+)@v(\d+)`)
@@ -37,7 +39,8 @@ func TestWorkflowActionsRunOnNode24(t *testing.T) {
 	if err != nil || len(files) < 3 {
 		t.Fatalf("workflows: %v %v", files, err)
 	}
-	files = append(files, filepath.Join("..", "e2e", "testdata", "act", "workflow.yml"), filepath.Join("..", "action.yml"))
+	files = append(files, filepath.Join("..", "e2e", "testdata", "act", "workflow.yml"), filepath.Join("..", "e2e", "testdata", "act", "install.yml"),
+		filepath.Join("..", ".github", "workflows", "release.yml"), filepath.Join("..", "action.yml"))
 	seen := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -86,7 +89,8 @@ func TestActionScriptsPassShellcheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	scripts := []string{filepath.Join("..", "scripts", "build-runner.sh"), filepath.Join("..", "scripts", "apparmor-userns.sh")}
+	scripts := []string{filepath.Join("..", "scripts", "build-runner.sh"), filepath.Join("..", "scripts", "apparmor-userns.sh"),
+		filepath.Join("..", "scripts", "install-runner.sh")}
 	for i, s := range a.Runs.Steps {
 		if s.Run == "" {
 			continue
