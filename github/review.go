@@ -165,7 +165,8 @@ type ReviewPlan struct {
 // PlanReview sorts the findings into line comments (a finding whose whole
 // range lies in one hunk of its file's diff) and the body (the rest, each
 // with its reason). files are the pull request's files by head path
-// (PullRequestFiles).
+// (PullRequestFiles); nil when they could not be read, which is then each
+// finding's reason, not "file not in the pull request".
 func PlanReview(task, commit string, f Findings, files map[string]FileDiff) ReviewPlan {
 	p := ReviewPlan{Task: task, Commit: commit, Event: EventOf(f.Verdict), Requested: EventOf(f.Verdict), Summary: strings.TrimSpace(f.Summary)}
 	for _, x := range f.Findings {
@@ -173,6 +174,8 @@ func PlanReview(task, commit string, f Findings, files map[string]FileDiff) Revi
 		fd, ok := files[x.File]
 		reason := ""
 		switch {
+		case files == nil:
+			reason = "the pull request's files could not be read, so no line could take a comment"
 		case !ok:
 			reason = "file not in the pull request"
 		case fd.NoPatch:

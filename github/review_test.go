@@ -176,3 +176,19 @@ func FuzzPlanReview(f *testing.F) {
 		}
 	})
 }
+
+// TestPlanReviewFilesUnread: when the files API failed (nil files), the
+// findings go to the body saying so, not that their file is not in the
+// pull request; an empty pull request still says that.
+func TestPlanReviewFilesUnread(t *testing.T) {
+	f := Findings{Verdict: "comment", Findings: []Finding{{File: "a.go", Line: 3, Message: "m"}}}
+	for _, c := range []struct {
+		files map[string]FileDiff
+		want  string
+	}{{nil, "the pull request's files could not be read"}, {map[string]FileDiff{}, "file not in the pull request"}} {
+		p := PlanReview("t", "abc", f, c.files)
+		if len(p.Outside) != 1 || !strings.HasPrefix(p.Outside[0].Reason, c.want) {
+			t.Errorf("files %v: outside %+v, want the reason %q", c.files, p.Outside, c.want)
+		}
+	}
+}

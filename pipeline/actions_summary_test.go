@@ -67,3 +67,19 @@ func TestActionsExitPathsWriteTheSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestCommentOnScheduleSaysWhy: comment asked on a schedule event, which
+// has nothing to comment on, says so instead of posting nothing silently.
+func TestCommentOnScheduleSaysWhy(t *testing.T) {
+	spec, repo := execFixture(t)
+	env, _, _ := actionsEnv(t, "schedule", `{"schedule":"0 3 * * *"}`, "RUNNER_COMMENT=true")
+	srv := newModel(t, llmtest.Turn{Text: "Done."}.Reply())
+	var stderr strings.Builder
+	if _, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(),
+		APIKey: "sk-unit-0123456789abcdef", Environ: env, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "a schedule event has no issue or pull request to post it on") {
+		t.Errorf("stderr does not say why no comment is posted:\n%s", stderr.String())
+	}
+}

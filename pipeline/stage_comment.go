@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/seed43ef5acb/runner/internal/workflowcmd"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/report"
 )
@@ -31,6 +32,12 @@ func (r *execRun) startComment(ctx context.Context) error {
 	case !r.commentWanted():
 		return skip("no comment asked")
 	case r.gh.Event.GitHub.Number == 0:
+		why := fmt.Sprintf("a comment is asked (github.comment, RUNNER_COMMENT), but a %s event has no issue or pull request to post it on; "+
+			"the report is in the step summary and the out dir", r.gh.Event.GitHub.EventName)
+		r.annotate(workflowcmd.Annotation{Level: workflowcmd.Notice, Title: "runner: no comment", Message: why})
+		if !r.opts.Quiet {
+			fmt.Fprintln(r.opts.Stderr, "runner: note: "+why)
+		}
 		return skip("the event has no issue or pull request")
 	}
 	s, err := r.gh.Sticky(ctx, r.spec.Name)
