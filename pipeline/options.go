@@ -19,6 +19,9 @@ import (
 type ExecOptions struct {
 	// Task is the path of the task spec (the TASK.yaml argument).
 	Task string
+	// TaskData is the task spec itself when it is not read from Task
+	// (exec -: stdin); Task then only names it, as "<stdin>".
+	TaskData []byte
 	// Repo is the work tree (--repo, default ".").
 	Repo string
 	// Model overrides the spec's model (--model, env RUNNER_MODEL).

@@ -20,17 +20,31 @@ func (r *execRun) loadSpec(ctx context.Context) error {
 	if err := r.opts.Validate(); err != nil {
 		return err
 	}
-	task, err := spec.Load(r.opts.Task)
+	task, data, err := r.readSpec()
 	if err != nil {
 		return err
-	}
-	data, err := os.ReadFile(r.opts.Task)
-	if err != nil {
-		return fmt.Errorf("%w: read %s: %w", ErrUsage, r.opts.Task, err)
 	}
 	sum := sha256.Sum256(data)
 	r.spec, r.specSHA = task, hex.EncodeToString(sum[:])
 	return r.resolveInputs()
+}
+
+// readSpec loads the task spec from TaskData or the file Task, and
+// returns it with the bytes it was loaded from.
+func (r *execRun) readSpec() (*spec.Spec, []byte, error) {
+	if r.opts.TaskData != nil {
+		task, err := spec.LoadBytes(r.opts.Task, r.opts.TaskData)
+		return task, r.opts.TaskData, err
+	}
+	task, err := spec.Load(r.opts.Task)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := os.ReadFile(r.opts.Task)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: read %s: %w", ErrUsage, r.opts.Task, err)
+	}
+	return task, data, nil
 }
 
 // resolveInputs resolves the inputs given against the spec's and renders

@@ -15,7 +15,9 @@ import (
 func (r *execRun) armTripwire(_ context.Context) error {
 	r.tripwire = gate.ArmTripwire(r.workTree)
 	r.stateTripwire = r.armStateTripwire()
-	r.specGuard = gate.ArmTaskSpec(r.opts.Task, r.repo, r.workTree)
+	if r.opts.TaskData == nil { // a spec from stdin is in no work tree
+		r.specGuard = gate.ArmTaskSpec(r.opts.Task, r.repo, r.workTree)
+	}
 	return nil
 }
 

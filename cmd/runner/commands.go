@@ -18,7 +18,7 @@ import (
 
 // ValidateCmd is `runner validate TASK.yaml...`.
 type ValidateCmd struct {
-	Files []string `arg:"" name:"TASK.yaml" help:"Task spec or batch spec files."`
+	Files []string `arg:"" name:"TASK.yaml" help:"Task spec or batch spec files (- for stdin)."`
 }
 
 // Run loads every file and reports all problems of all files (exit 2).
@@ -30,15 +30,19 @@ func (c *ValidateCmd) Run(ctx context.Context, streams Streams, env Environ) err
 	if env.Get("GITHUB_ACTIONS") == "true" {
 		ann = &workflowcmd.Writer{W: streams.Stdout}
 	}
+	if err := oneStdin(c.Files...); err != nil {
+		return err
+	}
 	for _, f := range c.Files {
-		if err := loadSpec(ctx, f); err != nil {
+		name, err := loadSpec(ctx, streams, f)
+		if err != nil {
 			errs = append(errs, err)
-			if err := annotateSpecErr(ann, f, err); err != nil {
+			if err := annotateSpecErr(ann, name, err); err != nil {
 				return err
 			}
 			continue
 		}
-		fmt.Fprintf(streams.Stdout, "%s: ok\n", f)
+		fmt.Fprintf(streams.Stdout, "%s: ok\n", name)
 	}
 	return errors.Join(errs...)
 }
@@ -72,24 +76,35 @@ func annotateSpecErr(w *workflowcmd.Writer, file string, err error) error {
 
 // loadSpec loads a task spec and checks it as exec would with its own
 // model (pipeline.CheckSpec), or a batch spec when the file has "repos" or
-// "repos_file"; both report spec.Errors (exit 2).
-func loadSpec(ctx context.Context, path string) error {
-	data, err := os.ReadFile(path)
+// "repos_file"; both report spec.Errors (exit 2). Path "-" reads stdin,
+// named "<stdin>" (a batch spec's paths are then relative to the working
+// directory); name is what errors call the input.
+func loadSpec(ctx context.Context, streams Streams, path string) (name string, err error) {
+	name, data, err := readInput(streams, path, "TASK.yaml")
 	if err != nil {
-		return fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
+		return name, fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
 	}
 	if batch.LooksLikeBatch(data) {
 		var s *batch.Spec
-		if s, err = batch.LoadSpec(path); err == nil {
+		if path == "-" {
+			var wd string
+			if wd, err = os.Getwd(); err != nil {
+				return name, fmt.Errorf("batch spec from stdin: %w", err)
+			}
+			s, err = batch.LoadSpecBytes(name, wd, data)
+		} else {
+			s, err = batch.LoadSpec(path)
+		}
+		if err == nil {
 			err = batch.Check(ctx, s, nil)
 		}
-		return err
+		return name, err
 	}
-	task, err := spec.LoadBytes(path, data)
+	task, err := spec.LoadBytes(name, data)
 	if err != nil {
-		return err
+		return name, err
 	}
-	return pipeline.CheckSpec(task)
+	return name, pipeline.CheckSpec(task)
 }
 
 // SchemaCmd is `runner schema [--batch]`.

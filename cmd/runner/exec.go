@@ -16,7 +16,7 @@ import (
 // ExecCmd is `runner exec TASK.yaml`. Its flags are a contract (scripts,
 // the GitHub Action and tests rely on them): keep the names.
 type ExecCmd struct {
-	Task     string        `arg:"" name:"TASK.yaml" help:"Task spec file."`
+	Task     string        `arg:"" name:"TASK.yaml" help:"Task spec file (- for stdin)."`
 	Repo     string        `help:"Work tree to run in (default ${default})." default:"." placeholder:"DIR"`
 	Model    string        `help:"Model name; overrides the spec's model." env:"RUNNER_MODEL" placeholder:"NAME"`
 	BaseURL  string        `name:"base-url" help:"OpenAI-compatible base URL, /chat/completions is appended: e.g. http://localhost:11434/v1 (default https://api.openai.com/v1); the API key comes from $$OPENAI_API_KEY only." env:"OPENAI_BASE_URL" placeholder:"URL"`
@@ -45,6 +45,16 @@ func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ, log *sl
 	if err != nil {
 		return err
 	}
+	if err := oneStdin(c.Task, c.PromptFile); err != nil {
+		return err
+	}
+	task, taskData := c.Task, []byte(nil)
+	if c.Task == "-" {
+		if taskData, err = readStdin(streams, "TASK.yaml"); err != nil {
+			return err
+		}
+		task = stdinName
+	}
 	prompt, err := c.prompt(streams)
 	if err != nil {
 		return err
@@ -54,7 +64,8 @@ func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ, log *sl
 	_, err = pipeline.Exec(ctx, pipeline.ExecOptions{
 		Telemetry: tel,
 		Logger:    log,
-		Task:      c.Task,
+		Task:      task,
+		TaskData:  taskData,
 		Repo:      c.Repo,
 		Model:     c.Model,
 		BaseURL:   c.BaseURL,

@@ -22,7 +22,7 @@ type PolicyCmd struct {
 // PolicyCheckCmd is `runner policy check TASK.yaml (--bash CMD | --read
 // PATH | --edit PATH | --mcp SERVER/TOOL)`.
 type PolicyCheckCmd struct {
-	Task string `arg:"" name:"TASK.yaml" help:"Task spec file whose permissions decide."`
+	Task string `arg:"" name:"TASK.yaml" help:"Task spec file whose permissions decide (- for stdin)."`
 	Bash string `help:"A shell command line the bash tool would run." placeholder:"CMD" xor:"query"`
 	Read string `help:"A path the read, glob, grep and list tools would read." placeholder:"PATH" xor:"query"`
 	Edit string `help:"A path the write and edit tools would change." placeholder:"PATH" xor:"query"`
@@ -54,7 +54,7 @@ func (c *PolicyCheckCmd) query() permission.Query {
 // Run prints the explanation on stdout; a denial exits 1 without further
 // messages.
 func (c *PolicyCheckCmd) Run(streams Streams, env Environ) error {
-	spec, err := taskspec.Load(c.Task)
+	spec, err := c.load(streams)
 	if err != nil {
 		return err
 	}
@@ -91,6 +91,18 @@ func (c *PolicyCheckCmd) Run(streams Streams, env Environ) error {
 		return &quietError{&pipeline.ExitError{Code: pipeline.ExitTaskFailed, Err: ErrDenied}}
 	}
 	return nil
+}
+
+// load loads the task spec, from stdin for "-".
+func (c *PolicyCheckCmd) load(streams Streams) (*taskspec.Spec, error) {
+	if c.Task != "-" {
+		return taskspec.Load(c.Task)
+	}
+	data, err := readStdin(streams, "TASK.yaml")
+	if err != nil {
+		return nil, err
+	}
+	return taskspec.LoadBytes(stdinName, data)
 }
 
 // sandboxState is how the spec's commands would be contained on this

@@ -113,8 +113,14 @@ func LoadSpec(path string) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("batch spec path: %w", err)
 	}
-	s := &Spec{Path: path, Dir: filepath.Dir(abs), pos: map[string]string{}}
-	d := decoder{Decoder: spec.NewDecoder(path, "batch", data), src: data}
+	return LoadSpecBytes(path, filepath.Dir(abs), data)
+}
+
+// LoadSpecBytes validates a batch spec read elsewhere (stdin) as LoadSpec
+// does; name labels its errors and dir is where its paths are relative to.
+func LoadSpecBytes(name, dir string, data []byte) (*Spec, error) {
+	s := &Spec{Path: name, Dir: dir, pos: map[string]string{}}
+	d := decoder{Decoder: spec.NewDecoder(name, "batch", data), src: data}
 	d.decodeSpec(s)
 	if err := d.Err(); err != nil {
 		return nil, err

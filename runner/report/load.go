@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -49,7 +50,13 @@ func readLogFile(path, name string) ([]event.Record, error) {
 		return nil, err
 	}
 	defer f.Close()
-	recs, cut, err := event.ReadLogCut(f)
+	return ReadLog(f, name)
+}
+
+// ReadLog reads one event log from r as Load reads a file (stdin for
+// `runner report -`); errors are prefixed with name.
+func ReadLog(r io.Reader, name string) ([]event.Record, error) {
+	recs, cut, err := event.ReadLogCut(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/seed43ef5acb/runner/pipeline"
+)
+
+// stdinName names standard input in error positions ("<stdin>:3:5: …").
+const stdinName = "<stdin>"
+
+// maxInput is the most readInput reads from standard input, in bytes.
+const maxInput = 64 << 20
+
+// readStdin reads all of standard input for the argument what ("-" given
+// as TASK.yaml, say); more than maxInput bytes is an error.
+func readStdin(streams Streams, what string) ([]byte, error) {
+	if streams.Stdin == nil {
+		return nil, fmt.Errorf("%w: %s: no standard input to read", pipeline.ErrUsage, what)
+	}
+	data, err := io.ReadAll(io.LimitReader(streams.Stdin, maxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: read standard input: %w", pipeline.ErrUsage, what, err)
+	}
+	if len(data) > maxInput {
+		return nil, fmt.Errorf("%w: %s: standard input is larger than %d bytes: give a file instead", pipeline.ErrUsage, what, maxInput)
+	}
+	return data, nil
+}
+
+// readInput reads the file path, or standard input for "-". It returns
+// the name errors should give the input: path, or "<stdin>".
+func readInput(streams Streams, path, what string) (name string, data []byte, err error) {
+	if path == "-" {
+		data, err = readStdin(streams, what)
+		return stdinName, data, err
+	}
+	data, err = os.ReadFile(path)
+	return path, data, err
+}
+
+// oneStdin refuses a command line that reads standard input twice: the
+// second reader would get nothing. args are the arguments that read a
+// file, "-" for stdin.
+func oneStdin(args ...string) error {
+	n := 0
+	for _, a := range args {
+		if a == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Errorf("%w: \"-\" (standard input) is given %d times: it can be read only once; give the others as files", pipeline.ErrUsage, n)
+	}
+	return nil
+}
