@@ -12,6 +12,7 @@
 // internal/workflowcmd, internal/tempdir, internal/mirror, internal/copytree,
 // internal/gitignore (FindRepo: a work tree's prefix in its repository),
 // internal/telemetry (spans and metrics from the events),
+// internal/safefs (repairs that never follow a symlink),
 // secret;
 // pipeline/batch and cmd sit above it.
 package pipeline

@@ -5,7 +5,8 @@
 // list, with a comment on each. Some gates put back what they guard (the
 // git tripwire, the task spec) as they check it.
 //
-// Imports: runner/event, runner/snapshot and tools/permission.
+// Imports: runner/event, runner/snapshot, tools/permission and
+// internal/safefs (reads that never follow a symlink).
 package gate
 
 import (
