@@ -71,6 +71,7 @@ func (r RunOutputs) List() []Output {
 
 // Outcome is what an events file says about a run.
 type Outcome struct {
+	RunID    string
 	Task     string
 	Model    string
 	Finished bool // the log has its run.finished line
@@ -108,6 +109,9 @@ func ReadOutcome(r io.Reader) (Outcome, error) {
 		line := sc.Bytes()
 		if json.Unmarshal(line, &env) != nil {
 			continue // a line cut by a kill
+		}
+		if o.RunID == "" {
+			o.RunID = env.RunID
 		}
 		switch env.Type {
 		case "run.started":
@@ -216,7 +220,11 @@ const incompleteNote = "> **incomplete** (no `run.finished`: cancelled or killed
 func Finalize(ctx context.Context, o FinalizeOptions) (RunOutputs, error) {
 	f, err := os.Open(o.EventsFile)
 	if err != nil {
-		return RunOutputs{}, fmt.Errorf("github: finalize: %w", err)
+		err = fmt.Errorf("github: finalize: %w", err)
+		if o.SummaryPath != "" { // the job page says why there is no report
+			err = errors.Join(err, AppendSummary(o.SummaryPath, fmt.Sprintf("### runner: no report\n\n%s\n", err)))
+		}
+		return RunOutputs{}, err
 	}
 	outcome, err := ReadOutcome(f)
 	_ = f.Close()
@@ -240,8 +248,8 @@ func Finalize(ctx context.Context, o FinalizeOptions) (RunOutputs, error) {
 		list := slices.DeleteFunc(out.List(), func(x Output) bool { return x.Name == "comment-url" })
 		errs = append(errs, WriteOutputs(o.OutputPath, list...))
 	}
-	if o.SummaryPath != "" {
-		errs = append(errs, AppendSummary(o.SummaryPath, report))
+	if o.SummaryPath != "" && !summaryHolds(o.SummaryPath, outcome.RunID) { // exec wrote it unless killed
+		errs = append(errs, AppendSummary(o.SummaryPath, SummaryMarker(outcome.RunID)+report))
 	}
 	sticky := o.Sticky
 	if sticky == nil && o.OpenSticky != nil {
@@ -292,4 +300,16 @@ func structuredText(raw json.RawMessage) string {
 		return ""
 	}
 	return string(raw)
+}
+
+// SummaryMarker starts a run's report in the step summary: an HTML
+// comment naming the run, so that `runner github finalize` adds the
+// report only when the run could not (it was killed).
+func SummaryMarker(runID string) string { return "<!-- runner run " + runID + " -->\n" }
+
+// summaryHolds reports whether the step summary at path holds the report
+// of run runID.
+func summaryHolds(path, runID string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && runID != "" && strings.Contains(string(data), SummaryMarker(runID))
 }

@@ -93,7 +93,7 @@ func (r *execRun) writeGitHubOutputs(ctx context.Context, st *runStatus) error {
 	if r.gh.Env.StepSummary != "" {
 		md, err := r.renderReport(ctx, nil, report.GitHubCommentMax)
 		if err == nil {
-			err = github.AppendSummary(r.gh.Env.StepSummary, md)
+			err = github.AppendSummary(r.gh.Env.StepSummary, github.SummaryMarker(r.runID)+md)
 		}
 		if err == nil && r.reviewSummary != "" { // the findings of a review not posted
 			err = github.AppendSummary(r.gh.Env.StepSummary, r.reviewSummary)

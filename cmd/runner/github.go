@@ -58,7 +58,7 @@ func (c *GitHubFinalizeCmd) Run(ctx context.Context, streams Streams, env Enviro
 		}
 	}
 	out, err := github.Finalize(ctx, github.FinalizeOptions{
-		EventsFile: c.Events, OpenSticky: open, CreateMissing: c.Create, OutputPath: genv.Output,
+		EventsFile: c.Events, OpenSticky: open, CreateMissing: c.Create, OutputPath: genv.Output, SummaryPath: genv.StepSummary,
 		Render: func(ctx context.Context, events string) (string, error) {
 			return runreport.MarkdownFile(ctx, events, runreport.MarkdownOptions{MaxLen: runreport.GitHubCommentMax})
 		},
