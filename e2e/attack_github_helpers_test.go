@@ -119,9 +119,9 @@ func (f *fakeGitHub) commentBody() string {
 
 // actionsRun is the GitHub Actions environment of one runner process.
 type actionsRun struct {
-	env              []string
-	output, summary  string
-	eventPath, label string
+	env             []string
+	output, summary string
+	eventPath       string
 }
 
 // newActionsRun writes the event payload and returns the environment of

@@ -289,7 +289,7 @@ func mustWriteFile(t *testing.T, p, content string) {
 //     TestFaultHugeBinaryAppend measures its runner's.
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
-	if out, err := exec.Command("cp", from, to).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(t.Context(), "cp", from, to).CombinedOutput(); err != nil {
 		t.Fatalf("cp %s %s: %v\n%s", from, to, err, out)
 	}
 	if err := os.Chmod(to, 0o755); err != nil {

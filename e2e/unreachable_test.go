@@ -14,7 +14,7 @@ import (
 // retries before exit 3), and the error names the URL and what to check.
 func TestUnreachableBaseURLFailsFast(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := new(net.ListenConfig).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

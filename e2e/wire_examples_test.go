@@ -35,6 +35,7 @@ func wireExamples() []wireExample {
 	calls := helloWireCalls()
 	return []wireExample{
 		{dir: "anthropic", key: "ANTHROPIC_API_KEY", start: func(t *testing.T) (string, func() []string) {
+			t.Helper()
 			var script []llmtest.AnthropicStep
 			for i, c := range calls {
 				turn := llmtest.AnthropicTurn{ToolCalls: c}
@@ -50,6 +51,7 @@ func wireExamples() []wireExample {
 			return srv.URL(), srv.Rejections
 		}},
 		{dir: "responses", key: "OPENAI_API_KEY", start: func(t *testing.T) (string, func() []string) {
+			t.Helper()
 			var script []llmtest.ResponsesStep
 			for i, c := range calls {
 				turn := llmtest.ResponsesTurn{ToolCalls: c}

@@ -33,6 +33,7 @@ const sessionSteps = 30
 // benchSession runs a 30-step tool session (each tool result about 1,000
 // tokens) against a fake and returns its usage summed.
 func benchSession(b *testing.B, p streamer) llm.Usage {
+	b.Helper()
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: agentSystem()}, {Role: llm.RoleUser, Content: "Fix the failing test in ./calc."}}
 	var total llm.Usage
 	for range sessionSteps {
@@ -76,6 +77,7 @@ func benchCalls(i int) []llmtest.ToolCall {
 func BenchmarkSessionCost(b *testing.B) {
 	cat := llm.DefaultCatalog()
 	report := func(b *testing.B, model string, u llm.Usage) {
+		b.Helper()
 		cost := cat.Cost(model, u)
 		b.ReportMetric(*cost, "usd/session")
 		b.ReportMetric(100*float64(u.CachedInputTokens)/float64(u.InputTokens), "%cached")
@@ -90,7 +92,7 @@ func BenchmarkSessionCost(b *testing.B) {
 					script = append(script, llmtest.AnthropicStep{Turn: llmtest.AnthropicTurn{Text: "Reading.", ToolCalls: benchCalls(i), Usage: llmtest.AnthropicUsage{OutputTokens: 200}}})
 				}
 				srv := llmtest.NewAnthropicServer(b, script...)
-				var rt http.RoundTripper = srv.Client().Transport
+				rt := srv.Client().Transport
 				if !cached {
 					rt = stripBreakpoints{next: rt}
 				}

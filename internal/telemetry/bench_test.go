@@ -31,6 +31,7 @@ func stepEvents() []event.Payload {
 // in-process receiver. Compare ns/op within one run.
 func BenchmarkStep(b *testing.B) {
 	run := func(b *testing.B, sink event.Sink) {
+		b.Helper()
 		b.ReportAllocs()
 		evs := stepEvents()
 		for b.Loop() {
@@ -55,7 +56,7 @@ func BenchmarkStep(b *testing.B) {
 		if err != nil || tel == nil {
 			b.Fatal(err)
 		}
-		defer tel.Shutdown(context.Background())
+		defer func() { _ = tel.Shutdown(context.Background()) }()
 		s := tel.Sink("bench")
 		_ = s.Emit(event.RunStarted{Task: "bench", Model: "m"})
 		run(b, event.Multi(event.NewWriter(io.Discard, "bench"), s))

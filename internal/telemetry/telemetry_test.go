@@ -23,6 +23,7 @@ const (
 
 // otelEnv points the exporters at r, as a user's OTEL_* variables would.
 func otelEnv(t *testing.T, r *otlptest.Receiver) {
+	t.Helper()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", r.URL)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
 	t.Setenv("OTEL_LOGS_EXPORTER", "otlp")

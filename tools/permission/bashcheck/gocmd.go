@@ -95,6 +95,22 @@ func goFlagsProblem(flags []string) string {
 	return ""
 }
 
+// goChdir reads go's leading -C DIR, which changes to DIR first: the files
+// the command names are relative to it. start is the index of the next word.
+func goChdir(args []word) (dir string, start int, problem string) {
+	switch l := args[1].lit(); {
+	case (l == "-C" || l == "--C") && len(args) > 2:
+		if !args[2].static() {
+			return "", 0, "go -C with a directory only known at run time"
+		}
+		return args[2].lit(), 3, ""
+	case strings.HasPrefix(l, "-C=") || strings.HasPrefix(l, "--C="):
+		_, dir, _ = strings.Cut(l, "=")
+		return dir, 2, ""
+	}
+	return "", 1, ""
+}
+
 // goCommand finds what a go command runs and writes besides building:
 // -exec/-toolexec/-vettool programs (judged as commands, the test binary
 // or tool as their last word), -o and profile files (edits), and the
@@ -104,18 +120,11 @@ func goCommand(args []word) (w wrapped) {
 	if len(args) < 2 || !args[0].static() || path.Base(args[0].lit()) != "go" {
 		return w
 	}
-	sub, dir, start := "", "", 1
-	// go -C DIR changes to DIR first: the files it writes are relative to it
-	switch l := args[1].lit(); {
-	case (l == "-C" || l == "--C") && len(args) > 2:
-		dir, start = args[2].lit(), 3
-		if !args[2].static() {
-			w.problem = "go -C with a directory only known at run time"
-			return w
-		}
-	case strings.HasPrefix(l, "-C=") || strings.HasPrefix(l, "--C="):
-		_, dir, _ = strings.Cut(l, "=")
-		start = 2
+	sub := ""
+	dir, start, problem := goChdir(args)
+	if problem != "" {
+		w.problem = problem
+		return w
 	}
 	defer func() {
 		for _, ws := range [][]word{w.writes, w.reads} {

@@ -147,7 +147,7 @@ func awkProgramProblem(a word, io *awkIO) string {
 // single '|' (a pipe; "||" is the logical or) and '@' (gawk's @load,
 // @include and indirect calls such as @f() with f = "system"). The files
 // it opens go to io: getline < FILE reads, print > FILE and >> FILE write.
-func awkTextProblem(prog string, io *awkIO) string {
+func awkTextProblem(prog string, io *awkIO) string { //nolint:gocyclo // one scanner over awk's lexical states, as its grammar has them
 	prev := byte('\n')         // the last significant byte: where a '/' starts a regexp
 	printDepth, depth := -1, 0 // the paren depth a print statement started at
 	for i := 0; i < len(prog); i++ {

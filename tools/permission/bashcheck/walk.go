@@ -106,7 +106,7 @@ func grepWalk(args []word) (walkSpec, bool) {
 
 // rgWalk: ripgrep walks its operands (or .) and skips hidden entries
 // unless --hidden, -. or -uu; -g/--glob '!x' excludes, -g x includes.
-func rgWalk(args []word) (walkSpec, bool) {
+func rgWalk(args []word) (walkSpec, bool) { //nolint:gocyclo // one case per ripgrep flag that changes the walk
 	var w walkSpec
 	optsDone := false
 	for i := 1; i < len(args); i++ {
@@ -164,7 +164,7 @@ func hasPatternOption(args []word) bool {
 // -c (tar's operands are walked whenever it creates an archive). Every
 // operand that is not an option may be a directory walked; --exclude GLOB
 // leaves names out; tar's -C DIR places the operands after it.
-func genericWalk(base string, args []word) (walkSpec, bool) {
+func genericWalk(base string, args []word) (walkSpec, bool) { //nolint:gocyclo // one case per walking flag of diff, cp, zip, rsync, scp and tar
 	var w walkSpec
 	recursive, chdir := false, ""
 	for i := 1; i < len(args); i++ {
