@@ -41,6 +41,7 @@ type BatchRunCmd struct {
 	MaxSteps    int      `name:"max-steps" help:"Override the task's limits.max_steps (0 or omitted: the spec's)." placeholder:"N"`
 	Replay      string   `help:"Answer the model calls with no network: from a cassette FILE for every repository, or from DIR/<repo-id>.jsonl as --record writes them." placeholder:"FILE|DIR" type:"path" xor:"cassette"`
 	Record      string   `help:"Record each repository's model session to DIR/<repo-id>.jsonl (for --replay DIR)." placeholder:"DIR" type:"path" xor:"cassette"`
+	QuietFlag   `embed:""`
 }
 
 // Run runs the batch and exits 1 when a repository ended in a --fail-on
@@ -81,7 +82,7 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ, log
 		GitHubToken: ghEnv.Token, GitHubServerURL: ghEnv.ServerURL,
 		SpecPath: c.Spec, Out: c.Out, Shard: shard.Index, Shards: shard.Count,
 		Concurrency: c.Concurrency, Redo: c.Redo, OnlyFailed: c.OnlyFailed, FailOn: failOn,
-		Progress: streams.Stderr, TTY: isTerminal(streams.Stderr), CacheDir: c.CacheDir,
+		Progress: c.progress(streams.Stderr), TTY: !c.Quiet && isTerminal(streams.Stderr), CacheDir: c.CacheDir,
 		Executor: &batch.PipelineExecutor{
 			Telemetry: tel, Model: c.Model, BaseURL: c.BaseURL, APIKey: env.Get("OPENAI_API_KEY"), Environ: env,
 			Replay: c.Replay, Record: c.Record, MaxSteps: c.MaxSteps, Stderr: streams.Stderr,
@@ -90,10 +91,11 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ, log
 	if err != nil {
 		return err
 	}
+	progress := c.progress(streams.Stderr)
 	if msg := c.nothingToDo(sum); msg != "" {
-		fmt.Fprintf(streams.Stderr, "nothing to do: %s\n", msg)
+		fmt.Fprintf(progress, "nothing to do: %s\n", msg)
 	}
-	fmt.Fprintf(streams.Stderr, "Results: %s\n", c.Out)
+	fmt.Fprintf(progress, "Results: %s\n", c.Out)
 	return sum.Err()
 }
 
@@ -118,9 +120,10 @@ func repositories(n int) string { return batch.Repositories(n) }
 
 // BatchMergeCmd is `runner batch merge DIR... --out DIR`.
 type BatchMergeCmd struct {
-	Dirs   []string `arg:"" name:"DIR" help:"Shard out dirs of one batch." type:"existingdir"`
-	Out    string   `help:"Merged out dir." required:"" placeholder:"DIR"`
-	FailOn []string `name:"fail-on" help:"Statuses that make the merge exit 1 (default task_failed,infra_failed; none: never)." placeholder:"STATUS,..." sep:"none"`
+	Dirs      []string `arg:"" name:"DIR" help:"Shard out dirs of one batch." type:"existingdir"`
+	Out       string   `help:"Merged out dir." required:"" placeholder:"DIR"`
+	FailOn    []string `name:"fail-on" help:"Statuses that make the merge exit 1 (default task_failed,infra_failed; none: never)." placeholder:"STATUS,..." sep:"none"`
+	QuietFlag `embed:""`
 }
 
 // Run merges the dirs and prints what it found on stderr. It fails with
@@ -141,7 +144,7 @@ func (c *BatchMergeCmd) Run(ctx context.Context, streams Streams) error {
 	if err != nil || rep == nil {
 		return err
 	}
-	fmt.Fprintf(streams.Stderr, "Results: %s\n", c.Out)
+	fmt.Fprintf(c.progress(streams.Stderr), "Results: %s\n", c.Out)
 	sum := batch.Summary{FailOn: failOn, Failed: batch.ShouldFail(rep.Results, failOn), Counts: map[batch.Status]int{}}
 	for _, r := range rep.Results {
 		sum.Counts[r.Status]++
@@ -176,6 +179,7 @@ type BatchPublishCmd struct {
 	CacheDir   string        `name:"cache-dir" help:"Clone cache of batch run to take base commits from (default <DIR>/.cache)." placeholder:"DIR"`
 	Draft      bool          `help:"Open draft pull requests (when the task spec has no github.pull_request)."`
 	Labels     []string      `help:"Labels to add (when the task spec has no github.pull_request)." placeholder:"LABEL"`
+	QuietFlag  `embed:""`
 }
 
 // Run publishes the successful repositories of the dir; the token comes
@@ -199,6 +203,6 @@ func (c *BatchPublishCmd) Run(ctx context.Context, streams Streams, env Environ)
 			CacheDir: c.CacheDir, Draft: c.Draft, Labels: c.Labels,
 		},
 		MinInterval: c.Interval, MaxPerHour: c.MaxPerHour, StopAtHourlyCap: c.StopAtCap,
-		Progress: streams.Stderr,
+		Progress: c.progress(streams.Stderr), Failures: streams.Stderr,
 	})
 }

@@ -16,9 +16,10 @@ import (
 
 // BatchReportCmd is `runner batch report DIR... [--format html|markdown|json] [--out FILE]`.
 type BatchReportCmd struct {
-	Dirs   []string `arg:"" name:"DIR" help:"Out dirs of batch run or merge: shard dirs of one night, or several nights."`
-	Format string   `help:"Output format: html, markdown or json (default ${default})." default:"html" enum:"html,markdown,json" placeholder:"FORMAT"`
-	Out    string   `help:"Write the report to FILE (links are relative to its dir) instead of stdout." placeholder:"FILE"`
+	Dirs      []string `arg:"" name:"DIR" help:"Out dirs of batch run or merge: shard dirs of one night, or several nights."`
+	Format    string   `help:"Output format: html, markdown or json (default ${default})." default:"html" enum:"html,markdown,json" placeholder:"FORMAT"`
+	Out       string   `help:"Write the report to FILE (links are relative to its dir) instead of stdout." placeholder:"FILE"`
+	QuietFlag `embed:""`
 }
 
 // Run loads the dirs and writes the report.
@@ -51,7 +52,7 @@ func (c *BatchReportCmd) Run(ctx context.Context, streams Streams) error {
 	if err := writeFileAtomic(c.Out, out); err != nil {
 		return err
 	}
-	fmt.Fprintf(streams.Stderr, "Report: %s (%s)\n", c.Out, repositories(len(rep.Repos)))
+	fmt.Fprintf(c.progress(streams.Stderr), "Report: %s (%s)\n", c.Out, repositories(len(rep.Repos)))
 	return nil
 }
 
@@ -61,6 +62,7 @@ type BatchExportCmd struct {
 	Format    string `help:"Export format: swebench (SWE-bench predictions, one JSON line per repository with a patch)." required:"" enum:"swebench" placeholder:"FORMAT"`
 	ModelName string `name:"model-name" help:"The predictions' model_name_or_path." required:"" placeholder:"NAME"`
 	Out       string `help:"Write to FILE (it must end in .jsonl, as the harness requires) instead of stdout." placeholder:"FILE"`
+	QuietFlag `embed:""`
 }
 
 // Run writes the predictions; repositories whose patch cannot be exported
@@ -89,7 +91,7 @@ func (c *BatchExportCmd) Run(streams Streams) error {
 			return err
 		}
 	}
-	fmt.Fprintf(streams.Stderr, "Exported %d predictions\n", res.Written)
+	fmt.Fprintf(c.progress(streams.Stderr), "Exported %d predictions\n", res.Written)
 	return nil
 }
 

@@ -82,6 +82,9 @@ type PublishOptions struct {
 	Attempts int
 	Clock    Clock     // nil = the real clock
 	Progress io.Writer // one line per repository; nil = none
+	// Failures gets the line of a repository whose publishing failed
+	// (nil: Progress), so that it still shows with --quiet.
+	Failures io.Writer
 }
 
 // Publish opens a pull request for every repository of dir (a run or
@@ -142,6 +145,9 @@ func newPublishRun(dir string, opts PublishOptions) (*publishRun, []RepoResult, 
 	}
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
+	}
+	if opts.Failures == nil {
+		opts.Failures = opts.Progress
 	}
 	results, err := ReadResults(dir)
 	if err != nil {
@@ -204,7 +210,7 @@ func (p *publishRun) one(ctx context.Context, i, n int, r RepoResult) error {
 	}
 	if err != nil {
 		r.PublishError = err.Error()
-		fmt.Fprintf(p.opts.Progress, "[%d/%d] %s  publish failed: %s\n", i+1, n, r.ID, oneLine(err.Error(), 160))
+		fmt.Fprintf(p.opts.Failures, "[%d/%d] %s  publish failed: %s\n", i+1, n, r.ID, oneLine(err.Error(), 160))
 		if lerr := p.log.Append(r); lerr != nil {
 			return lerr
 		}
