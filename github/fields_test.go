@@ -49,16 +49,16 @@ func TestContextFields(t *testing.T) {
 	}
 }
 
-// TestReadmeListsContextFields: every .GitHub field is in the README's
-// table.
-func TestReadmeListsContextFields(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+// TestDocsListContextFields: every .GitHub field is in the spec page's
+// table of template fields.
+func TestDocsListContextFields(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "spec.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range ContextFields() {
 		if !strings.Contains(string(readme), "`.GitHub."+f+"`") {
-			t.Errorf("README does not list .GitHub.%s", f)
+			t.Errorf("docs/spec.md does not list .GitHub.%s", f)
 		}
 	}
 }

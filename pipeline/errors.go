@@ -9,7 +9,7 @@ import (
 	"github.com/seed43ef5acb/runner/runner/historyfile"
 )
 
-// Exit codes of the runner CLI, documented in README.md.
+// Exit codes of the runner CLI, documented in docs/outputs.md.
 const (
 	ExitOK         = 0   // success
 	ExitTaskFailed = 1   // checks failed, the model gave up, a budget or step limit was reached

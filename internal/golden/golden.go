@@ -2,7 +2,7 @@
 // compares output with a file under testdata/ and rewrites the file when
 // the test binary runs with -update (`make golden` passes it to every
 // package that imports this one). Generated files that are not compared
-// byte for byte (README sections, a recorded cassette) ask Update.
+// byte for byte (generated docs sections, a recorded cassette) ask Update.
 //
 // Imports: the standard library and go-cmp; nothing of this module, so
 // that the tests of every package, llm included, can use it.

@@ -20,7 +20,7 @@ func checkGitHubRef(ref templateRef) (msg, hint string) {
 		if slices.Contains(fields, ref.github) {
 			return "", ""
 		}
-		hint = "the .GitHub fields are " + strings.Join(fields, ", ") + " (see README, Templates)"
+		hint = "the .GitHub fields are " + strings.Join(fields, ", ") + " (see docs/spec.md, Templates)"
 		if s := suggest(ref.github, fields); s != "" {
 			hint = fmt.Sprintf("did you mean .GitHub.%s? The fields are CamelCase", s)
 		}
@@ -44,7 +44,7 @@ func checkEventPath(path []string, known []string) (msg, hint string) {
 		siblings := childKeys(known, parent)
 		if len(siblings) == 0 { // a leaf of every payload: nothing below it
 			return fmt.Sprintf(".Event.%s: .Event.%s has no fields in any payload the runner knows", prefix, parent),
-				"the event payloads are listed in the README (Templates)"
+				"the event payloads are listed in docs/spec.md (Templates)"
 		}
 		hint = "no payload of issue_comment, issues, pull_request, pull_request_review_comment, push, schedule or workflow_dispatch has it"
 		if s := suggest(path[i], siblings); s != "" {

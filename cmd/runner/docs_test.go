@@ -18,47 +18,44 @@ import (
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
-const readmePath = "../../README.md"
+// generatedDocs maps each generated section of the docs to its page.
+var generatedDocs = []struct{ name, page string }{
+	{"flags", "../../docs/cli.md"},
+	{"spec", "../../docs/spec.md"},
+}
 
-// TestReadme keeps the generated sections of README.md (flag reference,
+// TestGeneratedDocs keeps the generated sections of docs/ (flag reference,
 // spec reference) equal to what the code says; -update rewrites them.
-func TestReadme(t *testing.T) {
+func TestGeneratedDocs(t *testing.T) {
 	t.Setenv("COLUMNS", "80")
-	data, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(data)
-	sections := map[string]string{"flags": flagReference(t), "spec": specReference(t)}
-	want := readme
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range sections {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		want = replaceSection(t, want, name, sections[name])
-	}
-	if want == readme {
-		return
-	}
-	if golden.Update() {
-		if err := os.WriteFile(readmePath, []byte(want), 0o644); err != nil {
+	bodies := map[string]string{"flags": flagReference(t), "spec": specReference(t)}
+	for _, g := range generatedDocs {
+		data, err := os.ReadFile(g.page)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return
+		doc := string(data)
+		want := replaceSection(t, g.page, doc, g.name, bodies[g.name])
+		if want == doc {
+			continue
+		}
+		if golden.Update() {
+			if err := os.WriteFile(g.page, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s is stale; run: go test ./cmd/runner -run TestGeneratedDocs -update\n%s", g.page, cmp.Diff(doc, want))
 	}
-	t.Errorf("README.md is stale; run: go test ./cmd/runner -run TestReadme -update\n%s", cmp.Diff(readme, want))
 }
 
 // replaceSection replaces the text between the section's markers.
-func replaceSection(t *testing.T, doc, name, body string) string {
+func replaceSection(t *testing.T, page, doc, name, body string) string {
 	t.Helper()
 	begin, end := "<!-- BEGIN GENERATED: "+name+" -->\n", "<!-- END GENERATED: "+name+" -->"
 	i, j := strings.Index(doc, begin), strings.Index(doc, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the markers %q and %q", begin, end)
+		t.Fatalf("%s lacks the markers %q and %q", page, begin, end)
 	}
 	return doc[:i+len(begin)] + body + doc[j:]
 }
