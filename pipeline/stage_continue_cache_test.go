@@ -64,6 +64,7 @@ func TestContinuePromptCachePrefix(t *testing.T) {
 // checkCachePrefix runs a task whose first turn is first, continues it,
 // and compares the requests as the fake provider received them.
 func checkCachePrefix(t *testing.T, first llmtest.Reply) {
+	t.Helper()
 	spec, repo := execFixture(t)
 	r1, r2 := filepath.Join(t.TempDir(), "r1"), filepath.Join(t.TempDir(), "r2")
 	s1 := newModel(t, first, llmtest.Turn{Text: "Wrote hello.txt."}.Reply())

@@ -29,6 +29,7 @@ func TestAttackBatchCacheHidesOtherRepos(t *testing.T) {
 // attackBatchCache runs the attack with the task's extra settings and
 // checks whether the victim's value reached the attacker's model.
 func attackBatchCache(t *testing.T, extra string, leaks bool) {
+	t.Helper()
 	const secret = "victim-dotenv-secret-4242abcd"
 	dir := t.TempDir()
 	gittest.Init(t, filepath.Join(dir, "victim"), map[string]string{"README.md": "victim\n", ".env": "VICTIM_TOKEN=" + secret + "\n"})

@@ -44,6 +44,7 @@ func BenchmarkBatchScale(b *testing.B) {
 }
 
 func benchBatchScale(b *testing.B, n int) {
+	b.Helper()
 	dir := b.TempDir()
 	spec, cassette := scaleBatch(b, dir, n)
 	cache := filepath.Join(dir, "cache")
