@@ -104,6 +104,9 @@ func TestAnthropicWire(t *testing.T) {
 	// request's bytes and reads them from the same cache.
 	srv2 := llmtest.NewAnthropicServer(t, anthropicStep(llmtest.AnthropicTurn{Text: "Still fixed."}))
 	srv2.Cache = srv.Cache
+	// The server's lock, taken once after the write, orders it before
+	// every request the runner process makes, as the race detector sees it.
+	_ = srv2.Requests()
 	res = runRunner(t, repo, env, "exec", spec, "--out", filepath.Join(repo, ".runner", "runs", "second"), "--base-url", srv2.URL(),
 		"--continue", out, "--prompt", "Check it again.", "--quiet")
 	if res.code != 0 {

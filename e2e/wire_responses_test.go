@@ -97,6 +97,9 @@ func TestResponsesWire(t *testing.T) {
 
 	srv2 := llmtest.NewResponsesServer(t, responsesStep(llmtest.ResponsesTurn{Text: "Still fixed."}))
 	srv2.Cache = srv.Cache
+	// The server's lock, taken once after the write, orders it before
+	// every request the runner process makes, as the race detector sees it.
+	_ = srv2.Requests()
 	res = runRunner(t, repo, env, "exec", spec, "--out", filepath.Join(repo, ".runner", "runs", "second"), "--base-url", srv2.URL(),
 		"--continue", out, "--prompt", "Check it again.", "--quiet")
 	if res.code != 0 {
