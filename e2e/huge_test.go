@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/internal/gittest"
@@ -34,7 +33,7 @@ const hugeFileSize = 200 << 20
 // runHuge runs the built binary on a work tree holding a 200 MB sparse
 // file to which the agent appends 4 bytes. It returns the out dir, the
 // exit code and the process's peak resident memory in bytes (getrusage's
-// ru_maxrss of the waited process).
+// ru_maxrss, through the peak-memory helper).
 func runHuge(t *testing.T) (out string, code int, peak int64) {
 	t.Helper()
 	repo := filepath.Join(t.TempDir(), "repo")
@@ -65,15 +64,14 @@ func runHuge(t *testing.T) (out string, code int, peak int64) {
 	out = filepath.Join(t.TempDir(), "out")
 	cmd := exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--repo", repo, "--out", out, "--base-url", srv.URL(), "--quiet")
 	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
+	measureRSS(t, cmd)
 	outb, err := cmd.CombinedOutput()
 	if exitErr, ok := err.(*exec.ExitError); ok {
 		code = exitErr.ExitCode()
 	} else if err != nil {
 		t.Fatalf("run runner: %v\n%s", err, outb)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		peak = ru.Maxrss << 10 // KiB on Linux
-	}
+	peak = peakRSS(t, cmd)
 	t.Logf("runner output:\n%s", outb)
 	return out, code, peak
 }
@@ -184,14 +182,12 @@ func TestHugeBinaryAppendWithinRaisedLimit(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--repo", repo, "--isolate", "--out", out, "--base-url", srv.URL(), "--quiet")
 	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
+	measureRSS(t, cmd)
 	outb, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("runner: %v\n%s", err, outb)
 	}
-	var peak int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		peak = ru.Maxrss << 10 // KiB on Linux
-	}
+	peak := peakRSS(t, cmd)
 	t.Logf("150 MB file, 4-byte append, in the patch: runner peak RSS %.1f MB", float64(peak)/(1<<20))
 	if peak <= 0 || peak >= 300<<20 {
 		t.Errorf("peak RSS %.1f MB, want under 300 MB", float64(peak)/(1<<20))

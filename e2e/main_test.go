@@ -24,6 +24,9 @@ var runnerBin string //nolint:gochecknoglobals // set once in TestMain
 var repoRoot string //nolint:gochecknoglobals // set once in TestMain
 
 func TestMain(m *testing.M) {
+	if os.Getenv(rssHelperEnv) != "" {
+		os.Exit(rssHelper())
+	}
 	flag.Parse()
 	os.Exit(testMain(m))
 }
