@@ -12,8 +12,8 @@ import (
 )
 
 // TestWireChatRefusedForResponsesModel: naming the chat wire for a model
-// that cannot call tools there is refused before any model call (exit 2),
-// and the message names the fix.
+// the catalog says cannot call tools there is refused before any model
+// call (exit 2), the message names the fix, and models: can override it.
 func TestWireChatRefusedForResponsesModel(t *testing.T) {
 	t.Parallel()
 	_, repo := smallRepo(t)
@@ -28,9 +28,20 @@ func TestWireChatRefusedForResponsesModel(t *testing.T) {
 	if res.code != 2 || !strings.Contains(res.stderr, "wire: responses") || len(srv.Requests()) != 0 {
 		t.Fatalf("exit %d, %d model calls, stderr:\n%s", res.code, len(srv.Requests()), res.stderr)
 	}
-	// --wire overrides the spec: the anthropic wire asks for its own key.
+	// The spec's models: entry overrides the catalog: an endpoint that serves
+	// the model with tools over chat runs it.
+	if err := os.WriteFile(spec, []byte(body+"models:\n  gpt-6-astra: {wires: [chat]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chat := newModel(t, llmtest.Turn{ToolCalls: writeCall("fixed")}.Reply(), llmtest.Turn{Text: "Done."}.Reply())
+	res = runRunner(t, repo, env, "exec", spec, "--out", t.TempDir(), "--base-url", chat.URL(), "--quiet")
+	if res.code != 0 || len(chat.Requests()) != 2 {
+		t.Fatalf("wires: [chat] in models: exit %d, %d model calls\n%s", res.code, len(chat.Requests()), res.stderr)
+	}
+	// --wire overrides the spec's provider.wire: the catalog judges the
+	// flag's wire.
 	res = runRunner(t, repo, env, "exec", spec, "--out", t.TempDir(), "--base-url", srv.URL(), "--wire", "anthropic", "--quiet")
-	if res.code != 2 || strings.Contains(res.stderr, "cannot call tools") || !strings.Contains(res.stderr, "ANTHROPIC_API_KEY is not set") {
+	if res.code != 2 || !strings.Contains(res.stderr, "over wire anthropic") {
 		t.Errorf("--wire anthropic over provider.wire chat: exit %d\n%s", res.code, res.stderr)
 	}
 }

@@ -26,6 +26,9 @@ type ModelInfo struct {
 	MaxOutput     int      `json:"max_output,omitempty" yaml:"max_output,omitempty"`         // tokens
 	Price         *Price   `json:"price,omitempty" yaml:"price,omitempty"`
 	Aliases       []string `json:"aliases,omitempty" yaml:"aliases,omitempty"` // other names of the same model
+	// Wires lists the wires on which the model calls tools, the one to
+	// choose first; empty means any wire (ChooseWire picks chat).
+	Wires []Wire `json:"wires,omitempty" yaml:"wires,omitempty"`
 }
 
 // Catalog maps model names to their sizes and prices. It is a value: With
@@ -62,12 +65,16 @@ func (c Catalog) With(models ...ModelInfo) Catalog {
 			if m.Price == nil {
 				m.Price = old.Price
 			}
+			if m.Wires == nil {
+				m.Wires = old.Wires
+			}
 			m.Aliases = append(slices.Clone(old.Aliases), m.Aliases...)
 		}
 		if m.Price != nil {
 			p := *m.Price
 			m.Price = &p
 		}
+		m.Wires = slices.Clone(m.Wires)
 		for _, n := range append([]string{m.Name}, m.Aliases...) {
 			out.models[normalise(n)] = m
 		}

@@ -28,6 +28,12 @@ func defaultModels() []ModelInfo {
 	price := func(in, cached, out, write float64) *Price {
 		return &Price{InputPerM: in, CachedInputPerM: cached, OutputPerM: out, CacheWritePerM: write}
 	}
+	// The wires each family calls tools on, the one chosen first.
+	var (
+		claude        = []Wire{WireAnthropic, WireChat}
+		responses     = []Wire{WireResponses, WireChat} // chat only with reasoning_effort "none"
+		responsesOnly = []Wire{WireResponses}           // function tools are refused on chat
+	)
 	return []ModelInfo{
 		// OpenAI, 2025-11, platform.openai.com/docs/pricing.
 		{Name: "gpt-4.1", ContextWindow: m1, MaxOutput: 32_768, Price: price(2.00, 0.50, 8.00, 0)},
@@ -39,25 +45,38 @@ func defaultModels() []ModelInfo {
 		{Name: "o3-mini", ContextWindow: k200, MaxOutput: 100_000, Price: price(1.10, 0.55, 4.40, 0)},
 		{Name: "o4-mini", ContextWindow: k200, MaxOutput: 100_000, Price: price(1.10, 0.275, 4.40, 0)},
 		{Name: "gpt-5", ContextWindow: 400_000, MaxOutput: 128_000, Price: price(1.25, 0.125, 10.00, 0),
-			Aliases: []string{"gpt-5-chat", "gpt-5-codex"}},
+			Aliases: []string{"gpt-5-chat"}},
+		{Name: "gpt-5-codex", ContextWindow: 400_000, MaxOutput: 128_000, Price: price(1.25, 0.125, 10.00, 0), Wires: responsesOnly},
 		{Name: "gpt-5-mini", ContextWindow: 400_000, MaxOutput: 128_000, Price: price(0.25, 0.025, 2.00, 0)},
 		{Name: "gpt-5-nano", ContextWindow: 400_000, MaxOutput: 128_000, Price: price(0.05, 0.005, 0.40, 0)},
 		{Name: "gpt-5.1", ContextWindow: 400_000, MaxOutput: 128_000, Price: price(1.25, 0.125, 10.00, 0),
-			Aliases: []string{"gpt-5.1-codex", "gpt-5.1-chat"}},
+			Aliases: []string{"gpt-5.1-chat"}},
+		{Name: "gpt-5.1-codex", ContextWindow: 400_000, MaxOutput: 128_000, Price: price(1.25, 0.125, 10.00, 0), Wires: responsesOnly},
+
+		// OpenAI, 2026-03, developers.openai.com/api/docs/models/gpt-5.4 (prompts up to 272k).
+		{Name: "gpt-5.4", ContextWindow: 1_050_000, MaxOutput: 128_000, Price: price(2.50, 0.25, 15.00, 0), Wires: responses},
+		// OpenAI's later models, by their wires alone (figures unknown here:
+		// set them under models: in the task spec). Function tools with
+		// reasoning need the Responses API (openai/openai-cookbook#2236,
+		// genkit-ai/genkit#6303).
+		{Name: "gpt-5.3-codex", Wires: responsesOnly},
+		{Name: "gpt-5.5", Wires: responses},
+		{Name: "gpt-5.6", Wires: responses},
+		{Name: "gpt-6-astra", Wires: responsesOnly},
 
 		// Anthropic, 2025-11, docs.anthropic.com pricing; 200k context (1M in beta for Sonnet 4/4.5 at other prices).
 		{Name: "claude-opus-4-5", ContextWindow: k200, MaxOutput: 64_000, Price: price(5.00, 0.50, 25.00, 6.25),
-			Aliases: []string{"claude-opus-4.5"}},
+			Aliases: []string{"claude-opus-4.5"}, Wires: claude},
 		{Name: "claude-opus-4-1", ContextWindow: k200, MaxOutput: 32_000, Price: price(15.00, 1.50, 75.00, 18.75),
-			Aliases: []string{"claude-opus-4.1"}},
+			Aliases: []string{"claude-opus-4.1"}, Wires: claude},
 		{Name: "claude-opus-4", ContextWindow: k200, MaxOutput: 32_000, Price: price(15.00, 1.50, 75.00, 18.75),
-			Aliases: []string{"claude-opus-4-0"}},
+			Aliases: []string{"claude-opus-4-0"}, Wires: claude},
 		{Name: "claude-sonnet-4-5", ContextWindow: k200, MaxOutput: 64_000, Price: price(3.00, 0.30, 15.00, 3.75),
-			Aliases: []string{"claude-sonnet-4.5"}},
+			Aliases: []string{"claude-sonnet-4.5"}, Wires: claude},
 		{Name: "claude-sonnet-4", ContextWindow: k200, MaxOutput: 64_000, Price: price(3.00, 0.30, 15.00, 3.75),
-			Aliases: []string{"claude-sonnet-4-0"}},
+			Aliases: []string{"claude-sonnet-4-0"}, Wires: claude},
 		{Name: "claude-haiku-4-5", ContextWindow: k200, MaxOutput: 64_000, Price: price(1.00, 0.10, 5.00, 1.25),
-			Aliases: []string{"claude-haiku-4.5"}},
+			Aliases: []string{"claude-haiku-4.5"}, Wires: claude},
 
 		// Google, 2025-11, ai.google.dev/gemini-api/docs/pricing (paid tier, prompts <= 200k).
 		{Name: "gemini-2.5-pro", ContextWindow: g1, MaxOutput: 65_536, Price: price(1.25, 0.125, 10.00, 0)},

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"net/url"
-	"strconv"
+	"slices"
 	"strings"
 )
 
@@ -28,10 +28,12 @@ func WireNames() []string {
 }
 
 // ChooseWire picks a run's wire: the one named, else anthropic for
-// api.anthropic.com or a Claude model with an Anthropic key, else
-// responses for a model that needs it for tools (NeedsResponses), else
-// chat.
-func ChooseWire(named Wire, baseURL, model string, anthropicKey bool) Wire {
+// api.anthropic.com, else the model's first catalog wire (ModelInfo.Wires)
+// where the endpoint is that vendor's own, else chat.
+//   - anthropic: with an Anthropic key and no other endpoint than OpenAI's
+//     default.
+//   - responses: at OpenAI or Azure OpenAI.
+func (c Catalog) ChooseWire(named Wire, baseURL, model string, anthropicKey bool) Wire {
 	if named != "" {
 		return named
 	}
@@ -39,44 +41,42 @@ func ChooseWire(named Wire, baseURL, model string, anthropicKey bool) Wire {
 	if u, err := url.Parse(baseURL); err == nil {
 		host = strings.ToLower(u.Hostname())
 	}
-	base := modelBaseName(model)
-	switch {
-	case host == "api.anthropic.com":
+	if host == "api.anthropic.com" {
 		return WireAnthropic
-	case anthropicKey && strings.HasPrefix(base, "claude") && (baseURL == "" || host == "api.openai.com"):
-		return WireAnthropic
-	case NeedsResponses(model) && (baseURL == "" || host == "api.openai.com" || strings.HasSuffix(host, ".openai.azure.com")):
-		return WireResponses
+	}
+	m, _ := c.Lookup(model)
+	if len(m.Wires) == 0 {
+		return WireChat
+	}
+	switch m.Wires[0] {
+	case WireAnthropic:
+		if anthropicKey && (baseURL == "" || host == "api.openai.com") {
+			return WireAnthropic
+		}
+	case WireResponses:
+		if baseURL == "" || host == "api.openai.com" || strings.HasSuffix(host, ".openai.azure.com") {
+			return WireResponses
+		}
 	}
 	return WireChat
 }
 
-// NeedsResponses reports whether OpenAI's model calls tools well only on
-// the Responses API: gpt-6 models, the *-codex models and gpt-5.4 on.
-func NeedsResponses(model string) bool {
-	base := modelBaseName(model)
-	if strings.HasPrefix(base, "gpt-6") || strings.Contains(base, "-codex") {
-		return true
+// CheckWire refuses a wire on which the catalog says the model cannot call
+// tools (chat for gpt-6-astra). The error names the wires that work and the
+// spec key that overrides the catalog.
+func (c Catalog) CheckWire(w Wire, model string) error {
+	m, ok := c.Lookup(model)
+	if !ok || len(m.Wires) == 0 || slices.Contains(m.Wires, w) {
+		return nil
 	}
-	rest, ok := strings.CutPrefix(base, "gpt-5.")
-	if !ok {
-		return false
+	names := make([]string, len(m.Wires))
+	for i, x := range m.Wires {
+		names[i] = string(x)
 	}
-	minor, _, _ := strings.Cut(rest, "-")
-	n, err := strconv.Atoi(minor)
-	return err == nil && n >= 4
-}
-
-// CheckWire refuses a wire on which the model cannot call tools at all: on
-// chat, gpt-6 models reject function tools at every reasoning effort and
-// the *-codex models do not exist. The error says which wire to name.
-func CheckWire(w Wire, model string) error {
-	base := modelBaseName(model)
-	if w == WireChat && (strings.HasPrefix(base, "gpt-6") || strings.Contains(base, "-codex")) {
-		return fmt.Errorf("%w: model %q cannot call tools over Chat Completions (wire: chat); "+
-			"use wire: responses (provider: {wire: responses} in the spec, or --wire responses)", ErrConfig, model)
-	}
-	return nil
+	return fmt.Errorf("%w: model %q cannot call tools over wire %s by the model catalog; "+
+		"use wire: %s (provider: {wire: %s} in the spec, or --wire %s), "+
+		"or, if your endpoint serves it there, add the wire under models: {%q: {wires: [%s]}}",
+		ErrConfig, model, w, strings.Join(names, " or "), m.Wires[0], m.Wires[0], model, w)
 }
 
 // modelBaseName is a model name lower-cased, without a vendor/ prefix.

@@ -24,10 +24,11 @@ func (r *execRun) setupModel(ctx context.Context) error {
 	if r.modelName == "" {
 		return fmt.Errorf("%w: no model: set model in the task spec, --model or RUNNER_MODEL", ErrUsage)
 	}
+	r.catalog = catalogFor(r.spec)
 	named := llm.Wire(cmp.Or(r.opts.Wire, r.spec.Provider.Wire))
-	r.wire = llm.ChooseWire(named, r.opts.BaseURL, r.modelName, r.getenv("ANTHROPIC_API_KEY") != "")
+	r.wire = r.catalog.ChooseWire(named, r.opts.BaseURL, r.modelName, r.getenv("ANTHROPIC_API_KEY") != "")
 	if named != "" {
-		if err := llm.CheckWire(r.wire, r.modelName); err != nil {
+		if err := r.catalog.CheckWire(r.wire, r.modelName); err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 	}
@@ -55,7 +56,6 @@ func (r *execRun) setupModel(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	r.model = p
-	r.catalog = catalogFor(r.spec)
 	return r.checkBudgetPriced()
 }
 
@@ -210,6 +210,9 @@ func catalogFor(s *spec.Spec) llm.Catalog {
 			info.MaxOutput = o.MaxOutput
 		}
 		info.Price = overridePrice(info.Price, o)
+		if o.Wires != nil {
+			info.Wires = o.Wires
+		}
 		cat = cat.With(info)
 	}
 	return cat

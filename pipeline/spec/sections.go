@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed43ef5acb/runner/llm"
 	"gopkg.in/yaml.v3"
 )
 
@@ -167,8 +168,35 @@ func (d *Decoder) models(path string, n *yaml.Node) map[string]ModelOverride {
 			"input_price_per_million":        func(p string, n *yaml.Node) { m.InputPrice = price(p, n) },
 			"cached_input_price_per_million": func(p string, n *yaml.Node) { m.CachedInputPrice = price(p, n) },
 			"output_price_per_million":       func(p string, n *yaml.Node) { m.OutputPrice = price(p, n) },
+			"wires":                          func(p string, n *yaml.Node) { m.Wires = d.wires(p, n) },
 		})
 		out[key.Value] = m
+	}
+	return out
+}
+
+// wires decodes a model's "wires": a non-empty list of distinct wire names.
+func (d *Decoder) wires(path string, n *yaml.Node) []llm.Wire {
+	seen := map[string]bool{}
+	names := d.StrList(path, n, func(p string, n *yaml.Node) string {
+		s := d.Str(p, n)
+		switch {
+		case deref(n).ShortTag() != "!!str":
+		case !slices.Contains(llm.WireNames(), s):
+			d.ErrorAt(n, "one of: "+strings.Join(llm.WireNames(), ", "), "%s: unknown wire %q", p, s)
+		case seen[s]:
+			d.ErrorAt(n, "remove the duplicate", "%s: %q is listed twice", p, s)
+		}
+		seen[s] = true
+		return s
+	})
+	if len(names) == 0 {
+		d.ErrorAt(n, "name at least one wire, e.g. [responses]", "%s: empty list", path)
+		return nil
+	}
+	out := make([]llm.Wire, len(names))
+	for i, s := range names {
+		out[i] = llm.Wire(s)
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"time"
+
+	"github.com/seed43ef5acb/runner/llm"
 )
 
 // Version is the only task spec version this runner reads.
@@ -138,11 +140,12 @@ type PullRequest struct {
 // ModelOverride overrides or adds a model catalog entry. Nil or zero fields
 // keep the catalog's value; prices are USD per million tokens.
 type ModelOverride struct {
-	ContextWindow    int      // "context_window": tokens
-	MaxOutput        int      // "max_output": tokens
-	InputPrice       *float64 // "input_price_per_million": USD per million input tokens
-	CachedInputPrice *float64 // "cached_input_price_per_million": USD per million cached input tokens
-	OutputPrice      *float64 // "output_price_per_million": USD per million output tokens
+	ContextWindow    int        // "context_window": tokens
+	MaxOutput        int        // "max_output": tokens
+	InputPrice       *float64   // "input_price_per_million": USD per million input tokens
+	CachedInputPrice *float64   // "cached_input_price_per_million": USD per million cached input tokens
+	OutputPrice      *float64   // "output_price_per_million": USD per million output tokens
+	Wires            []llm.Wire // "wires": the wires the model calls tools on, the one to choose first
 }
 
 // Pos is a position in a spec file; Line and Col are 1-based.

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
@@ -63,7 +64,7 @@ func TestLoadFull(t *testing.T) {
 		}},
 		GitHub: GitHub{Comment: true, PullRequest: &PullRequest{Branch: "runner/{{ .Inputs.mode }}", Title: "Fix",
 			Body: "Body", Draft: true, Labels: []string{"bot"}}},
-		Models:  map[string]ModelOverride{"local": {ContextWindow: 32000, MaxOutput: 4096, InputPrice: &price}},
+		Models:  map[string]ModelOverride{"local": {ContextWindow: 32000, MaxOutput: 4096, InputPrice: &price, Wires: []llm.Wire{llm.WireChat}}},
 		Env:     []string{"GOFLAGS"},
 		Sandbox: Sandbox{Mode: sandbox.ModeRequired, Writable: []string{"$GOCACHE", "~/.npm", "/var/cache/build"}, Network: true},
 		Provider: Provider{Profile: "anthropic", ToolCallIDs: "keep", NoUserAfterTool: &yes, NoEmptyContent: &no,
@@ -151,6 +152,9 @@ func TestLoadErrors(t *testing.T) {
 		{"bad env name", base + "env: [GOFLAGS=1]\n", []string{`4:7: env[0]: bad environment variable name "GOFLAGS=1"`}},
 		{"model override", base + "models:\n  m: {input_price: 1}\n", []string{`5:7: unknown key "input_price" in models.m (did you mean "input_price_per_million"?)`}},
 		{"negative price", base + "models:\n  m: {output_price_per_million: -1}\n", []string{`5:33: models.m.output_price_per_million: must be a finite number ≥ 0, got -1`}},
+		{"unknown wire", base + "models:\n  m: {wires: [messages]}\n", []string{`5:15: models.m.wires[0]: unknown wire "messages"`}},
+		{"no wires", base + "models:\n  m: {wires: []}\n", []string{`5:14: models.m.wires: empty list`}},
+		{"duplicate wire", base + "models:\n  m: {wires: [chat, chat]}\n", []string{`5:21: models.m.wires[1]: "chat" is listed twice`}},
 		{"merge key", "x: &a {name: t}\n<<: *a\n", []string{"1:1: unknown key \"x\""}},
 		{"three errors", "version: 1\nname: t\npromt: x\nretries: many\nprompt: '{{ .Inputs.nope }}'\n", []string{
 			`3:1: unknown key "promt"`, "4:10: retries: expected an integer", `5:21: prompt: template uses input "nope"`}},
