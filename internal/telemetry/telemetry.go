@@ -1,6 +1,6 @@
 // Package telemetry exports a run as OpenTelemetry traces, metrics and
 // logs through the official Go SDK, configured by the standard OTEL_*
-// environment variables (go.opentelemetry.io/contrib/exporters/autoexport).
+// environment variables: OTLP over HTTP or gRPC, or the console.
 // Nothing starts unless a variable asks for a signal: Setup returns nil,
 // and every method of a nil *Telemetry does nothing.
 //
@@ -20,7 +20,6 @@ import (
 	"sync/atomic"
 
 	"go.opentelemetry.io/contrib/bridges/otelslog"
-	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
@@ -120,38 +119,44 @@ func Setup(ctx context.Context, getenv func(string) string, version string) (*Te
 	}
 	t := &Telemetry{version: version, parent: parentContext(getenv),
 		content: strings.EqualFold(getenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"), "true")}
-	if err := t.start(ctx, res, traces, metrics, logs); err != nil {
+	if err := t.start(ctx, getenv, res, traces, metrics, logs); err != nil {
 		_ = t.Shutdown(context.WithoutCancel(ctx))
 		return nil, err
 	}
 	return t, nil
 }
 
-func (t *Telemetry) start(ctx context.Context, res *resource.Resource, traces, metrics, logs bool) error {
+func (t *Telemetry) start(ctx context.Context, getenv func(string) string, res *resource.Resource, traces, metrics, logs bool) error {
 	if traces {
-		exp, err := autoexport.NewSpanExporter(ctx)
+		exp, err := spanExporter(ctx, getenv)
 		if err != nil {
-			return fmt.Errorf("telemetry: traces exporter (OTEL_TRACES_EXPORTER): %w", err)
+			return fmt.Errorf("telemetry: traces exporter: %w", err)
 		}
-		t.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-		t.tracer = t.tp.Tracer(scope, trace.WithInstrumentationVersion(t.version))
+		if exp != nil {
+			t.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+			t.tracer = t.tp.Tracer(scope, trace.WithInstrumentationVersion(t.version))
+		}
 	}
 	var meter metric.Meter
 	if metrics {
-		reader, err := autoexport.NewMetricReader(ctx)
+		reader, err := metricReader(ctx, getenv)
 		if err != nil {
-			return fmt.Errorf("telemetry: metrics exporter (OTEL_METRICS_EXPORTER): %w", err)
+			return fmt.Errorf("telemetry: metrics exporter: %w", err)
 		}
-		t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res))
-		meter = t.mp.Meter(scope, metric.WithInstrumentationVersion(t.version))
+		if reader != nil {
+			t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res))
+			meter = t.mp.Meter(scope, metric.WithInstrumentationVersion(t.version))
+		}
 	}
 	t.inst = newInstruments(meter)
 	if logs {
-		exp, err := autoexport.NewLogExporter(ctx)
+		exp, err := logExporter(ctx, getenv)
 		if err != nil {
-			return fmt.Errorf("telemetry: logs exporter (OTEL_LOGS_EXPORTER): %w", err)
+			return fmt.Errorf("telemetry: logs exporter: %w", err)
 		}
-		t.lp = sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewBatchProcessor(exp)), sdklog.WithResource(res))
+		if exp != nil {
+			t.lp = sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewBatchProcessor(exp)), sdklog.WithResource(res))
+		}
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
-// Package otlptest is an OTLP/HTTP receiver for tests: it listens on
-// 127.0.0.1, decodes what the exporters send (protobuf, gzip or not) with
-// the OpenTelemetry proto packages, and keeps it for assertions.
+// Package otlptest is an OTLP receiver for tests, over HTTP (Start) or
+// gRPC (StartGRPC): it listens on 127.0.0.1, decodes what the exporters
+// send with the OpenTelemetry proto packages, and keeps it for assertions.
 //
-// Imports: go.opentelemetry.io/proto/otlp and the standard library.
+// Imports: go.opentelemetry.io/proto/otlp, google.golang.org/grpc and the
+// standard library.
 package otlptest
 
 import (
@@ -57,50 +58,69 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.fail(w, err)
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	switch req.URL.Path {
 	case "/v1/traces":
 		var m coltrace.ExportTraceServiceRequest
-		if err := proto.Unmarshal(body, &m); err != nil {
-			r.errs = append(r.errs, err)
-			break
+		if r.decode(w, body, &m) {
+			r.addTraces(&m)
+			writeProto(w, &coltrace.ExportTraceServiceResponse{})
 		}
-		for _, rs := range m.GetResourceSpans() {
-			for _, ss := range rs.GetScopeSpans() {
-				r.spans = append(r.spans, ss.GetSpans()...)
-			}
-		}
-		writeProto(w, &coltrace.ExportTraceServiceResponse{})
 		return
 	case "/v1/metrics":
 		var m colmetrics.ExportMetricsServiceRequest
-		if err := proto.Unmarshal(body, &m); err != nil {
-			r.errs = append(r.errs, err)
-			break
+		if r.decode(w, body, &m) {
+			r.addMetrics(&m)
+			writeProto(w, &colmetrics.ExportMetricsServiceResponse{})
 		}
-		for _, rm := range m.GetResourceMetrics() {
-			for _, sm := range rm.GetScopeMetrics() {
-				r.metrics = append(r.metrics, sm.GetMetrics()...)
-			}
-		}
-		writeProto(w, &colmetrics.ExportMetricsServiceResponse{})
 		return
 	case "/v1/logs":
 		var m collogs.ExportLogsServiceRequest
-		if err := proto.Unmarshal(body, &m); err != nil {
-			r.errs = append(r.errs, err)
-			break
+		if r.decode(w, body, &m) {
+			r.addLogs(&m)
+			writeProto(w, &collogs.ExportLogsServiceResponse{})
 		}
-		for _, rl := range m.GetResourceLogs() {
-			for _, sl := range rl.GetScopeLogs() {
-				r.logs = append(r.logs, sl.GetLogRecords()...)
-			}
-		}
-		writeProto(w, &collogs.ExportLogsServiceResponse{})
 		return
 	}
 	http.Error(w, "not an OTLP path", http.StatusNotFound)
+}
+
+// decode unmarshals body into m, or records the error and answers 400.
+func (r *Receiver) decode(w http.ResponseWriter, body []byte, m proto.Message) bool {
+	if err := proto.Unmarshal(body, m); err != nil {
+		r.fail(w, err)
+		return false
+	}
+	return true
+}
+
+func (r *Receiver) addTraces(m *coltrace.ExportTraceServiceRequest) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rs := range m.GetResourceSpans() {
+		for _, ss := range rs.GetScopeSpans() {
+			r.spans = append(r.spans, ss.GetSpans()...)
+		}
+	}
+}
+
+func (r *Receiver) addMetrics(m *colmetrics.ExportMetricsServiceRequest) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rm := range m.GetResourceMetrics() {
+		for _, sm := range rm.GetScopeMetrics() {
+			r.metrics = append(r.metrics, sm.GetMetrics()...)
+		}
+	}
+}
+
+func (r *Receiver) addLogs(m *collogs.ExportLogsServiceRequest) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rl := range m.GetResourceLogs() {
+		for _, sl := range rl.GetScopeLogs() {
+			r.logs = append(r.logs, sl.GetLogRecords()...)
+		}
+	}
 }
 
 func (r *Receiver) fail(w http.ResponseWriter, err error) {
