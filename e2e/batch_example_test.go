@@ -27,8 +27,8 @@ const editorconfig = "root = true\n\n[*]\nend_of_line = lf\ninsert_final_newline
 // batchModel answers the example's task the same way in each repository,
 // whatever order the repositories run in: by the number of tool results
 // in the request, read main.go, then write .editorconfig, then answer.
-func batchModel(req llmtest.RecordedRequest) llmtest.Reply {
-	const model = "gpt-4.1-mini"
+// Its replies name model.
+func batchModel(req llmtest.RecordedRequest, model string) llmtest.Reply {
 	results := 0
 	for _, m := range req.Messages() {
 		if m["role"] == "tool" {
@@ -72,7 +72,7 @@ func TestBatchExampleCassettes(t *testing.T) {
 	cassettes := filepath.Join(repoRoot, "examples", "batch", "cassettes")
 	if golden.Update() {
 		dir := batchExampleDir(t)
-		srv := llmtest.NewServerFunc(t, batchModel)
+		srv := llmtest.NewServerFunc(t, func(req llmtest.RecordedRequest) llmtest.Reply { return batchModel(req, "gpt-4.1-mini") })
 		_ = srv.Requests()
 		if err := os.RemoveAll(cassettes); err != nil {
 			t.Fatal(err)
