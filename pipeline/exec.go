@@ -228,6 +228,18 @@ func (r *execRun) finalStages(status *runStatus) []finalStage {
 	}
 }
 
+// stopCommands ends every process that runs for the agent: the MCP stdio
+// servers, then the sandbox's zygotes with whatever they still run (a
+// leftover of the last command or check). Called first when the run
+// finishes, so the final snapshot, the out dir's check and the outputs
+// see a tree no command changes any more.
+func (r *execRun) stopCommands() {
+	r.stopMCP()
+	if r.sandbox != nil {
+		_ = r.sandbox.Close() // the network proxy stays: run.finished reports what it saw
+	}
+}
+
 // finish runs the final stages and turns the run's status into Exec's error.
 func (r *execRun) finish(ctx context.Context, mainErr error) error {
 	defer r.removeTemp()

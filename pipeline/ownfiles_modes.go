@@ -203,8 +203,8 @@ func (r *execRun) modesMessage() (paths []string, msg string) {
 		return nil, ""
 	}
 	for i, p := range abs {
-		paths = append(paths, r.treeRel(p))
-		what[i] = r.treeRel(p) + strings.TrimPrefix(what[i], p)
+		paths = append(paths, treeRel(r.workTree, p))
+		what[i] = treeRel(r.workTree, p) + strings.TrimPrefix(what[i], p)
 	}
 	return paths, "a command changed the mode of the runner's own directories or files (" + strings.Join(what, ", ") +
 		": Landlock has no right for chmod, and a non-root runner cannot write where its user may not); the runner put the modes back"

@@ -39,7 +39,7 @@ func (r *execRun) armStateTripwire() *stateTripwire {
 	if fi, err := t.root.Lstat(".runner"); err != nil || !fi.IsDir() {
 		return nil
 	}
-	if rel := r.treeRel(r.outDir); strings.HasPrefix(rel, ".runner/") {
+	if rel := treeRel(r.workTree, r.outDir); strings.HasPrefix(rel, ".runner/") {
 		t.skip = rel
 	}
 	kept := 0

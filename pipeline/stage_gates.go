@@ -39,7 +39,7 @@ func (r *execRun) gates() []gate.Gate {
 		// First: .git put back before anything else reads the tree.
 		gate.GitTripwire{Tripwire: r.tripwire},
 		// The runner's own files: earlier runs, this run's out dir, modes.
-		gate.RunnerState{Earlier: r.stateTripwire, Out: r.outChanged, OutMessage: r.outDirMessage(), Modes: modes, ModesMessage: modesMsg},
+		gate.RunnerState{Earlier: r.stateTripwire, Out: r.outChanged, OutMessage: outDirMessage(r.outChanged, r.outLost), Modes: modes, ModesMessage: modesMsg},
 		// The task spec put back, so the next run reads the one given.
 		r.specGuard,
 		// .gitattributes and .gitmodules name programs git runs.

@@ -79,3 +79,12 @@ func (r *execRun) outMovable() bool {
 	}
 	return false
 }
+
+// restoreOut puts back this run's out dir from its mirror once
+// stopCommands ran, keeping what changed for the runner_state gate.
+func (r *execRun) restoreOut() {
+	r.outChanged, r.outLost = restoreOutFiles(r.outFiles, r.workTree)
+	if r.outLost != nil {
+		r.log.Warn("out dir restore", "error", r.outLost)
+	}
+}
