@@ -18,6 +18,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/internal/mirror"
 	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/pipeline/ownfiles"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/historyfile"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
@@ -83,11 +84,11 @@ func (t *redactedTool) Run(ctx context.Context, call tools.Call) (tools.Result, 
 }
 
 // afterCommand puts back the modes of the runner's own directories
-// (ownModes) and learns the secret values of protected files a command
+// (ownfiles.Modes) and learns the secret values of protected files a command
 // made or changed (protectedValues): called once each tool call and each
 // check has returned, before its output is redacted.
 func (r *execRun) afterCommand() {
-	r.modes.restore() // the runner's own directories, for the writes that follow
+	r.modes.Restore() // the runner's own directories, for the writes that follow
 	var found []string
 	ok := false
 	if r.sandbox != nil {
@@ -111,23 +112,23 @@ func (r *execRun) afterCommand() {
 // outputFiles are the tools' OutputFiles on r.files: bash's and MCP's
 // full outputs and MCP servers' stderr are mirrored with the log. A
 // create refused for a mode a command changed is tried again once the
-// modes are put back (ownModes), and the directories made are guarded.
+// modes are put back (ownfiles.Modes), and the directories made are guarded.
 type outputFiles struct {
 	set   *mirror.Set
-	modes *ownModes
+	modes *ownfiles.Modes
 }
 
 func (o outputFiles) MkdirAll(dir string) error {
-	if err := retryPerm(o.modes, func() error { return o.set.MkdirAll(dir) }); err != nil {
+	if err := ownfiles.RetryPerm(o.modes, func() error { return o.set.MkdirAll(dir) }); err != nil {
 		return err
 	}
-	o.modes.guard(dir)
+	o.modes.Guard(dir)
 	return nil
 }
 
 func (o outputFiles) CreateTemp(dir, pattern string) (tools.OutputFile, error) {
 	var f *mirror.File
-	err := retryPerm(o.modes, func() (err error) { f, err = o.set.CreateTemp(dir, pattern); return err })
+	err := ownfiles.RetryPerm(o.modes, func() (err error) { f, err = o.set.CreateTemp(dir, pattern); return err })
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func (o outputFiles) CreateTemp(dir, pattern string) (tools.OutputFile, error) {
 
 func (o outputFiles) Create(path string) (tools.OutputFile, error) {
 	var f *mirror.File
-	err := retryPerm(o.modes, func() (err error) { f, err = o.set.Create(path); return err })
+	err := ownfiles.RetryPerm(o.modes, func() (err error) { f, err = o.set.Create(path); return err })
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@
 // Exit codes of the CLI come from the typed errors in errors.go (and the
 // spec's ErrInvalidSpec, ErrInputs and ErrRead), mapped by ExitCode.
 //
-// Imports: pipeline/spec, pipeline/gate, github, runner, runner/report,
+// Imports: pipeline/spec, pipeline/gate, pipeline/ownfiles, github, runner, runner/report,
 // runner/outdir, runner/historyfile, runner/snapshot,
 // runner/event, tools, tools/mcp, tools/sandbox, tools/sandbox/netproxy (the
 // network allow list's proxy), tools/permission, llm and

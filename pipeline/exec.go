@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seed43ef5acb/runner/internal/mirror"
+	"github.com/seed43ef5acb/runner/pipeline/ownfiles"
 )
 
 // Deadlines of the final stages, which run on contexts that survive a
@@ -71,7 +72,7 @@ type execRun struct {
 // Errors found before the out dir exists (bad usage, an invalid spec, a
 // missing API key) are returned at once and write nothing.
 func Exec(ctx context.Context, opts ExecOptions) (Result, error) {
-	r := &execRun{opts: opts, start: time.Now(), log: loggerOr(opts.Logger), guardState: guardState{outFiles: mirror.New(), modes: newOwnModes()}, mcpState: mcpState{protected: &protectedValues{}}}
+	r := &execRun{opts: opts, start: time.Now(), log: loggerOr(opts.Logger), guardState: guardState{outFiles: mirror.New(), modes: ownfiles.NewModes()}, mcpState: mcpState{protected: &protectedValues{}}}
 	if r.opts.Stdout == nil {
 		r.opts.Stdout = io.Discard
 	}
@@ -247,8 +248,8 @@ func (r *execRun) finish(ctx context.Context, mainErr error) error {
 	// work tree. Then, with no command left, this run's own files are
 	// checked against their mirror.
 	r.stopCommands()
-	r.modes.restore() // a leftover may have changed them after the last command
-	r.modes.fixTree(r.outDir)
+	r.modes.Restore() // a leftover may have changed them after the last command
+	r.modes.FixTree(r.outDir)
 	r.restoreOut()
 	status := &runStatus{}
 	var finalErrs []error

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/internal/safefs"
 	"github.com/seed43ef5acb/runner/pipeline/gate"
+	"github.com/seed43ef5acb/runner/pipeline/ownfiles"
 )
 
 // BenchmarkRepairs measures the repairs after a run on the 25,000-file
@@ -39,8 +40,8 @@ func BenchmarkRepairs(b *testing.B) {
 		defer safefs.SetFollowLinks(false)
 		start := time.Now()
 		r := &execRun{}
-		r.workTree, r.repo, r.outDir, r.modes = repo, repo, out, newOwnModes()
-		r.modes.guard(out)
+		r.workTree, r.repo, r.outDir, r.modes = repo, repo, out, ownfiles.NewModes()
+		r.modes.Guard(out)
 		if err := r.armTripwire(b.Context()); err != nil {
 			b.Fatal(err)
 		}
@@ -50,8 +51,8 @@ func BenchmarkRepairs(b *testing.B) {
 		if changed, lost := r.stateTripwire.Restore(); len(changed)+len(lost) > 0 {
 			b.Fatalf("state: %v %v", changed, lost)
 		}
-		r.modes.restore()
-		r.modes.fixTree(out)
+		r.modes.Restore()
+		r.modes.FixTree(out)
 		return time.Since(start)
 	}
 	var safe, follow []time.Duration

@@ -10,6 +10,7 @@ import (
 	"github.com/seed43ef5acb/runner/internal/tempdir"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/pipeline/gate"
+	"github.com/seed43ef5acb/runner/pipeline/ownfiles"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
@@ -75,7 +76,7 @@ type workspaceState struct {
 type guardState struct {
 	tripwire *gate.Tripwire
 	// stateTripwire watches .runner's earlier runs where no layer does.
-	stateTripwire *stateTripwire
+	stateTripwire *ownfiles.State
 	specGuard     *gate.TaskSpec // the task spec in the work tree (gate task_spec)
 	violations    []event.GateFailed
 	// secretPaths are the changed files the secret gate found a secret in
@@ -91,8 +92,8 @@ type guardState struct {
 	outLost    error
 	// modes are the modes of the runner's own directories (the out dir,
 	// the run temp dir and those above them), put back after each
-	// command and before a refused write is tried again (ownfiles_modes.go)
-	modes *ownModes
+	// command and before a refused write is tried again (pipeline/ownfiles)
+	modes *ownfiles.Modes
 	// treeReal is the work tree and the same resolved for the repairs,
 	// which follow no symlink below it (treeRoot, internal/safefs)
 	treeReal [2]string

@@ -6,6 +6,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/internal/safefs"
 	"github.com/seed43ef5acb/runner/pipeline/gate"
+	"github.com/seed43ef5acb/runner/pipeline/ownfiles"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/outdir"
 )
@@ -34,12 +35,12 @@ func (r *execRun) runGates(_ context.Context) error {
 
 // gates are the post-run gates in the order they run.
 func (r *execRun) gates() []gate.Gate {
-	modes, modesMsg := r.modesMessage()
+	modes, modesMsg := r.modes.Message(r.workTree)
 	return []gate.Gate{
 		// First: .git put back before anything else reads the tree.
 		gate.GitTripwire{Tripwire: r.tripwire},
 		// The runner's own files: earlier runs, this run's out dir, modes.
-		gate.RunnerState{Earlier: r.stateTripwire, Out: r.outChanged, OutMessage: outDirMessage(r.outChanged, r.outLost), Modes: modes, ModesMessage: modesMsg},
+		gate.RunnerState{Earlier: r.stateTripwire, Out: r.outChanged, OutMessage: ownfiles.OutMessage(r.outChanged, r.outLost), Modes: modes, ModesMessage: modesMsg},
 		// The task spec put back, so the next run reads the one given.
 		r.specGuard,
 		// .gitattributes and .gitmodules name programs git runs.

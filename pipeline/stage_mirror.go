@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed43ef5acb/runner/pipeline/ownfiles"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
@@ -18,11 +19,11 @@ func (r *execRun) startMirror(_ context.Context) error {
 	if !r.outReachable() {
 		return skip("the out dir is out of the commands' reach")
 	}
-	dir := filepath.Join(r.runTemp.Path(), mirrorDir)
+	dir := filepath.Join(r.runTemp.Path(), ownfiles.MirrorDir)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return fmt.Errorf("%w: out dir mirror: %w", ErrInfra, err)
 	}
-	r.modes.guard(dir)
+	r.modes.Guard(dir)
 	if err := r.outFiles.Start(dir); err != nil {
 		return fmt.Errorf("%w: out dir mirror: %w", ErrInfra, err)
 	}
@@ -51,7 +52,7 @@ func (r *execRun) outReachable() bool {
 			continue
 		}
 		for _, w := range append([]string{r.workTree}, r.writable...) {
-			if within(p, w) {
+			if ownfiles.Within(p, w) {
 				return true
 			}
 		}
@@ -70,10 +71,10 @@ func (r *execRun) outMovable() bool {
 		}
 	}
 	for _, p := range []string{r.outDir, r.eventsPath, r.opts.Record} {
-		if p == "" || !within(p, r.workTree) {
+		if p == "" || !ownfiles.Within(p, r.workTree) {
 			continue
 		}
-		if !slices.ContainsFunc(top, func(d string) bool { return within(p, d) }) {
+		if !slices.ContainsFunc(top, func(d string) bool { return ownfiles.Within(p, d) }) {
 			return true
 		}
 	}
@@ -83,7 +84,7 @@ func (r *execRun) outMovable() bool {
 // restoreOut puts back this run's out dir from its mirror once
 // stopCommands ran, keeping what changed for the runner_state gate.
 func (r *execRun) restoreOut() {
-	r.outChanged, r.outLost = restoreOutFiles(r.outFiles, r.workTree)
+	r.outChanged, r.outLost = ownfiles.RestoreOut(r.outFiles, r.workTree)
 	if r.outLost != nil {
 		r.log.Warn("out dir restore", "error", r.outLost)
 	}

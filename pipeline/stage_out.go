@@ -57,7 +57,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		r.outReal = real // before any command: redactOutFiles follows no link below it
 	}
 	r.patchPath = cmp.Or(r.opts.Patch, filepath.Join(r.outDir, outdir.PatchFile))
-	r.modes.guard(r.outDir, filepath.Dir(r.patchPath))
+	r.modes.Guard(r.outDir, filepath.Dir(r.patchPath))
 	r.redactor = event.NewRedactor(r.opts.Environ, r.secretValues()...)
 	if r.opts.Events == "-" {
 		r.eventsCopy = &bytes.Buffer{}
@@ -67,7 +67,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		if err := os.MkdirAll(filepath.Dir(r.eventsPath), 0o755); err != nil {
 			return fmt.Errorf("%w: events: %w", ErrInfra, err)
 		}
-		r.modes.guard(filepath.Dir(r.eventsPath))
+		r.modes.Guard(filepath.Dir(r.eventsPath))
 		f, err := r.outFiles.Create(r.eventsPath)
 		if err != nil {
 			return fmt.Errorf("%w: events: create event log: %w", ErrInfra, err)

@@ -35,7 +35,7 @@ func (r *execRun) makeRunTemp(_ context.Context) error {
 		return fmt.Errorf("%w: %w", ErrInfra, err)
 	}
 	r.runTemp = d
-	r.modes.guard(d.Path())
+	r.modes.Guard(d.Path())
 	return nil
 }
 

@@ -3,10 +3,13 @@ package pipeline
 import (
 	"context"
 	"path/filepath"
+	"slices"
 
 	"github.com/seed43ef5acb/runner/internal/safefs"
 
 	"github.com/seed43ef5acb/runner/pipeline/gate"
+	"github.com/seed43ef5acb/runner/pipeline/ownfiles"
+	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // armTripwire records .git's watched files and the submodules' digests,
@@ -19,6 +22,15 @@ func (r *execRun) armTripwire(_ context.Context) error {
 		r.specGuard = gate.ArmTaskSpec(r.opts.Task, r.repo, r.workTree)
 	}
 	return nil
+}
+
+// armStateTripwire records .runner's files when the sandbox's layers do
+// not protect them (nil otherwise, or when there is no .runner).
+func (r *execRun) armStateTripwire() *ownfiles.State {
+	if r.sandbox != nil && slices.Contains(r.sandbox.Layers(), sandbox.LayerNamespaces) {
+		return nil // read-only in the sandbox (setupSandbox)
+	}
+	return ownfiles.ArmState(r.treeRoot(), ownfiles.TreeRel(r.workTree, r.outDir))
 }
 
 // treeRoot is the work tree as a safefs.Root of its own (each repair

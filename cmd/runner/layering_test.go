@@ -30,6 +30,7 @@ func layers() []string {
 		"pipeline/batch",     // one task over many repositories
 		"pipeline",           // the stages of one run
 		"pipeline/gate",      // the post-run gates
+		"pipeline/ownfiles",  // the runner's guards of its own files
 		"pipeline/spec",      // the task spec
 		"github",             // Actions, comments, pull requests
 		"internal/telemetry", // OpenTelemetry from the event stream

@@ -1,4 +1,4 @@
-package pipeline
+package ownfiles
 
 import (
 	"fmt"
@@ -19,33 +19,33 @@ import (
 // copy, put back and the run fails with gate runner_state naming what
 // changed.
 
-// mirrorDir is the run temp dir's subdirectory holding the copies.
-const mirrorDir = "out-mirror"
+// MirrorDir is the run temp dir's subdirectory holding the copies.
+const MirrorDir = "out-mirror"
 
-// within reports whether path is dir or below it (both made absolute).
-func within(path, dir string) bool {
+// Within reports whether path is dir or below it (both made absolute).
+func Within(path, dir string) bool {
 	p, err1 := filepath.Abs(path)
 	d, err2 := filepath.Abs(dir)
 	return err1 == nil && err2 == nil && (p == d || strings.HasPrefix(p, d+string(filepath.Separator)))
 }
 
-// restoreOutFiles compares the mirrored files with their copies and puts
+// RestoreOut compares the mirrored files with their copies and puts
 // them back (mirror.Set.Restore), once no command runs. The paths are
 // returned for the runner_state gate, work-tree-relative where they are
 // in it, with what could not be put back.
-func restoreOutFiles(set *mirror.Set, workTree string) (changed []string, lost error) {
+func RestoreOut(set *mirror.Set, workTree string) (changed []string, lost error) {
 	abs, err := set.Restore()
 	for _, p := range abs {
-		changed = append(changed, treeRel(workTree, p))
+		changed = append(changed, TreeRel(workTree, p))
 	}
 	return changed, err
 }
 
-// treeRel is p relative to workTree ("…" slash path) when it lies in
+// TreeRel is p relative to workTree ("…" slash path) when it lies in
 // it, else p.
-func treeRel(workTree, p string) string {
+func TreeRel(workTree, p string) string {
 	abs, err := filepath.Abs(p)
-	if err != nil || workTree == "" || !within(abs, workTree) {
+	if err != nil || workTree == "" || !Within(abs, workTree) {
 		return p
 	}
 	rel, err := filepath.Rel(workTree, abs)
@@ -55,10 +55,10 @@ func treeRel(workTree, p string) string {
 	return filepath.ToSlash(rel)
 }
 
-// outDirMessage is the runner_state gate's message for this run's own
+// OutMessage is the runner_state gate's message for this run's own
 // files a command changed, "" when none did; lost is what could not be
 // put back (mirror.Set.Restore's error).
-func outDirMessage(changed []string, lost error) string {
+func OutMessage(changed []string, lost error) string {
 	if len(changed) == 0 {
 		return ""
 	}

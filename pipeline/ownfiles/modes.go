@@ -1,4 +1,4 @@
-package pipeline
+package ownfiles
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 	"github.com/seed43ef5acb/runner/internal/safefs"
 )
 
-// ownModes keeps the modes of the runner's own directories: under
+// Modes keeps the modes of the runner's own directories: under
 // Landlock only (which has no right for chmod, chown or utime) and with
 // the sandbox off, a command may change the mode of any directory its
 // user owns, outside the work tree too. `chmod 000` of the out dir, its
@@ -26,13 +26,13 @@ import (
 // error is tried again, and once no command runs; what was changed fails
 // the run with gate runner_state. Holding directory descriptors would not
 // help: openat(2) still checks the directory's mode. Safe for concurrent
-// use; the zero value is not (newOwnModes).
+// use; the zero value is not (NewModes).
 //
 // Paths are resolved when guarded (before any command runs) and then
 // opened from "/" without following a symlink (internal/safefs): a link
 // a command put in the place of one of them or of a parent is never
 // followed to chmod what it points to.
-type ownModes struct {
+type Modes struct {
 	mu      sync.Mutex
 	fs      *safefs.Root      // "/"
 	real    map[string]string // a guarded path (absolute) → resolved when guarded
@@ -45,8 +45,9 @@ type ownModes struct {
 // modeBits are the bits of a directory's mode that are put back.
 const modeBits = fs.ModePerm | fs.ModeSticky | fs.ModeSetgid | fs.ModeSetuid
 
-func newOwnModes() *ownModes {
-	return &ownModes{fs: safefs.New("/"), real: map[string]string{}, uid: uint32(os.Geteuid()),
+// NewModes returns a Modes that guards nothing yet.
+func NewModes() *Modes {
+	return &Modes{fs: safefs.New("/"), real: map[string]string{}, uid: uint32(os.Geteuid()),
 		modes: map[string]fs.FileMode{}, changed: map[string]string{}}
 }
 
@@ -58,10 +59,10 @@ func rootRel(p string) string {
 	return "."
 }
 
-// guard records the modes of the directories at paths (made absolute)
+// Guard records the modes of the directories at paths (made absolute)
 // and of every directory above each that the runner's user owns ("/"
 // excepted), unless recorded before. Missing paths are skipped.
-func (m *ownModes) guard(paths ...string) {
+func (m *Modes) Guard(paths ...string) {
 	if m == nil {
 		return
 	}
@@ -95,10 +96,10 @@ func (m *ownModes) guard(paths ...string) {
 	}
 }
 
-// restore puts back the mode of every recorded directory that changed
+// Restore puts back the mode of every recorded directory that changed
 // and reports whether one had. A directory that is gone or replaced is
 // left to the other checks (the out dir's mirror).
-func (m *ownModes) restore() bool {
+func (m *Modes) Restore() bool {
 	if m == nil {
 		return false
 	}
@@ -125,11 +126,11 @@ func (m *ownModes) restore() bool {
 	return fixed
 }
 
-// fixTree gives the runner's own user back read and write (and search,
+// FixTree gives the runner's own user back read and write (and search,
 // for directories) on every entry below root that lost them (the runner
 // never makes one it cannot read: a command took them), recording each
 // as changed. Called once no command runs, on the out dir.
-func (m *ownModes) fixTree(root string) {
+func (m *Modes) FixTree(root string) {
 	if m == nil || root == "" {
 		return
 	}
@@ -161,9 +162,9 @@ func (m *ownModes) fixTree(root string) {
 	})
 }
 
-// changes returns the directories and files whose mode a command changed,
+// Changes returns the directories and files whose mode a command changed,
 // sorted, each with "from → to".
-func (m *ownModes) changes() (paths, what []string) {
+func (m *Modes) Changes() (paths, what []string) {
 	if m == nil {
 		return nil, nil
 	}
@@ -195,26 +196,26 @@ func unixBits(m fs.FileMode) uint32 {
 	return b
 }
 
-// modesMessage is the runner_state gate's message for the modes put
-// back, "" when none changed; paths are work-tree-relative where inside.
-func (r *execRun) modesMessage() (paths []string, msg string) {
-	abs, what := r.modes.changes()
+// Message is the runner_state gate's message for the modes put back,
+// "" when none changed; paths are relative to workTree where inside it.
+func (m *Modes) Message(workTree string) (paths []string, msg string) {
+	abs, what := m.Changes()
 	if len(abs) == 0 {
 		return nil, ""
 	}
 	for i, p := range abs {
-		paths = append(paths, treeRel(r.workTree, p))
-		what[i] = treeRel(r.workTree, p) + strings.TrimPrefix(what[i], p)
+		paths = append(paths, TreeRel(workTree, p))
+		what[i] = TreeRel(workTree, p) + strings.TrimPrefix(what[i], p)
 	}
 	return paths, "a command changed the mode of the runner's own directories or files (" + strings.Join(what, ", ") +
 		": Landlock has no right for chmod, and a non-root runner cannot write where its user may not); the runner put the modes back"
 }
 
-// retryPerm runs op and, when it fails with a permission error and the
+// RetryPerm runs op and, when it fails with a permission error and the
 // guarded modes had been changed (and are now put back), runs it again.
-func retryPerm(m *ownModes, op func() error) error {
+func RetryPerm(m *Modes, op func() error) error {
 	err := op()
-	if errors.Is(err, fs.ErrPermission) && m.restore() {
+	if errors.Is(err, fs.ErrPermission) && m.Restore() {
 		err = op()
 	}
 	return err

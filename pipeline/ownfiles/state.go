@@ -1,4 +1,4 @@
-package pipeline
+package ownfiles
 
 import (
 	"crypto/sha256"
@@ -8,44 +8,42 @@ import (
 	"strings"
 
 	"github.com/seed43ef5acb/runner/internal/safefs"
-	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
-// stateTripwireCap bounds the bytes of earlier runs' files the state
+// StateCap bounds the bytes of earlier runs' files the state
 // tripwire keeps to put back (64 MiB); beyond it a file's digest alone is
 // kept, so a change is caught but cannot be undone.
-const stateTripwireCap = 64 << 20
+const StateCap = 64 << 20
 
-// stateTripwire is what the runner's own state directory (.runner in the
+// State is what the runner's own state directory (.runner in the
 // work tree: earlier runs' logs, patches, results and histories) held when
 // the run started, outside this run's out dir. It is armed only where no
 // layer makes .runner read-only: under Landlock only (which can add
 // rights below the writable work tree but not take them away, as for
 // .git) and with the sandbox off.
-type stateTripwire struct {
+type State struct {
 	root   *safefs.Root      // the work tree
 	skip   string            // this run's out dir, work-tree-relative, when inside .runner
 	bytes  map[string][]byte // .runner-relative slash path → content
 	digest map[string][sha256.Size]byte
 }
 
-// armStateTripwire records .runner's files when the sandbox's layers do
-// not protect them (nil otherwise, or when there is no .runner).
-func (r *execRun) armStateTripwire() *stateTripwire {
-	if r.sandbox != nil && slices.Contains(r.sandbox.Layers(), sandbox.LayerNamespaces) {
-		return nil // read-only in the sandbox (setupSandbox)
-	}
-	t := &stateTripwire{root: r.treeRoot(), bytes: map[string][]byte{}, digest: map[string][sha256.Size]byte{}}
+// ArmState records the files of .runner in root (the work tree) but for
+// those below skip. Skip is this run's out dir, work-tree-relative, or ""
+// for none. It returns nil when the work tree has no .runner. Arm it only
+// where no sandbox layer makes .runner read-only.
+func ArmState(root *safefs.Root, skip string) *State {
+	t := &State{root: root, bytes: map[string][]byte{}, digest: map[string][sha256.Size]byte{}}
 	if fi, err := t.root.Lstat(".runner"); err != nil || !fi.IsDir() {
 		return nil
 	}
-	if rel := treeRel(r.workTree, r.outDir); strings.HasPrefix(rel, ".runner/") {
-		t.skip = rel
+	if strings.HasPrefix(skip, ".runner/") {
+		t.skip = skip
 	}
 	kept := 0
 	for rel, data := range t.read() {
 		t.digest[rel] = sha256.Sum256(data)
-		if kept+len(data) <= stateTripwireCap {
+		if kept+len(data) <= StateCap {
 			t.bytes[rel] = data
 			kept += len(data)
 		}
@@ -56,7 +54,7 @@ func (r *execRun) armStateTripwire() *stateTripwire {
 // read returns .runner's regular files outside this run's out dir, and
 // every other entry (a link, a FIFO) as empty content, so that a planted
 // one counts as added. No symlink is followed, .runner's own included.
-func (t *stateTripwire) read() map[string][]byte {
+func (t *State) read() map[string][]byte {
 	out := map[string][]byte{}
 	_ = t.root.Walk(".runner", func(e *safefs.Entry) error {
 		if t.skip != "" && (e.Rel == t.skip || strings.HasPrefix(e.Rel, t.skip+"/")) {
@@ -87,7 +85,7 @@ func (t *stateTripwire) read() map[string][]byte {
 // (a symlink in its place or a parent's replaced, never followed), and
 // returns the changed paths (".runner/…") and those it could not put
 // back.
-func (t *stateTripwire) Restore() (changed, lost []string) {
+func (t *State) Restore() (changed, lost []string) {
 	if t == nil {
 		return nil, nil
 	}
