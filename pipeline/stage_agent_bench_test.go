@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -19,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
@@ -299,11 +299,5 @@ func genStepTree(b *testing.B, root string, n int) {
 			b.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "base"}} {
-		cmd := exec.CommandContext(b.Context(), "git", args...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Init(b, root, nil)
 }

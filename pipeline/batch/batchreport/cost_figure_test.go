@@ -1,14 +1,13 @@
 package batchreport
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/pipeline/batch"
 )
@@ -22,20 +21,7 @@ func TestOneCostFigure(t *testing.T) {
 	usage := &llmtest.Usage{PromptTokens: 1000, CompletionTokens: 250}
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: "done", Usage: usage}.Reply())
 	dir := t.TempDir()
-	repo := filepath.Join(dir, "r1")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(repo, "README.md"), "# r1\n")
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
-		cmd := exec.CommandContext(t.Context(), "git", args...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Init(t, filepath.Join(dir, "r1"), map[string]string{"README.md": "# r1\n"})
 	writeFile(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nmodel: gpt-4.1-mini\nprompt: hi\n")
 	spec := filepath.Join(dir, "batch.yaml")
 	writeFile(t, spec, "version: 1\nname: priced\ntask: task.yaml\nretries: 0\nrepos:\n  - path: r1\n")

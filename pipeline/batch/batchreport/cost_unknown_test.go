@@ -3,12 +3,12 @@ package batchreport
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/pipeline/batch"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -28,22 +28,7 @@ func TestBatchUnpricedCostUnknown(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Text("done"), llmtest.Text("done"))
 	dir := t.TempDir()
-	repo := filepath.Join(dir, "r1")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte("# r1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
-		cmd := exec.CommandContext(t.Context(), "git", args...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Init(t, filepath.Join(dir, "r1"), map[string]string{"README.md": "# r1\n"})
 	writeFile(t, filepath.Join(dir, "task.yaml"), "version: 1\nname: t\nmodel: no-price-model\nprompt: hi\n")
 	spec := filepath.Join(dir, "batch.yaml")
 	writeFile(t, spec, "version: 1\nname: unpriced\ntask: task.yaml\nretries: 0\nrepos:\n  - path: r1\n")

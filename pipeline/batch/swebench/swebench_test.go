@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/pipeline/batch"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
@@ -221,8 +222,8 @@ print(len(predictions))
 func applyAt(t *testing.T, p Prediction, repo, commit, tree string) {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "checkout")
-	git(t, "", "clone", "-q", repo, dst)
-	git(t, dst, "checkout", "-q", commit)
+	gittest.Run(t, "", "clone", "-q", repo, dst)
+	gittest.Run(t, dst, "checkout", "-q", commit)
 	patchFile := filepath.Join(t.TempDir(), "patch.diff")
 	writeBytes(t, patchFile, []byte(p.ModelPatch))
 	cmd := exec.CommandContext(t.Context(), "git", "apply", "--verbose", patchFile)
@@ -284,15 +285,10 @@ func TestExportDuplicateInstance(t *testing.T) {
 func makeChange(t *testing.T, c change) (repo, commit, tree string, patch []byte) {
 	t.Helper()
 	repo = filepath.Join(t.TempDir(), "repo")
-	for p, content := range c.base {
-		write(t, repo, p, content)
-	}
-	git(t, repo, "init", "-q", "-b", "main")
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "base")
-	commit = strings.TrimSpace(git(t, repo, "rev-parse", "HEAD"))
+	gittest.Init(t, repo, c.base)
+	commit = gittest.Run(t, repo, "rev-parse", "HEAD")
 	tree = filepath.Join(t.TempDir(), "tree")
-	git(t, "", "clone", "-q", repo, tree)
+	gittest.Run(t, "", "clone", "-q", repo, tree)
 	ctx := context.Background()
 	s, err := snapshot.Open(ctx, snapshot.Options{WorkTree: tree, StoreDir: t.TempDir()})
 	if err != nil {
@@ -364,17 +360,6 @@ func isolateGit(t *testing.T) {
 		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
 		t.Setenv(k, v)
 	}
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }
 
 func write(t *testing.T, root, rel, content string) {
