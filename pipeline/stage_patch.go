@@ -12,8 +12,10 @@ import (
 
 // finalPatch records the work tree once more and writes the patch from
 // the base tree (changes.patch or --patch) and the final patch event (step
-// null). Without a base snapshot there is nothing to diff: it writes an
-// empty patch file so the out dir is complete.
+// null). The record re-stats what the store's watch saw change since the
+// last step (checks, servers, leftovers), or walks the whole tree when the
+// watch cannot be trusted. Without a base snapshot there is nothing to
+// diff: it writes an empty patch file so the out dir is complete.
 func (r *execRun) finalPatch(ctx context.Context) error {
 	if r.writer == nil {
 		return skip("no outputs")
@@ -29,7 +31,7 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 	if r.store == nil || r.base == "" {
 		return skip("no base snapshot")
 	}
-	tree, err := r.store.Track(ctx)
+	tree, how, err := r.store.TrackChanged(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%w: final snapshot: %w", ErrInfra, err)
 	}
@@ -52,7 +54,7 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 		return err
 	}
 	p := patchEvent(nil, tree, files)
-	p.Tracking = "full (final snapshot)"
+	p.Tracking = how.String()
 	p.IgnoredWritten = r.ignoredWritten(ctx)
 	r.ignored = p.IgnoredWritten
 	return r.emit(p)

@@ -9,17 +9,20 @@ import (
 
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
 
 // TestBashStepSnapshotIsWatched: after a bash step, the step's patch event
 // comes from the inotify watch (tracking "watch") and lists the files the
 // command wrote (a nested directory too); after a bash step that changes
 // the root .gitignore it says it walked in full and why; after the write
-// tool it used the reported paths; the final patch is a full walk.
+// tool it used the reported paths. The final patch comes from the watch
+// too, holds what a check wrote after the last step, and its tree is the
+// one a full walk in a fresh store records.
 func TestBashStepSnapshotIsWatched(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, stepBenchSpec)
+	mustWrite(t, spec, stepBenchSpec+"checks:\n  - name: late\n    run: echo late > sub/late.txt\n")
 	repo := filepath.Join(t.TempDir(), "repo")
 	mustWrite(t, filepath.Join(repo, "README"), "unit\n")
 	mustWrite(t, filepath.Join(repo, "sub", "keep.txt"), "k\n")
@@ -56,8 +59,9 @@ func TestBashStepSnapshotIsWatched(t *testing.T) {
 		t.Fatalf("%d patch events, want 4 steps and the final one: %+v", len(patches), patches)
 	}
 	all := []string{".gitignore", "notes.txt", "sub/keep.txt", "w.txt"}
-	wantFiles := [][]string{{"notes.txt"}, {"notes.txt", "sub/keep.txt"}, all[:3], all, all}
-	wantHow := []string{"watch", "watch", "full (the root .gitignore changed)", "paths", "full (final snapshot)"}
+	final := []string{".gitignore", "notes.txt", "sub/keep.txt", "sub/late.txt", "w.txt"}
+	wantFiles := [][]string{{"notes.txt"}, {"notes.txt", "sub/keep.txt"}, all[:3], all, final}
+	wantHow := []string{"watch", "watch", "full (the root .gitignore changed)", "paths", "watch"}
 	for i, p := range patches {
 		var files []string
 		for _, f := range p.Files {
@@ -72,8 +76,17 @@ func TestBashStepSnapshotIsWatched(t *testing.T) {
 			t.Logf("run.started: %s", r.Raw)
 		}
 	}
-	if patches[3].Tree != patches[4].Tree {
-		t.Errorf("the last step's tree %s differs from the final full walk's %s", patches[3].Tree, patches[4].Tree)
+	store, err := snapshot.Open(t.Context(), snapshot.Options{WorkTree: repo, StoreDir: t.TempDir(), Exclude: []string{".runner"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	full, err := store.Track(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if patches[4].Tree != string(full) {
+		t.Errorf("the final patch's tree %s differs from a full walk's %s", patches[4].Tree, full)
 	}
 }
 
