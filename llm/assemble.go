@@ -24,6 +24,7 @@ type assembler struct {
 	finish    string          // last non-empty finish_reason
 	sawFinish bool
 	usage     *Usage
+	model     string // the first model a chunk or event named
 	details   reasoningDetails
 	think     thinkSplitter // a leading <think> block in the content
 	streamErr *Error        // in-stream error to report at the end (finish_reason "error")
@@ -66,6 +67,9 @@ func (a *assembler) errorList(raw []byte) bool {
 }
 
 func (a *assembler) chunk(c *chunk) bool {
+	if a.model == "" {
+		a.model = c.Model.String()
+	}
 	a.takeUsage(c.Usage.usage(), true)
 	if c.XGroq != nil {
 		a.takeUsage(c.XGroq.Usage.usage(), false)
@@ -81,6 +85,13 @@ func (a *assembler) chunk(c *chunk) bool {
 			Message: string(b.StatusMsg)}))
 	}
 	return a.alive
+}
+
+// takeModel keeps the first model the reply names.
+func (a *assembler) takeModel(m string) {
+	if a.model == "" {
+		a.model = m
+	}
 }
 
 // takeUsage keeps a reported usage: the top-level usage member replaces
@@ -290,6 +301,7 @@ func (a *assembler) end(done bool) {
 		FinishReason:     finishReason(a.finish, calls),
 		Usage:            a.usage,
 		ReasoningDetails: a.details.json(),
+		Model:            a.model,
 	})
 	a.alive = false
 }

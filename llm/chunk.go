@@ -12,6 +12,7 @@ import (
 // go-openai drops (top-level error, x_groq, reasoning, reasoning_details,
 // extra_content) are kept.
 type chunk struct {
+	Model   aliasJSON       `json:"model"` // read once per reply: not copied per chunk
 	Choices []choice        `json:"choices"`
 	Usage   *wireUsage      `json:"usage"`
 	XGroq   *xGroq          `json:"x_groq"`
@@ -188,6 +189,25 @@ func contentParts(raw json.RawMessage) (text, reasoning string) {
 // lenientString reads a JSON string; a number keeps its text; null, bools,
 // objects and arrays read as "".
 type lenientString string
+
+// aliasJSON holds a member's JSON text without copying it: it aliases the
+// payload, so it is valid only while that payload is handled.
+type aliasJSON []byte
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (a *aliasJSON) UnmarshalJSON(b []byte) error {
+	*a = b
+	return nil
+}
+
+// String decodes the text as a JSON string; "" when it is not one.
+func (a aliasJSON) String() string {
+	var s string
+	if len(a) == 0 || a[0] != '"' || json.Unmarshal(a, &s) != nil {
+		return ""
+	}
+	return s
+}
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (s *lenientString) UnmarshalJSON(b []byte) error {

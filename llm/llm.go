@@ -119,7 +119,7 @@ const (
 //   - tool-input-*: ID (the call id), ToolName (as sent), Delta (argument text);
 //   - tool-call: ToolCall;
 //   - finish-step: FinishReason, Usage (nil when the provider sent none),
-//     ReasoningDetails;
+//     ReasoningDetails, Model;
 //   - error: Err (an *Error); nothing follows it.
 type Event struct {
 	Type             EventType
@@ -130,7 +130,10 @@ type Event struct {
 	FinishReason     FinishReason
 	Usage            *Usage
 	ReasoningDetails json.RawMessage
-	Err              error
+	// Model is the model the provider says answered (a dated snapshot of
+	// the one asked for, or a gateway's choice); "" when it named none.
+	Model string
+	Err   error
 }
 
 // FinishReason is why the model stopped, normalised across providers.

@@ -89,7 +89,8 @@ type anthEvent struct {
 }
 
 type anthMsgStart struct {
-	Usage *anthUsage `json:"usage"`
+	Model lenientString `json:"model"`
+	Usage *anthUsage    `json:"usage"`
 }
 
 type anthDelta struct {
@@ -112,6 +113,7 @@ func (d *anthropicDecoder) payload(raw []byte) bool {
 	switch ev.Type {
 	case "message_start":
 		if ev.Message != nil {
+			d.a.takeModel(string(ev.Message.Model))
 			d.usage.merge(ev.Message.Usage)
 		}
 	case "content_block_start":
@@ -241,7 +243,7 @@ func (d *anthropicDecoder) finish() {
 	if len(d.calls) > 0 && reason != FinishLength {
 		reason = FinishToolCalls
 	}
-	a.emit(Event{Type: EventFinishStep, FinishReason: reason, Usage: d.usage.usage(), ReasoningDetails: d.kept()})
+	a.emit(Event{Type: EventFinishStep, FinishReason: reason, Usage: d.usage.usage(), ReasoningDetails: d.kept(), Model: a.model})
 	a.alive = false
 }
 

@@ -43,6 +43,7 @@ type respEvent struct {
 }
 
 type respResponse struct {
+	Model             lenientString   `json:"model"`
 	Status            string          `json:"status"`
 	Error             json.RawMessage `json:"error"`
 	IncompleteDetails *struct {
@@ -90,6 +91,9 @@ func (d *responsesDecoder) payload(raw []byte) bool {
 		return d.a.alive
 	}
 	a := d.a
+	if ev.Response != nil {
+		a.takeModel(string(ev.Response.Model)) // response.created, repeated in the terminal event
+	}
 	switch ev.Type {
 	case "response.output_item.added":
 		return d.itemAdded(ev.OutputIndex, ev.Item)
@@ -266,7 +270,7 @@ func (d *responsesDecoder) finish(r *respResponse) {
 	if len(calls) > 0 && reason == FinishStop {
 		reason = FinishToolCalls
 	}
-	a.emit(Event{Type: EventFinishStep, FinishReason: reason, Usage: usage, ReasoningDetails: d.kept()})
+	a.emit(Event{Type: EventFinishStep, FinishReason: reason, Usage: usage, ReasoningDetails: d.kept(), Model: a.model})
 	a.alive = false
 }
 

@@ -18,6 +18,7 @@ type turn struct {
 	calls      map[string]*Part // tool parts by call id
 	finish     llm.FinishReason
 	usage      *llm.Usage
+	model      string // the model the provider's reply named
 	err        error
 	ran        int             // tool calls that started running
 	structured json.RawMessage // a valid StructuredOutput call's arguments
@@ -106,6 +107,7 @@ func (s *Session) handle(ctx context.Context, t *turn, ev llm.Event) bool {
 			t.finish = llm.FinishUnknown
 		}
 		t.usage = ev.Usage
+		t.model = ev.Model
 		t.msg.ReasoningDetails = ev.ReasoningDetails
 	case llm.EventError:
 		t.err = ev.Err

@@ -51,6 +51,7 @@ func (s *Session) finishStep(ctx context.Context, t *turn) stepResult {
 		FinishReason:  string(t.finish),
 		Tokens:        tokensOf(usage.Add(s.failedUsage)),
 		TokensUnknown: t.usage == nil || s.failedUnknown,
+		Model:         t.model,
 		CostUSD:       stepCost,
 		DurationMS:    s.sinceMS(s.stepStart),
 	})

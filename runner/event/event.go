@@ -297,9 +297,12 @@ type StepFinished struct {
 	Tokens       Tokens `json:"tokens"`
 	// TokensUnknown: the provider reported no usage for the step, so Tokens
 	// are 0 but not measured (and CostUSD is nil).
-	TokensUnknown bool     `json:"tokens_unknown,omitempty"`
-	CostUSD       *float64 `json:"cost_usd"`
-	DurationMS    int64    `json:"duration_ms"`
+	TokensUnknown bool `json:"tokens_unknown,omitempty"`
+	// Model is the model the provider named in its reply (often a dated
+	// snapshot of the one asked for); "" when it named none.
+	Model      string   `json:"model,omitempty"`
+	CostUSD    *float64 `json:"cost_usd"`
+	DurationMS int64    `json:"duration_ms"`
 }
 
 // FileChange is one file in a patch.
