@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/internal/telemetry/otlptest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // The W3C trace context a CI system hands the batch.
@@ -23,7 +24,8 @@ const (
 // TestBatchTelemetry runs the batch example over its three demo
 // repositories through the built binary, with the OTLP exporters pointed
 // at an in-process receiver and a scripted model that answers as a dated
-// snapshot of the model asked for. It checks, span by span: the batch's
+// snapshot of the model asked for (the log's step.finished and the chat
+// spans name that snapshot). It checks, span by span: the batch's
 // span under TRACEPARENT links each repository's invoke_agent span; each
 // run's chat and execute_tool spans are its children with the GenAI
 // conventions' attributes; every model request names its chat span in
@@ -76,6 +78,11 @@ func TestBatchTelemetry(t *testing.T) {
 	for _, id := range batchExampleIDs {
 		recs := readEvents(t, filepath.Join(dir, "out", id, "events.jsonl"))
 		runID := recs[0].RunID
+		for _, f := range ofType[event.StepFinished](t, recs) {
+			if f.Model != answered {
+				t.Errorf("%s: step %d finished with model %q in the log, want %q", id, f.Step, f.Model, answered)
+			}
+		}
 		var run *tracepb.Span
 		for _, s := range spans {
 			if s.GetName() == "invoke_agent add-editorconfig" && otlptest.Attrs(s.GetAttributes())["gen_ai.conversation.id"] == runID {
@@ -108,7 +115,7 @@ func TestBatchTelemetry(t *testing.T) {
 				chats[hex.EncodeToString(s.GetTraceId())+"-"+hex.EncodeToString(s.GetSpanId())] = true
 				reason := map[string]string{"1": "tool-calls", "2": "tool-calls", "3": "stop"}[step]
 				wantAttrs(t, id+" chat step "+step, s, map[string]string{"gen_ai.operation.name": "chat",
-					"gen_ai.request.model": "gpt-4.1-mini",
+					"gen_ai.request.model": "gpt-4.1-mini", "gen_ai.response.model": answered,
 					"gen_ai.provider.name": "openai", "gen_ai.response.finish_reasons": reason})
 				if s.GetKind() != tracepb.Span_SPAN_KIND_CLIENT {
 					t.Errorf("%s chat step %s: kind %v, want client", id, step, s.GetKind())

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -18,7 +19,8 @@ import (
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
-// Attribute keys of the runner's own span and metric attributes.
+// Attribute keys of the runner's own span and metric attributes; every
+// other key is a semconv constant (TestAttributeNames checks both).
 const (
 	attrRunID       = attribute.Key("runner.run.id")
 	attrStatus      = attribute.Key("runner.status")
@@ -37,6 +39,13 @@ const (
 	attrTarget      = attribute.Key("runner.publish.target")
 	attrTokenType   = attribute.Key("runner.token.type")
 	attrDenials     = attribute.Key("runner.denials")
+	attrSteps       = attribute.Key("runner.steps")
+	attrFiles       = attribute.Key("runner.files_changed")
+	attrOutcome     = attribute.Key("runner.tool.outcome")
+	attrReason      = attribute.Key("runner.reason")
+	attrRetry       = attribute.Key("runner.retry.attempt")
+	attrRetryDelay  = attribute.Key("runner.retry.delay_ms")
+	attrBatch       = attribute.Key("runner.batch.name")
 )
 
 // Sink returns the event sink that turns one run's events into spans and
@@ -62,6 +71,7 @@ type sink struct {
 	layers    []string
 	chat      trace.Span
 	chatStart time.Time
+	text      []string             // the open chat's text, kept only to export content
 	tools     map[string]*toolSpan // by call id
 	checks    map[string]trace.Span
 }
@@ -111,10 +121,10 @@ func (s *sink) Emit(p event.Payload) error {
 		s.instant("publish "+string(v.Target), c, v.Error, attrTarget.String(string(v.Target)))
 	case event.Text:
 		if s.t.content && s.chat != nil {
-			s.chat.AddEvent("gen_ai.choice", trace.WithAttributes(attribute.String("gen_ai.output.text", cut(v.Text))))
+			s.text = append(s.text, v.Text)
 		}
 	case event.Compaction:
-		s.ensureRoot().AddEvent("compaction", trace.WithAttributes(attrStep.Int(v.Step), attribute.String("runner.reason", v.Reason)))
+		s.ensureRoot().AddEvent("compaction", trace.WithAttributes(attrStep.Int(v.Step), attrReason.String(v.Reason)))
 	case event.RunFinished:
 		s.runFinished(v)
 	}
@@ -166,7 +176,7 @@ func (s *sink) setCurrent(sp trace.Span) {
 }
 
 func (s *sink) stepStarted(v event.StepStarted) {
-	s.chatStart = time.Now()
+	s.chatStart, s.text = time.Now(), nil
 	s.t.inst.steps.Add(context.Background(), 1)
 	if !s.tracing() {
 		return
@@ -183,17 +193,21 @@ func (s *sink) retry(v event.Retry) {
 	if sp == nil {
 		sp = s.ensureRoot()
 	}
-	sp.AddEvent("retry", trace.WithAttributes(attribute.Int("runner.retry.attempt", v.Attempt),
-		semconv.ErrorTypeKey.String(string(v.ErrorClass)), attribute.Int64("runner.retry.delay_ms", v.DelayMS)))
+	sp.AddEvent("retry", trace.WithAttributes(attrRetry.Int(v.Attempt),
+		semconv.ErrorTypeKey.String(string(v.ErrorClass)), attrRetryDelay.Int64(v.DelayMS)))
 }
 
 func (s *sink) stepFinished(v event.StepFinished) {
 	ctx := context.Background()
 	op := genaiconv.OperationNameChat
 	model := semconv.GenAIRequestModel(s.model)
+	models := []attribute.KeyValue{model}
+	if v.Model != "" {
+		models = append(models, semconv.GenAIResponseModel(v.Model))
+	}
 	if !v.TokensUnknown {
-		s.t.inst.tokenUsage.Record(ctx, v.Tokens.Input, op, s.provider, genaiconv.TokenTypeInput, model)
-		s.t.inst.tokenUsage.Record(ctx, v.Tokens.Output, op, s.provider, genaiconv.TokenTypeOutput, model)
+		s.t.inst.tokenUsage.Record(ctx, v.Tokens.Input, op, s.provider, genaiconv.TokenTypeInput, models...)
+		s.t.inst.tokenUsage.Record(ctx, v.Tokens.Output, op, s.provider, genaiconv.TokenTypeOutput, models...)
 		for typ, n := range map[string]int64{"input": v.Tokens.Input, "output": v.Tokens.Output, "reasoning": v.Tokens.Reasoning,
 			"cache_read": v.Tokens.CacheRead, "cache_write": v.Tokens.CacheWrite} {
 			s.t.inst.tokens.Add(ctx, n, metric.WithAttributes(attrTokenType.String(typ), model))
@@ -202,11 +216,19 @@ func (s *sink) stepFinished(v event.StepFinished) {
 	if v.CostUSD != nil {
 		s.t.inst.cost.Add(ctx, *v.CostUSD, metric.WithAttributes(model))
 	}
-	s.t.inst.opDuration.Record(ctx, time.Since(s.chatStart).Seconds(), op, s.provider, model)
+	s.t.inst.opDuration.Record(ctx, time.Since(s.chatStart).Seconds(), op, s.provider, models...)
+	text := s.text
+	s.text = nil
 	if s.chat == nil {
 		return
 	}
 	s.chat.SetAttributes(semconv.GenAIResponseFinishReasons(v.FinishReason))
+	if v.Model != "" {
+		s.chat.SetAttributes(semconv.GenAIResponseModel(v.Model))
+	}
+	if s.t.content && len(text) > 0 {
+		s.chat.SetAttributes(semconv.GenAIOutputMessagesKey.String(outputMessages(text, v.FinishReason)))
+	}
 	if !v.TokensUnknown {
 		s.chat.SetAttributes(semconv.GenAIUsageInputTokens(int(v.Tokens.Input)), semconv.GenAIUsageOutputTokens(int(v.Tokens.Output)),
 			semconv.GenAIUsageCacheReadInputTokens(int(v.Tokens.CacheRead)),
@@ -269,7 +291,7 @@ func (s *sink) toolEnded(callID string, durMS int64, meta map[string]any, errTex
 		outcome = "error"
 	}
 	ctx := context.Background()
-	attrs := metric.WithAttributes(semconv.GenAIToolName(ts.tool), attrVerdict.String(verdict), attribute.String("runner.tool.outcome", outcome))
+	attrs := metric.WithAttributes(semconv.GenAIToolName(ts.tool), attrVerdict.String(verdict), attrOutcome.String(outcome))
 	s.t.inst.toolCalls.Add(ctx, 1, attrs)
 	s.t.inst.toolDuration.Record(ctx, float64(durMS)/1000, attrs)
 	if ts.span == nil {
@@ -338,9 +360,9 @@ func (s *sink) runFinished(v event.RunFinished) {
 		return
 	}
 	root := s.ensureRoot()
-	root.SetAttributes(append(attrs, attribute.Int("runner.steps", v.Steps), semconv.GenAIUsageInputTokens(int(v.Tokens.Input)),
+	root.SetAttributes(append(attrs, attrSteps.Int(v.Steps), semconv.GenAIUsageInputTokens(int(v.Tokens.Input)),
 		semconv.GenAIUsageOutputTokens(int(v.Tokens.Output)), attrDenials.Int(v.Denials),
-		attribute.Int("runner.files_changed", v.FilesChanged))...)
+		attrFiles.Int(v.FilesChanged))...)
 	if v.CostUSD != nil {
 		root.SetAttributes(attrCost.Float64(*v.CostUSD))
 	}
@@ -373,6 +395,38 @@ func (s *sink) endOpen() {
 		sp.End()
 		delete(s.checks, k)
 	}
+}
+
+// outputMessages is gen_ai.output.messages for one reply of text parts,
+// in the conventions' JSON form, each part cut to maxContent.
+func outputMessages(text []string, reason string) string {
+	type part struct {
+		Type    string `json:"type"`
+		Content string `json:"content"`
+	}
+	type message struct {
+		Role         string `json:"role"`
+		Parts        []part `json:"parts"`
+		FinishReason string `json:"finish_reason"`
+	}
+	m := message{Role: "assistant", FinishReason: conventionFinish(reason)}
+	for _, t := range text {
+		m.Parts = append(m.Parts, part{Type: "text", Content: cut(t)})
+	}
+	b, _ := json.Marshal([]message{m})
+	return string(b)
+}
+
+// conventionFinish maps the event log's finish reasons to the values the
+// conventions' output messages schema names.
+func conventionFinish(r string) string {
+	switch r {
+	case "tool-calls":
+		return "tool_call"
+	case "content-filter":
+		return "content_filter"
+	}
+	return r
 }
 
 func checkKey(name string, attempt int) string { return name + "\x00" + strconv.Itoa(attempt) }

@@ -20,7 +20,6 @@ import (
 	"sync/atomic"
 
 	"go.opentelemetry.io/contrib/bridges/otelslog"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
@@ -68,7 +67,7 @@ func (t *Telemetry) StartBatch(name string) (end func(failure string)) {
 	if t == nil || t.tracer == nil {
 		return func(string) {}
 	}
-	_, sp := t.tracer.Start(t.parent, "batch "+name, trace.WithAttributes(attribute.String("runner.batch.name", name)))
+	_, sp := t.tracer.Start(t.parent, "batch "+name, trace.WithAttributes(attrBatch.String(name)))
 	t.batch.Store(&sp)
 	return func(failure string) {
 		t.batch.Store(nil)

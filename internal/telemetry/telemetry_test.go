@@ -63,7 +63,8 @@ func TestExportRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	emit(event.StepFinished{Step: 1, FinishReason: "tool_calls", Tokens: event.Tokens{Input: 100, Output: 20, CacheRead: 40}, CostUSD: &cost})
+	emit(event.StepFinished{Step: 1, FinishReason: "tool-calls", Tokens: event.Tokens{Input: 100, Output: 20, CacheRead: 40}, CostUSD: &cost,
+		Model: "gpt-test-2026-01-01"})
 	emit(event.ToolStarted{Step: 1, CallID: "call_1", Tool: "bash", Input: []byte(`{"command":"make"}`)})
 	emit(event.ToolCompleted{Step: 1, CallID: "call_1", Tool: "bash", Output: "built", Metadata: map[string]any{"exit_code": 3}, DurationMS: 5})
 	emit(event.ToolStarted{Step: 1, CallID: "call_2", Tool: "write"})
@@ -95,8 +96,9 @@ func TestExportRun(t *testing.T) {
 		"invoke_agent fix-tests": {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "fix-tests", "gen_ai.conversation.id": "run-7",
 			"gen_ai.request.model": "gpt-test", "gen_ai.provider.name": "openai", "runner.status": "failed", "error.type": "blocked",
 			"runner.sandbox.layers": "landlock"},
-		"chat gpt-test": {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-test", "gen_ai.response.finish_reasons": "tool_calls",
-			"gen_ai.usage.input_tokens": "100", "gen_ai.usage.output_tokens": "20", "gen_ai.usage.cache_read.input_tokens": "40",
+		"chat gpt-test": {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-test", "gen_ai.response.model": "gpt-test-2026-01-01",
+			"gen_ai.response.finish_reasons": "tool-calls",
+			"gen_ai.usage.input_tokens":      "100", "gen_ai.usage.output_tokens": "20", "gen_ai.usage.cache_read.input_tokens": "40",
 			"runner.cost.usd": "0.25"},
 		"execute_tool bash":    {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "bash", "gen_ai.tool.call.id": "call_1", "process.exit.code": "3", "runner.permission.verdict": "allowed", "runner.sandbox.layers": "landlock"},
 		"execute_tool write":   {"gen_ai.tool.call.id": "call_2", "runner.permission.verdict": "denied", "runner.permission": "edit", "runner.permission.rule": "default deny"},
@@ -239,7 +241,7 @@ func TestCaptureContent(t *testing.T) {
 	}
 	s := tel.Sink("r")
 	for _, p := range []event.Payload{event.RunStarted{Task: "t", Model: "m"}, event.StepStarted{Step: 1},
-		event.Text{Step: 1, Text: "I build it."}, event.StepFinished{Step: 1},
+		event.Text{Step: 1, Text: "I build it."}, event.Text{Step: 1, Text: "Then I test it."}, event.StepFinished{Step: 1, FinishReason: "tool-calls"},
 		event.ToolStarted{CallID: "c", Tool: "bash", Input: []byte(`{"command":"make"}`)},
 		event.ToolCompleted{CallID: "c", Tool: "bash", Output: "built"}, event.RunFinished{Status: event.StatusSuccess}} {
 		_ = s.Emit(p)
@@ -255,8 +257,9 @@ func TestCaptureContent(t *testing.T) {
 				t.Errorf("execute_tool attributes %v", attrs)
 			}
 		case "chat m":
-			if ev := sp.GetEvents(); len(ev) != 1 || otlptest.Attrs(ev[0].GetAttributes())["gen_ai.output.text"] != "I build it." {
-				t.Errorf("chat events %v", ev)
+			want := `[{"role":"assistant","parts":[{"type":"text","content":"I build it."},{"type":"text","content":"Then I test it."}],"finish_reason":"tool_call"}]`
+			if got := attrs["gen_ai.output.messages"]; got != want {
+				t.Errorf("gen_ai.output.messages = %s, want %s", got, want)
 			}
 		}
 	}
