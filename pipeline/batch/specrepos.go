@@ -46,6 +46,9 @@ func (d decoder) repoSources(root *yaml.Node, f map[string]*yaml.Node, s *Spec) 
 func (d decoder) repo(n *yaml.Node, what string) RepoSpec {
 	r := RepoSpec{Pos: d.pos(n), What: what}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		if strings.TrimSpace(n.Value) == "" {
+			d.hintf(n, "give a URL or a path, or remove the entry", "%s: empty repository", what)
+		}
 		r.URL, r.Path = splitSource(n.Value)
 		return r
 	}
@@ -59,10 +62,10 @@ func (d decoder) repo(n *yaml.Node, what string) RepoSpec {
 		d.errorf(n, "%s: missing required key \"url\" or \"path\"", what)
 	}
 	if hasURL {
-		r.URL = d.Str(what+".url", u)
+		r.URL = d.NonEmpty(what+".url", u)
 	}
 	if hasPath {
-		r.Path = d.Str(what+".path", p)
+		r.Path = d.NonEmpty(what+".path", p)
 	}
 	if v, ok := f["ref"]; ok {
 		r.Ref = d.Str(what+".ref", v)

@@ -185,10 +185,18 @@ func (d *Decoder) Require(path string, n *yaml.Node, seen map[string]*yaml.Node,
 	}
 }
 
+// isString reports whether n is a string scalar. A YAML 1.1 timestamp
+// (2024-01-01) counts: YAML 1.2, which editors follow, has no timestamp
+// type, so the spec's JSON Schema sees a string there.
+func isString(n *yaml.Node) bool {
+	n = deref(n)
+	return n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!str" || n.ShortTag() == "!!timestamp")
+}
+
 // Str decodes a string scalar.
 func (d *Decoder) Str(path string, n *yaml.Node) string {
 	n = deref(n)
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+	if !isString(n) {
 		hint := ""
 		if n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" {
 			hint = fmt.Sprintf("quote it: %q", n.Value)
@@ -202,7 +210,7 @@ func (d *Decoder) Str(path string, n *yaml.Node) string {
 // NonEmpty decodes a string that must not be blank.
 func (d *Decoder) NonEmpty(path string, n *yaml.Node) string {
 	s := d.Str(path, n)
-	if deref(n).ShortTag() == "!!str" && strings.TrimSpace(s) == "" {
+	if isString(n) && strings.TrimSpace(s) == "" {
 		d.ErrorAt(n, "give it a value or remove the key", "%s: must not be empty", path)
 	}
 	return s
@@ -219,23 +227,43 @@ func (d *Decoder) ScalarText(path string, n *yaml.Node) (string, bool) {
 	return n.Value, true
 }
 
-// Integer decodes an integer that is at least lo.
+// Integer decodes an integer that is at least lo and at most
+// math.MaxInt32; 0 after an error.
 func (d *Decoder) Integer(path string, n *yaml.Node, lo int64) int64 {
+	v, _ := d.integer(path, n, lo)
+	return v
+}
+
+// integer is Integer that also says whether n was a valid integer. A
+// number with no fraction (1.0, 1e3) is one, as in JSON Schema: the
+// spec's schema and editors cannot tell 1.0 from 1.
+func (d *Decoder) integer(path string, n *yaml.Node, lo int64) (int64, bool) {
 	n = deref(n)
-	var v int64
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
+	v, ok := int64(0), false
+	if n.Kind == yaml.ScalarNode {
+		switch n.ShortTag() {
+		case "!!int":
+			ok = n.Decode(&v) == nil
+		case "!!float":
+			var f float64
+			if n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+				v, ok = int64(f), true
+			}
+		}
+	}
+	if !ok {
 		d.TypeError(path, n, "an integer", "")
-		return 0
+		return 0, false
 	}
 	if v < lo {
 		d.ErrorAt(n, "", "%s: must be at least %d, got %d", path, lo, v)
-		return 0
+		return 0, false
 	}
 	if v > math.MaxInt32 {
-		d.ErrorAt(n, "", "%s: %d is too large", path, v)
-		return 0
+		d.ErrorAt(n, "", "%s: %s is too large (at most %d)", path, n.Value, math.MaxInt32)
+		return 0, false
 	}
-	return v
+	return v, true
 }
 
 // Number decodes a non-negative finite number.
@@ -269,7 +297,7 @@ func (d *Decoder) Boolean(path string, n *yaml.Node) bool {
 func (d *Decoder) Duration(path string, n *yaml.Node) time.Duration {
 	n = deref(n)
 	const hint = `use a number with a unit: "90s", "20m", "1h30m"`
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+	if !isString(n) {
 		d.TypeError(path, n, "a duration", hint)
 		return 0
 	}

@@ -172,7 +172,7 @@ func (d *Decoder) spec(root *yaml.Node) *Spec {
 	d.checkReview(s)
 	d.Require("", root, seen, "version", "name", "prompt")
 	for _, t := range templates {
-		if t.node.ShortTag() == "!!str" {
+		if isString(t.node) {
 			d.checkTemplate(t.path, t.node, s.Inputs)
 		}
 	}
@@ -181,8 +181,8 @@ func (d *Decoder) spec(root *yaml.Node) *Spec {
 
 // version decodes "version", which must be Version.
 func (d *Decoder) version(path string, n *yaml.Node) int {
-	v := d.Integer(path, n, 0)
-	if v != 0 && v != Version || v == 0 && deref(n).ShortTag() == "!!int" {
+	v, ok := d.integer(path, n, 0)
+	if ok && v != Version {
 		d.ErrorAt(n, fmt.Sprintf("this runner reads version %d", Version), "%s: unsupported spec version %s", path, deref(n).Value)
 	}
 	return int(v)
@@ -193,7 +193,7 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // name decodes the task name.
 func (d *Decoder) name(path string, n *yaml.Node) string {
 	s := d.Str(path, n)
-	if deref(n).ShortTag() == "!!str" && !namePattern.MatchString(s) {
+	if isString(n) && !namePattern.MatchString(s) {
 		d.ErrorAt(n, `use letters, digits, ".", "_" and "-", at most 64, e.g. "fix-tests"`, "%s: bad task name %q", path, s)
 	}
 	return s

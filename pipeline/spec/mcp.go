@@ -175,7 +175,7 @@ func listHint(s string) string {
 // mcpURL decodes an endpoint URL (https://, or http:// to loopback).
 func (d *Decoder) mcpURL(path string, n *yaml.Node) string {
 	s := d.NonEmpty(path, n)
-	if s == "" || deref(n).ShortTag() != "!!str" {
+	if s == "" || !isString(n) {
 		return s
 	}
 	if err := mcp.CheckURL(s); err != nil {

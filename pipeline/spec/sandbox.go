@@ -55,7 +55,7 @@ func (d *Decoder) sandbox(path string, n *yaml.Node) Sandbox {
 	d.Mapping(path, n, FieldFuncs{
 		"mode": func(p string, n *yaml.Node) {
 			v := d.Str(p, n)
-			if deref(n).ShortTag() == "!!str" && !slices.Contains(sandbox.Modes(), sandbox.Mode(v)) {
+			if isString(n) && !slices.Contains(sandbox.Modes(), sandbox.Mode(v)) {
 				d.ErrorAt(n, "use auto (the default), required or off", "%s: unknown sandbox mode %q", p, v)
 			}
 			s.Mode = sandbox.Mode(v)

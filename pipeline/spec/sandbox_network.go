@@ -33,7 +33,7 @@ func (d *Decoder) network(s *Sandbox, path string, n *yaml.Node) {
 		return
 	}
 	switch v := d.Str(path, n); {
-	case deref(n).ShortTag() != "!!str":
+	case !isString(n):
 	case v == "allow":
 		s.Network = true
 	case v != "deny":

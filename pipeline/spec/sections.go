@@ -207,7 +207,7 @@ func (d *Decoder) env(path string, n *yaml.Node) []string {
 	return d.StrList(path, n, func(p string, n *yaml.Node) string {
 		s := d.Str(p, n)
 		switch {
-		case deref(n).ShortTag() != "!!str":
+		case !isString(n):
 		case !identPattern.MatchString(s):
 			d.ErrorAt(n, "a name such as GOFLAGS, not NAME=value", "%s: bad environment variable name %q", p, s)
 		case seen[s]:

@@ -106,6 +106,9 @@ func TestLoadErrors(t *testing.T) {
 		{"wrong type bool", base + "github: {comment: yes}\n", []string{"4:19: github.comment: expected true or false, got a string"}},
 		{"wrong type list", base + "checks: {name: x}\n", []string{"4:9: checks: expected a list of checks, got a mapping"}},
 		{"negative", base + "retries: -1\n", []string{"4:10: retries: must be at least 0, got -1"}},
+		{"fraction", base + "limits: {max_steps: 1.5}\n", []string{"4:21: limits.max_steps: expected an integer, got a number"}},
+		{"too large", base + "limits: {max_tokens: 3e9}\n", []string{"4:22: limits.max_tokens: 3e9 is too large (at most 2147483647)"}},
+		{"version as a float", "version: 0.0\nname: t\nprompt: hi\n", []string{"1:10: version: unsupported spec version 0.0"}},
 		{"version", "version: 2\nname: t\nprompt: hi\n", []string{"1:10: version: unsupported spec version 2 (this runner reads version 1)"}},
 		{"bad name", "version: 1\nname: fix tests\nprompt: hi\n", []string{`2:7: name: bad task name "fix tests"`}},
 		{"empty prompt", "version: 1\nname: t\nprompt: ' '\n", []string{"3:9: prompt: must not be empty"}},
@@ -233,5 +236,26 @@ func TestPosition(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("Position(%q) = %v, %v; want %v, %v", tt.path, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestLoadAsJSONSchemaReads: what the spec's JSON Schema (and so an
+// editor) accepts, Load reads the same way: 1.0 is the integer 1, and
+// 2024-01-01 is a string (YAML 1.2 has no timestamp type).
+func TestLoadAsJSONSchemaReads(t *testing.T) {
+	s, err := LoadBytes("t.yaml", []byte("version: 1.0\nname: 2024-01-01\ndescription: 2024-01-02\nprompt: p\n"+
+		"limits: {max_steps: 4.0, max_tokens: 1e3, timeout: 2024-01-03}\n"))
+	if err == nil {
+		t.Fatalf("a timestamp is no duration, yet Load accepted it: %+v", s.Limits)
+	}
+	if want := `t.yaml:5:52: limits.timeout: bad duration "2024-01-03"`; !strings.Contains(err.Error(), want) || strings.Count(err.Error(), "\n") > 0 {
+		t.Fatalf("got %v, want only %s", err, want)
+	}
+	s, err = LoadBytes("t.yaml", []byte("version: 1.0\nname: 2024-01-01\ndescription: 2024-01-02\nprompt: p\nlimits: {max_steps: 4.0, max_tokens: 1e3}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Version != 1 || s.Name != "2024-01-01" || s.Description != "2024-01-02" || s.Limits.MaxSteps != 4 || s.Limits.MaxTokens != 1000 {
+		t.Errorf("got version %d, name %q, description %q, max_steps %d, max_tokens %d", s.Version, s.Name, s.Description, s.Limits.MaxSteps, s.Limits.MaxTokens)
 	}
 }
