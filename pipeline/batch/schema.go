@@ -8,7 +8,8 @@ import (
 // batchSchema is the JSON Schema of the batch spec; schema/batch.schema.json
 // at the repository root is a copy kept identical by a test, and a test
 // keeps its keys equal to the decoder's (topKeys, repoKeys, limitKeys,
-// cloneKeys). An inline task refers to task.schema.json by its $id.
+// cloneKeys). An inline task refers to the task schema by a relative $ref
+// (task.schema.json), resolved against the $id: the file published beside it.
 //
 //go:embed batch.schema.json
 var batchSchema []byte

@@ -41,7 +41,7 @@ func compileBatchSchema(t *testing.T) *jsonschema.Schema {
 			t.Fatal(err)
 		}
 	}
-	sch, err := c.Compile("https://github.com/seed43ef5acb/runner/schema/batch.schema.json")
+	sch, err := c.Compile("https://raw.githubusercontent.com/seed43ef5acb/runner/main/schema/batch.schema.json")
 	if err != nil {
 		t.Fatalf("batch schema does not compile: %v", err)
 	}

@@ -16,7 +16,7 @@ import (
 var schemaJSON []byte
 
 // schemaURL is the schema's $id.
-const schemaURL = "https://github.com/seed43ef5acb/runner/schema/events.schema.json"
+const schemaURL = "https://raw.githubusercontent.com/seed43ef5acb/runner/main/schema/events.schema.json"
 
 // SchemaJSON returns a copy of the JSON Schema (draft 2020-12) of a log line.
 func SchemaJSON() []byte {
