@@ -2,65 +2,151 @@ package telemetry
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/seed43ef5acb/runner/internal/telemetry/otlptest"
+	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/tools"
 )
 
-// stepEvents are the events of one agent step with one tool call.
-func stepEvents() []event.Payload {
-	cost := 0.001
-	return []event.Payload{
-		event.StepStarted{Step: 1},
-		event.Text{Step: 1, Text: "I run the tests."},
-		event.StepFinished{Step: 1, FinishReason: "tool_calls", Tokens: event.Tokens{Input: 1000, Output: 50}, CostUSD: &cost},
-		event.ToolStarted{Step: 1, CallID: "c1", Tool: "bash"},
-		event.ToolCompleted{Step: 1, CallID: "c1", Tool: "bash", Output: "ok", Metadata: map[string]any{"exit_code": 0}},
+// benchSteps is the length of one benchmarked session.
+const benchSteps = 40
+
+// readTool answers every call with a small file's text.
+type readTool struct{}
+
+func (readTool) Info() tools.Info {
+	return tools.Info{Name: "read", Description: "Read a file.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+}
+
+func (readTool) Run(context.Context, tools.Call) (tools.Result, error) {
+	return tools.Result{Output: "package p\n\nfunc F() {}\n"}, nil
+}
+
+// session runs one benchmSteps-step session against srv as the pipeline
+// wires it: Setup with getenv, the model client through Transport, the
+// telemetry's sink beside the log when Setup started any. With plain set
+// it is the runner without telemetry: no Setup, the bare transport.
+func session(b *testing.B, srv *llmtest.Server, getenv func(string) string, plain bool) {
+	b.Helper()
+	rt := http.DefaultTransport
+	sinks := []event.Sink{event.NewWriter(io.Discard, "bench")}
+	if !plain {
+		tel, err := Setup(b.Context(), getenv, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = tel.Shutdown(context.WithoutCancel(b.Context())) }()
+		rt = Transport(http.DefaultTransport, "bench", tel)
+		if tel != nil {
+			sinks = append(sinks, tel.Sink("bench"))
+		}
+	}
+	model, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "sk-bench", HTTPClient: &http.Client{Transport: rt}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := runner.Run(b.Context(), runner.Config{
+		Model: model, ModelName: "gpt-4.1-mini", WorkTree: b.TempDir(), Platform: "linux/amd64", Prompt: "Read the files.",
+		Tools: []tools.Tool{readTool{}}, Sink: event.Multi(sinks...),
+		Backoff: runner.Backoff{Base: time.Millisecond, Max: time.Millisecond, Attempts: 1},
+	})
+	if err != nil || res.Status != event.StatusSuccess || res.Steps != benchSteps {
+		b.Fatalf("session: %v, %+v", err, res)
 	}
 }
 
-// BenchmarkStep measures what telemetry adds to a step: its events into
-// the JSONL writer (baseline), the same with the sink of telemetry that no
-// OTEL_* variable asked for (what a run without them pays: nothing is
-// added to the sinks), and with traces and metrics exported to an
-// in-process receiver. Compare ns/op within one run.
-func BenchmarkStep(b *testing.B) {
-	run := func(b *testing.B, sink event.Sink) {
-		b.Helper()
-		b.ReportAllocs()
-		evs := stepEvents()
-		for b.Loop() {
-			for _, e := range evs {
-				_ = sink.Emit(e)
-			}
-		}
+// BenchmarkSessionStep measures a step of a 40-step session (a read tool
+// call per step, the model a fake over loopback HTTP) three ways, in
+// turn within each iteration so they share the machine's load:
+//
+//   - off: the runner without telemetry (no Setup, the bare transport);
+//   - no-otel-variables: what a run pays when no OTEL_* variable is set
+//     (Setup, the User-Agent transport, no sink added);
+//   - exported: traces and metrics sent to an in-process OTLP receiver.
+//
+// It reports each variant's median ms/step, its allocations per step (the
+// fake model's included: it shares the process) and the median
+// per-iteration ratio no-otel-variables/off (1.00: no cost):
+//
+//	go test ./internal/telemetry -run '^$' -bench SessionStep -benchtime 15x
+func BenchmarkSessionStep(b *testing.B) {
+	replies := make([]llmtest.Reply, 0, benchSteps)
+	for i := range benchSteps - 1 {
+		replies = append(replies, llmtest.Turn{Text: "Next file.",
+			ToolCalls: []llmtest.ToolCall{llmtest.Call("read", fmt.Sprintf(`{"path":"f%d.go"}`, i))}}.Reply())
 	}
-	b.Run("baseline", func(b *testing.B) { run(b, event.NewWriter(io.Discard, "bench")) })
-	b.Run("no-otel-variables", func(b *testing.B) {
-		tel, _ := Setup(b.Context(), func(string) string { return "" }, "bench")
-		sinks := []event.Sink{event.NewWriter(io.Discard, "bench")}
-		if tel != nil { // as the pipeline: a nil telemetry adds no sink
-			sinks = append(sinks, tel.Sink("bench"))
+	replies = append(replies, llmtest.Turn{Text: "Done."}.Reply())
+	rcv := otlptest.Start(b)
+	b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL) // the exporters read the process environment
+	b.Setenv("OTEL_METRIC_EXPORT_INTERVAL", "600000")
+	variants := []struct {
+		name   string
+		getenv func(string) string
+		plain  bool
+	}{
+		{"off", os.Getenv, true},
+		{"no-otel-variables", func(string) string { return "" }, false},
+		{"exported", os.Getenv, false},
+	}
+	perStep := make([][]float64, len(variants))
+	mallocs := make([]uint64, len(variants))
+	var ratios []float64
+	for i := 0; b.Loop(); i++ {
+		got := make([]float64, len(variants))
+		for k := range variants {
+			j := (i + k) % len(variants) // a different variant first each time
+			srv := llmtest.NewBenchServer(b, func(n int) llmtest.Reply { return replies[min(n, benchSteps-1)] })
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			start := time.Now()
+			session(b, srv, variants[j].getenv, variants[j].plain)
+			got[j] = float64(time.Since(start).Microseconds()) / 1000 / benchSteps
+			runtime.ReadMemStats(&m1)
+			mallocs[j] += m1.Mallocs - m0.Mallocs
 		}
-		run(b, event.Multi(sinks...))
-	})
-	b.Run("exported", func(b *testing.B) {
-		rcv := otlptest.Start(b)
-		b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL)
-		tel, err := Setup(b.Context(), os.Getenv, "bench")
-		if err != nil || tel == nil {
-			b.Fatal(err)
+		for j := range variants {
+			perStep[j] = append(perStep[j], got[j])
 		}
-		defer func() { _ = tel.Shutdown(context.Background()) }()
-		s := tel.Sink("bench")
-		_ = s.Emit(event.RunStarted{Task: "bench", Model: "m"})
-		run(b, event.Multi(event.NewWriter(io.Discard, "bench"), s))
-	})
+		ratios = append(ratios, got[1]/got[0])
+	}
+	for j, v := range variants {
+		allocs := float64(mallocs[j]) / float64(len(perStep[j])*benchSteps)
+		b.ReportMetric(median(perStep[j]), v.name+"-ms/step")
+		b.ReportMetric(allocs, v.name+"-allocs/step")
+		b.Logf("%s: median %.3f ms/step, range %.3f-%.3f over %d; %.0f allocs/step", v.name, median(perStep[j]),
+			slices.Min(perStep[j]), slices.Max(perStep[j]), len(perStep[j]), allocs)
+	}
+	b.ReportMetric(median(ratios), "no-otel/off")
+	b.Logf("no-otel/off: median %.3f, range %.3f-%.3f", median(ratios), slices.Min(ratios), slices.Max(ratios))
+	if len(rcv.Spans()) == 0 {
+		b.Error("the exported variant sent no spans")
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // BenchmarkModelRequest measures a model request on loopback through the

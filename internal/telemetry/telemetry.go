@@ -97,9 +97,10 @@ func Signals(getenv func(string) string) (traces, metrics, logs bool) {
 }
 
 // Setup starts the providers of the signals the environment asks for
-// (Signals); nil when it asks for none. The exporters read the standard
-// variables themselves (endpoint, protocol, headers, interval). getenv
-// also gives TRACEPARENT (and TRACESTATE), which parents the run's spans.
+// (Signals); nil when it asks for none. The SDK's exporters read the
+// other standard variables (endpoint, headers, interval) from the process
+// environment, so getenv must agree with it. getenv also gives
+// TRACEPARENT (and TRACESTATE), which parents the run's spans.
 // version is the runner's, for service.version.
 func Setup(ctx context.Context, getenv func(string) string, version string) (*Telemetry, error) {
 	traces, metrics, logs := Signals(getenv)
