@@ -55,15 +55,17 @@ type CLI struct {
 	LogFormat   string           `name:"log-format" help:"Diagnostic log format on stderr: text or json." enum:"text,json" default:"text" env:"RUNNER_LOG_FORMAT"`
 	Color       string           `name:"color" help:"Colour on stderr: auto (a terminal, unless NO_COLOR, TERM=dumb or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always or never." enum:"auto,always,never" default:"auto" placeholder:"WHEN"`
 
-	Exec     ExecCmd     `cmd:"" help:"Run a task spec against a work tree."`
-	Batch    BatchCmd    `cmd:"" help:"Run one task over many repositories; merge shards; publish pull requests."`
-	Report   ReportCmd   `cmd:"" help:"Summarise event logs as Markdown or JSON."`
-	Policy   PolicyCmd   `cmd:"" help:"Explain the task spec's permission decisions."`
-	GitHub   GitHubCmd   `cmd:"" name:"github" help:"GitHub Actions helpers."`
-	Validate ValidateCmd `cmd:"" help:"Check task specs (and batch specs) and report every problem."`
-	Schema   SchemaCmd   `cmd:"" help:"Print the JSON Schema of the task spec."`
-	Version  VersionCmd  `cmd:"" help:"Print the runner's version."`
-	Man      ManCmd      `cmd:"" hidden:"" help:"Print the man page (roff) of every command."`
+	Exec       ExecCmd       `cmd:"" help:"Run a task spec against a work tree."`
+	Batch      BatchCmd      `cmd:"" help:"Run one task over many repositories; merge shards; publish pull requests."`
+	Report     ReportCmd     `cmd:"" help:"Summarise event logs as Markdown or JSON."`
+	Policy     PolicyCmd     `cmd:"" help:"Explain the task spec's permission decisions."`
+	GitHub     GitHubCmd     `cmd:"" name:"github" help:"GitHub Actions helpers."`
+	Validate   ValidateCmd   `cmd:"" help:"Check task specs (and batch specs) and report every problem."`
+	Schema     SchemaCmd     `cmd:"" help:"Print the JSON Schema of the task spec."`
+	Version    VersionCmd    `cmd:"" help:"Print the runner's version."`
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script: bash, zsh or fish."`
+	Help       HelpCmd       `cmd:"" help:"Show the help of a command, as COMMAND --help does."`
+	Man        ManCmd        `cmd:"" hidden:"" help:"Print the man page (roff) of every command."`
 }
 
 const description = `A headless runner for AI coding agents.
@@ -108,6 +110,9 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 			code = int(req)
 		}
 	}()
+	if Environ(environ).Get("COMP_LINE") != "" {
+		complete(parser)
+	}
 	stderr := redactingWriter{w: streams.Stderr, r: event.NewRedactor(environ)}
 	kctx, err := parser.Parse(args)
 	if err != nil {

@@ -11,9 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed43ef5acb/runner/internal/golden"
-
+	"github.com/alecthomas/kong"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/seed43ef5acb/runner/internal/golden"
 
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
@@ -60,16 +61,27 @@ func replaceSection(t *testing.T, page, doc, name, body string) string {
 	return doc[:i+len(begin)] + body + doc[j:]
 }
 
-// flagReference is the help of every command.
+// flagReference is the help of the root and of every visible leaf
+// command, walked from the kong model, so a new command or flag is in
+// it; it fails when a visible flag is missing from its command's help.
 func flagReference(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
-	for _, cmd := range [][]string{{}, {"exec"}, {"batch", "run"}, {"batch", "merge"}, {"batch", "publish"}, {"batch", "report"}, {"batch", "export"}, {"report"}, {"policy", "check"}, {"github", "finalize"}, {"validate"}, {"schema"}, {"version"}} {
+	for _, n := range visibleCommands(t) {
+		if n.Parent != nil && slices.ContainsFunc(n.Children, func(c *kong.Node) bool { return c.Type == kong.CommandNode }) {
+			continue // a group such as "batch": its commands have the flags
+		}
+		cmd := commandWords(n)
 		var stdout, stderr bytes.Buffer
 		args := append(slices.Clone(cmd), "--help")
 		code := runCLI(context.Background(), args, Streams{Stdout: &stdout, Stderr: &stderr}, nil)
 		if code != 0 || stderr.Len() > 0 {
 			t.Fatalf("runner %v: exit %d, stderr %q", args, code, stderr.String())
+		}
+		for _, f := range n.Flags {
+			if !f.Hidden && !strings.Contains(stdout.String(), "--"+f.Name) {
+				t.Errorf("runner %v lacks the flag --%s", args, f.Name)
+			}
 		}
 		fmt.Fprintf(&b, "### `%s`\n\n```text\n%s```\n\n", strings.Join(append([]string{"runner"}, cmd...), " "), stdout.String())
 	}
