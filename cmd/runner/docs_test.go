@@ -23,13 +23,14 @@ import (
 var generatedDocs = []struct{ name, page string }{
 	{"flags", "../../docs/cli.md"},
 	{"spec", "../../docs/spec.md"},
+	{"events", "../../docs/events.md"},
 }
 
 // TestGeneratedDocs keeps the generated sections of docs/ (flag reference,
 // spec reference) equal to what the code says; -update rewrites them.
 func TestGeneratedDocs(t *testing.T) {
 	t.Setenv("COLUMNS", "80")
-	bodies := map[string]string{"flags": flagReference(t), "spec": specReference(t)}
+	bodies := map[string]string{"flags": flagReference(t), "spec": specReference(t), "events": eventsReference(t)}
 	for _, g := range generatedDocs {
 		data, err := os.ReadFile(g.page)
 		if err != nil {
