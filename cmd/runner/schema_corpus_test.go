@@ -42,6 +42,7 @@ var inexpressible = map[string]string{
 	"task/bad/check-names-duplicate.yaml":         "check names are unique: uniqueItems compares whole items, not one key of them",
 	"task/bad/output-schema-invalid.yaml":         "output.schema must compile as a JSON Schema with no remote $ref, within size bounds; checking it against the metaschema would make editors fetch that",
 	"task/bad/writable-root-through-a-name.yaml":  "a writable path that cleans to / through a name and .. (/tmp/..): path.Clean counts segments, which no pattern does",
+	"task/bad/mcp-url-bad-port.yaml":              "an MCP server's URL is parsed (net/url: ports, host characters) and its host looked up as an IP address; the schema states the scheme, localhost, 127.0.0.0/8 and [::1]",
 	"task/bad/network-allow-bad-port.yaml":        "allow-list entries are parsed as host names, ports and IP addresses (netproxy.ParseEntry); the schema refuses only schemes, paths, users and spaces",
 	"task/bad/max-cost-unpriced-model.yaml":       "a cost limit needs the model's price, looked up in the runner's catalogue",
 	"task/bad/merge-key.yaml":                     "the runner refuses merge keys (<<), but YAML loaders resolve them before a schema sees the document",
