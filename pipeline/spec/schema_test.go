@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -12,7 +11,9 @@ import (
 )
 
 // TestSchemaFileIdentical keeps schema/task.schema.json (for editors) equal
-// to the embedded copy (for `runner schema`).
+// to the embedded copy (for `runner schema`). The schema and the decoder
+// are held to one verdict over the examples and a corpus of specs by
+// TestSchemaAgreesWithValidate in cmd/runner, which runs `runner validate`.
 func TestSchemaFileIdentical(t *testing.T) {
 	file, err := os.ReadFile("../../schema/task.schema.json")
 	if err != nil {
@@ -56,97 +57,4 @@ func yamlToJSON(t *testing.T, data []byte) any {
 		t.Fatal(err)
 	}
 	return doc
-}
-
-// taskSpecFiles are every example task spec and the full test spec.
-func taskSpecFiles(t *testing.T) []string {
-	t.Helper()
-	var files []string
-	err := filepath.WalkDir("../../examples", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && (filepath.Ext(path) == ".yaml" || filepath.Ext(path) == ".yml") && isTaskSpec(t, path) {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(files, "testdata/full.yaml")
-}
-
-// isTaskSpec tells task specs from other YAML under examples/ (workflows,
-// batch specs, Kubernetes manifests): a task spec has a top-level prompt.
-func isTaskSpec(t *testing.T, path string) bool {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var top map[string]any
-	if yaml.Unmarshal(data, &top) != nil {
-		return false
-	}
-	_, hasPrompt := top["prompt"]
-	_, hasRepos := top["repos"]
-	return hasPrompt && !hasRepos
-}
-
-func TestExamplesMatchSchema(t *testing.T) {
-	sch := compileTaskSchema(t)
-	files := taskSpecFiles(t)
-	if len(files) < 3 {
-		t.Fatalf("found only %v", files)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sch.Validate(yamlToJSON(t, data)); err != nil {
-			t.Errorf("%s does not match the task schema: %v", f, err)
-		}
-		if _, err := LoadBytes(f, data); err != nil {
-			t.Errorf("%s does not load:\n%v", f, err)
-		}
-	}
-}
-
-// TestSchemaAgreesWithLoad: specs that Load rejects for structural reasons
-// the schema rejects too, so editors flag what the runner flags.
-func TestSchemaAgreesWithLoad(t *testing.T) {
-	sch := compileTaskSchema(t)
-	bad := map[string]string{
-		"unknown key":        base + "promt: x\n",
-		"missing name":       "version: 1\nprompt: x\n",
-		"version 2":          "version: 2\nname: t\nprompt: x\n",
-		"bad name":           "version: 1\nname: a b\nprompt: x\n",
-		"wrong type":         base + "retries: two\n",
-		"unknown limit":      base + "limits: {max_step: 3}\n",
-		"bad duration":       base + "limits: {timeout: 20}\n",
-		"bad duration text":  base + "limits: {timeout: 20 minutes}\n",
-		"ask":                base + "permissions: {bash: ask}\n",
-		"unknown permission": base + "permissions: {grep: allow}\n",
-		"bad pattern action": base + "permissions: {edit: {'**': alow}}\n",
-		"absolute pattern":   base + "permissions: {edit: {'/etc/**': allow}}\n",
-		"check without run":  base + "checks: [{name: a}]\n",
-		"pull request title": base + "github: {pull_request: {branch: b}}\n",
-		"bad input name":     base + "inputs: {my-pkg: {}}\n",
-		"bad env":            base + "env: ['A=1']\n",
-		"schema not object":  base + "output: {schema: true}\n",
-		"model override key": base + "models: {m: {price: 1}}\n",
-		"negative retries":   base + "retries: -1\n",
-	}
-	for name, spec := range bad {
-		t.Run(name, func(t *testing.T) {
-			if _, err := LoadBytes("bad.yaml", []byte(spec)); err == nil {
-				t.Error("Load accepted it")
-			}
-			if err := sch.Validate(yamlToJSON(t, []byte(spec))); err == nil {
-				t.Error("the schema accepted it")
-			}
-		})
-	}
 }
