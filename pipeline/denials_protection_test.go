@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,22 +23,14 @@ func TestDeniedByProtectionNamesIt(t *testing.T) {
 	spec, repo := execFixture(t)
 	mustWrite(t, spec, strings.Replace(runSpec, "  edit:\n    \"**\": allow\n", "  edit:\n    \"src/**\": allow\n", 1)+"  max_denials: 10\n")
 	mustWrite(t, filepath.Join(repo, ".env"), "TOKEN=x\n")
-	srv := newModel(t,
+	run := testRun{specFile: spec, repo: repo, replies: []llmtest.Reply{
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{
 			llmtest.Call("read", `{"path":".env"}`),
 			llmtest.Call("read", `{"path":".runner/runs/x/events.jsonl"}`),
 			llmtest.Call("write", `{"path":"notes.txt","content":"x\n"}`),
 		}}.Reply(),
-		llmtest.Turn{Text: "Could not."}.Reply())
-	out := t.TempDir()
-	var buf bytes.Buffer
-	_, _ = Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), APIKey: testKey,
-		Quiet: true, Stdout: &buf, Stderr: &buf})
-	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, buf.String())
-	}
-	recs := validLog(t, data)
+		llmtest.Turn{Text: "Could not."}.Reply()}}.exec(t)
+	recs, out, srv := run.recs, run.out, run.srv
 	want := map[string]string{".env": ".env", ".runner/runs/x/events.jsonl": ".runner", "notes.txt": ""}
 	var denied []event.PermissionDenied
 	for _, r := range recs {

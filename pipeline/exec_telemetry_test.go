@@ -3,7 +3,6 @@ package pipeline
 import (
 	"encoding/hex"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,15 +25,13 @@ func TestExecTelemetry(t *testing.T) {
 		t.Fatalf("Setup = %v, %v", tel, err)
 	}
 	repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\techo built\n"})
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, gateSpec)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
-	_, err = Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
-		APIKey: "sk-unit-0123456789abcdef", Environ: []string{"PATH=" + os.Getenv("PATH")}, Telemetry: tel})
-	if err != nil {
-		t.Fatal(err)
+	run := testRun{spec: gateSpec, repo: repo, replies: []llmtest.Reply{makeTurn(), llmtest.Turn{Text: "Built."}.Reply()},
+		opts: func(o *ExecOptions) { o.Telemetry = tel }}.exec(t)
+	if run.err != nil {
+		t.Fatal(run.err)
 	}
+	srv := run.srv
 	if err := tel.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}

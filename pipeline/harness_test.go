@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,12 +16,18 @@ import (
 // testRun is one Exec of a test, the harness the run builders share: a
 // spec's YAML, a work tree, the scripted model's replies and options.
 type testRun struct {
-	spec    string          // the task spec's YAML, written to a temporary task.yaml
-	repo    string          // the work tree
-	replies []llmtest.Reply // the fake model's replies, in order
-	pin     string          // sandbox layers pinned (sandbox.LayersEnv); "": every available one
-	env     []string        // more of the runner's environment; PATH is always passed
-	out     string          // the out dir; "": a temporary one
+	spec     string          // the task spec's YAML, written to a temporary task.yaml
+	specFile string          // a task spec already written (in the work tree, say); overrides spec
+	repo     string          // the work tree
+	replies  []llmtest.Reply // the fake model's replies, in order
+	srv      *llmtest.Server // a model shared with other runs; nil: one serving replies
+	pin      string          // sandbox layers pinned (sandbox.LayersEnv); "": every available one
+	env      []string        // more of the runner's environment; PATH is always passed
+	out      string          // the out dir; "": a temporary one
+	noLog    bool            // the run may stop before it writes a log (a refused --continue): recs stay nil
+	// opts sets what else the run needs (Isolate, Telemetry, Quiet off),
+	// after the harness set its options.
+	opts func(*ExecOptions)
 }
 
 // testResult is what a testRun left.
@@ -33,12 +41,18 @@ type testResult struct {
 }
 
 // exec runs c through Exec, quiet, with the test API key, and reads back
-// the event log (a missing log ends the test).
+// the event log (a missing log ends the test unless c.noLog).
 func (c testRun) exec(t *testing.T) testResult {
 	t.Helper()
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, c.spec)
-	r := testResult{srv: newModel(t, c.replies...), out: c.out}
+	spec := c.specFile
+	if spec == "" {
+		spec = filepath.Join(t.TempDir(), "task.yaml")
+		mustWrite(t, spec, c.spec)
+	}
+	r := testResult{srv: c.srv, out: c.out}
+	if r.srv == nil {
+		r.srv = newModel(t, c.replies...)
+	}
 	if r.out == "" {
 		r.out = t.TempDir()
 	}
@@ -47,10 +61,17 @@ func (c testRun) exec(t *testing.T) testResult {
 		env = append(env, sandbox.LayersEnv+"="+c.pin)
 	}
 	var stderr bytes.Buffer
-	r.res, r.err = Exec(t.Context(), ExecOptions{Task: spec, Repo: c.repo, Out: r.out, BaseURL: r.srv.URL(), Quiet: true,
-		APIKey: testKey, Stderr: &stderr, Environ: env})
+	o := ExecOptions{Task: spec, Repo: c.repo, Out: r.out, BaseURL: r.srv.URL(), Quiet: true,
+		APIKey: testKey, Stderr: &stderr, Environ: env}
+	if c.opts != nil {
+		c.opts(&o)
+	}
+	r.res, r.err = Exec(t.Context(), o)
 	r.stderr = stderr.String()
 	data, err := os.ReadFile(filepath.Join(r.out, "events.jsonl"))
+	if c.noLog && errors.Is(err, fs.ErrNotExist) {
+		return r
+	}
 	if err != nil {
 		t.Fatalf("%v (%v)\n%s", err, r.err, r.stderr)
 	}

@@ -40,25 +40,18 @@ func TestFailedCheckSandboxHint(t *testing.T) {
 				t.Skipf("an allow list needs user namespaces or Landlock ABI ≥ 4 (this kernel has %d)", sup.LandlockABI)
 			}
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			spec := filepath.Join(t.TempDir(), "task.yaml")
-			mustWrite(t, spec, "version: 1\nname: hint\nmodel: gpt-4.1-mini\nprompt: Do it.\npermissions: {read: allow}\nretries: 0\n"+
-				"checks:\n  - {name: passes, run: 'true'}\n  - {name: needs-file, run: 'test -f ok.txt'}\n"+tt.section)
 			repo := filepath.Join(t.TempDir(), "repo")
 			mustWrite(t, filepath.Join(repo, "README"), "x\n")
-			srv := newModel(t, llmtest.Turn{Text: "Done."}.Reply())
-			out := t.TempDir()
-			var stderr bytes.Buffer
-			_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), APIKey: testKey,
-				Stdout: &bytes.Buffer{}, Stderr: &stderr, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}})
+			run := testRun{spec: "version: 1\nname: hint\nmodel: gpt-4.1-mini\nprompt: Do it.\npermissions: {read: allow}\nretries: 0\n" +
+				"checks:\n  - {name: passes, run: 'true'}\n  - {name: needs-file, run: 'test -f ok.txt'}\n" + tt.section,
+				repo: repo, replies: []llmtest.Reply{llmtest.Turn{Text: "Done."}.Reply()}, env: []string{"HOME=" + t.TempDir()},
+				opts: func(o *ExecOptions) { o.Quiet, o.Stdout = false, &bytes.Buffer{} }}.exec(t)
+			err, out, stderr := run.err, run.out, run.stderr
 			if ExitCode(err) != ExitTaskFailed {
-				t.Fatalf("exit %d (%v), want 1: the check fails\n%s", ExitCode(err), err, stderr.String())
-			}
-			data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
-			if rerr != nil {
-				t.Fatal(rerr)
+				t.Fatalf("exit %d (%v), want 1: the check fails\n%s", ExitCode(err), err, stderr)
 			}
 			hints := map[string]string{}
-			for _, rec := range validLog(t, data) {
+			for _, rec := range run.recs {
 				var cf event.CheckFinished
 				if rec.Type == "check.finished" && rec.Decode(&cf) == nil {
 					hints[cf.Name] = cf.Hint
@@ -81,8 +74,8 @@ func TestFailedCheckSandboxHint(t *testing.T) {
 					t.Errorf("hint %q says %q", hint, b)
 				}
 			}
-			if hint != "" && !strings.Contains(stderr.String(), "    hint: "+hint+"\n") {
-				t.Errorf("stderr lacks the hint under the failed check:\n%s", stderr.String())
+			if hint != "" && !strings.Contains(stderr, "    hint: "+hint+"\n") {
+				t.Errorf("stderr lacks the hint under the failed check:\n%s", stderr)
 			}
 			summary, _ := os.ReadFile(filepath.Join(out, "summary.md"))
 			if strings.Contains(string(summary), "Hint: checks run in the sandbox: ") != (hint != "") {

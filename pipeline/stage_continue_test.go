@@ -23,14 +23,13 @@ const testKey = "sk-unit-0123456789abcdef"
 // (when not ""), and returns the result and error.
 func continueRun(t *testing.T, spec, repo, out, from, prompt string, force bool, srv *llmtest.Server) (Result, error) {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	res, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(),
-		APIKey: testKey, Continue: from, Prompt: prompt, Force: force, Quiet: true,
-		Stdout: &stdout, Stderr: &stderr})
-	if err != nil {
-		t.Logf("exec %s: %v\n%s", out, err, stderr.String())
+	r := testRun{specFile: spec, repo: repo, out: out, srv: srv, noLog: true, opts: func(o *ExecOptions) {
+		o.Continue, o.Prompt, o.Force, o.Stdout = from, prompt, force, &bytes.Buffer{}
+	}}.exec(t)
+	if r.err != nil {
+		t.Logf("exec %s: %v\n%s", out, r.err, r.stderr)
 	}
-	return res, err
+	return r.res, r.err
 }
 
 func writeFileTurn(path, content string) llmtest.Reply {

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,15 +31,10 @@ func TestEnvTemplateNotHidden(t *testing.T) {
 			}
 			makefile := "all:\n\tmkdir -p build && echo built > build/out.txt && cat build/out.txt > seen.txt\n\t-cat .env.example > tmpl.txt\n"
 			repo := gittest.Repo(t, map[string]string{"Makefile": makefile, ".env.example": "API_URL=http://localhost:8080\nAPI_KEY=changeme\n"})
-			spec := filepath.Join(t.TempDir(), "task.yaml")
-			mustWrite(t, spec, gateSpec)
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
-			var stderr bytes.Buffer
-			_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
-				APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: []string{"PATH=" + os.Getenv("PATH"), sandbox.LayersEnv + "=" + pin}})
-			if err != nil {
-				t.Fatalf("exec: %v\n%s", err, stderr.String())
+			r := testRun{spec: gateSpec, repo: repo, replies: []llmtest.Reply{makeTurn(), llmtest.Turn{Text: "Built."}.Reply()}, pin: pin}.exec(t)
+			if r.err != nil {
+				t.Fatalf("exec: %v\n%s", r.err, r.stderr)
 			}
 			read := func(name string) string { b, _ := os.ReadFile(filepath.Join(repo, name)); return string(b) }
 			if got := read("seen.txt"); got != "built\n" {

@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/llm/llmtest"
@@ -15,19 +13,14 @@ import (
 // line, and the log still matches the schema.
 func TestRunStartedRecordsHostSetup(t *testing.T) {
 	spec, repo := execFixture(t)
-	srv := newModel(t, llmtest.Turn{Text: "Done."}.Reply())
-	out := t.TempDir()
 	said := "AppArmor profile runner-userns-0123456789ab not loaded (no sudo);\ncommands run under Landlock only"
-	if _, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
-		APIKey: "sk-unit-0123456789abcdef", Environ: []string{"PATH=" + os.Getenv("PATH"), sandbox.HostSetupEnv + "=" + said}}); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
+	run := testRun{specFile: spec, repo: repo, replies: []llmtest.Reply{llmtest.Turn{Text: "Done."}.Reply()},
+		env: []string{sandbox.HostSetupEnv + "=" + said}}.exec(t)
+	if run.err != nil {
+		t.Fatal(run.err)
 	}
 	var started event.RunStarted
-	if err := validLog(t, data)[0].Decode(&started); err != nil {
+	if err := run.recs[0].Decode(&started); err != nil {
 		t.Fatal(err)
 	}
 	want := "AppArmor profile runner-userns-0123456789ab not loaded (no sudo); commands run under Landlock only"

@@ -1,9 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -26,27 +23,17 @@ func TestBashStepSnapshotIsWatched(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "repo")
 	mustWrite(t, filepath.Join(repo, "README"), "unit\n")
 	mustWrite(t, filepath.Join(repo, "sub", "keep.txt"), "k\n")
-	srv := newModel(t,
+	run := testRun{specFile: spec, repo: repo, replies: []llmtest.Reply{
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"echo one >> notes.txt"}`)}}.Reply(),
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"echo two > sub/keep.txt"}`)}}.Reply(),
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"echo '*.log' > .gitignore"}`)}}.Reply(),
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"w.txt","content":"w\n"}`)}}.Reply(),
-		llmtest.Turn{Text: "Done."}.Reply())
-	out := t.TempDir()
-	var stderr bytes.Buffer
-	res, err := Exec(t.Context(), ExecOptions{
-		Task: spec, Repo: repo, Out: out, Quiet: true,
-		BaseURL: srv.URL(), APIKey: "sk-unit-0123456789abcdef", Stdout: io.Discard, Stderr: &stderr,
-	})
-	if err != nil || res.ExitCode != 0 {
-		t.Fatalf("Exec: exit %d, %v\n%s", res.ExitCode, err, stderr.String())
-	}
-	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
+		llmtest.Turn{Text: "Done."}.Reply()}}.exec(t)
+	if run.err != nil || run.res.ExitCode != 0 {
+		t.Fatalf("Exec: exit %d, %v\n%s", run.res.ExitCode, run.err, run.stderr)
 	}
 	var patches []event.Patch
-	for _, r := range validLog(t, data) {
+	for _, r := range run.recs {
 		if r.Type == "patch" {
 			var p event.Patch
 			if err := r.Decode(&p); err != nil {
@@ -71,7 +58,7 @@ func TestBashStepSnapshotIsWatched(t *testing.T) {
 			t.Errorf("patch %d: tracking %q files %v, want %q %v", i, p.Tracking, files, wantHow[i], wantFiles[i])
 		}
 	}
-	for _, r := range validLog(t, data) {
+	for _, r := range run.recs {
 		if r.Type == "run.started" {
 			t.Logf("run.started: %s", r.Raw)
 		}
