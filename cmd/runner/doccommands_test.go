@@ -49,6 +49,7 @@ var docCommands = []docCommand{
 	{cmd: "runner completion fish | source", shell: "fish", after: "complete -C'runner vers' | grep -qx version"},
 
 	{cmd: "go test -race -timeout 30m ./...", offline: "the whole test suite: this test is part of it (.ci/run runs it)"},
+	{cmd: "go test ./internal/telemetry -run '^$' -bench SessionStep -benchtime 101x -v", offline: "runs offline, but is a benchmark of 303 model steps: too slow for the tests (make bench runs the benchmarks)"},
 	{cmd: "CGO_ENABLED=0 go install github.com/seed43ef5acb/runner/cmd/runner@latest", offline: "downloads the module through the Go module proxy"},
 	{cmd: "runner exec task.yaml", offline: "calls the model's API with your key; e2e's TestGettingStartedExamples runs it against a fake model"},
 	{cmd: "export OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318", offline: "sets up the next line, which calls the model's API"},
