@@ -18,6 +18,7 @@ type docCommand struct {
 	offline string // why it cannot run here; "" runs it
 	dir     string // the work dir it runs in, shared in table order (see docDirs)
 	shell   string // bash unless set
+	needs   string // a program it needs besides the shell; absent, it is not run
 	pre     string // run before it in the same shell
 	exit    int    // the exit code it must end with
 	want    string // a regexp its stdout and stderr must match
@@ -29,17 +30,17 @@ type docCommand struct {
 var docCommands = []docCommand{
 	// A checkout of this repository: Makefile, examples/, one git commit.
 	// GO=true skips make's build step: bin/runner is this test binary.
-	{cmd: "make demo", dir: "checkout", pre: "export GO=true; ",
+	{cmd: "make demo", dir: "checkout", needs: "make", pre: "export GO=true; ",
 		want: "(?m)✓ success .* 1 file changed", after: "ls .runner/runs/*/events.jsonl .runner/runs/*/changes.patch .runner/runs/*/summary.md .runner/runs/*/result.json"},
 	{cmd: "bin/runner exec examples/anthropic/task.yaml --repo examples/hello/project --isolate --replay examples/anthropic/session.jsonl", dir: "checkout",
 		want: "(?m)✓ success .* 1 file changed"},
-	{cmd: "git -C examples/hello/project apply --directory=examples/hello/project /abs/.runner/runs/<id>/changes.patch", dir: "checkout",
+	{cmd: "git -C examples/hello/project apply --directory=examples/hello/project /abs/.runner/runs/<id>/changes.patch", dir: "checkout", needs: "make", // applies make demo's patch
 		after: "! git diff --quiet -- examples/hello/project"},
 	// The hello project as a repository of its own, run once with --isolate.
 	{cmd: "git apply .runner/runs/<run id>/changes.patch", dir: "project",
 		pre:   "runner exec task.yaml --isolate --replay session.jsonl --quiet >/dev/null || exit 9; RUN_ID=$(ls .runner/runs); ",
 		after: "! git diff --quiet"},
-	{cmd: `jq -c 'select(.type == "permission.denied")' events.jsonl`, dir: "project", shell: "bash", pre: "cd .runner/runs/*/ || exit 9; "},
+	{cmd: `jq -c 'select(.type == "permission.denied")' events.jsonl`, dir: "project", needs: "jq", pre: "cd .runner/runs/*/ || exit 9; "},
 	// Standard input: generate-spec stands for the user's program.
 	{cmd: "generate-spec | runner validate -", dir: "stdin", want: "(?m)^<stdin>: ok$"},
 	{cmd: "runner policy check - --bash 'make test' < task.yaml", dir: "stdin", exit: 1, want: "deny"},
@@ -151,6 +152,10 @@ func TestDocCommands(t *testing.T) {
 		sh, err := exec.LookPath(shell)
 		if err != nil {
 			t.Logf("%s is not installed: %q not run", shell, d.cmd)
+			continue
+		}
+		if _, err := exec.LookPath(d.needs); d.needs != "" && err != nil {
+			t.Logf("%s is not installed (.ci/run installs it): %q not run", d.needs, d.cmd)
 			continue
 		}
 		dir, ok := dirs[d.dir]
