@@ -384,7 +384,8 @@ func readOrNil(p string) []byte {
 
 // TestAttackRepairReadsFIFO: a command replaces a file the runner reads
 // after it with a FIFO (.git/index read by every snapshot, the
-// tripwire's files, the ignore rules' info/exclude). A plain open blocks
+// tripwire's files, the ignore rules' info/exclude, the HEAD and
+// commondir of a nested repository whose commit the snapshots record). A plain open blocks
 // until someone writes the FIFO: the run hung past every timeout. Now
 // the run ends, within a minute, with its run.finished, and the FIFO is
 // gone or named. (With the fix off, safefs.SetFollowLinks, the index
@@ -393,12 +394,16 @@ func TestAttackRepairReadsFIFO(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real bash (-short)")
 	}
-	for _, f := range []string{".git/index", ".git/info/exclude", ".git/HEAD", ".git/config"} {
+	for _, f := range []string{".git/index", ".git/info/exclude", ".git/HEAD", ".git/config", "sub/.git/HEAD", "sub/.git/commondir"} {
 		for _, pin := range []string{"landlock", "off"} {
 			t.Run(f+"/"+pin, func(t *testing.T) {
 				skipUnavailable(t, pin)
 				t.Setenv("XDG_CACHE_HOME", t.TempDir())
-				repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\tmkdir -p .git/info; rm -f " + f + "; mkfifo " + f + "; echo x > a.txt\n"})
+				nested := "" // a nested repository the snapshots read the HEAD of
+				if strings.HasPrefix(f, "sub/") {
+					nested = "test -d sub || git init -q sub; "
+				}
+				repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\t" + nested + "mkdir -p .git/info; rm -f " + f + "; mkfifo " + f + "; echo x > a.txt\n"})
 				section, env := "", []string{"PATH=" + os.Getenv("PATH")}
 				if pin == "off" {
 					section = "sandbox: {mode: off}\n"
@@ -431,7 +436,9 @@ func TestAttackRepairReadsFIFO(t *testing.T) {
 				for _, g := range gates {
 					named = named || slices.Contains(g.Paths, f)
 				}
-				if fi, err := os.Lstat(filepath.Join(repo, f)); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 && !named {
+				// A FIFO in a repository the command made is its own file, not
+				// the runner's to remove: there the run only has to end.
+				if fi, err := os.Lstat(filepath.Join(repo, f)); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 && !named && nested == "" {
 					t.Errorf("the FIFO at %s is left and neither a gate nor the run's error names it (%v, gates %+v)", f, err, gates)
 				}
 			})

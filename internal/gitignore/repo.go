@@ -31,7 +31,7 @@ func FindRepo(workTree string) (*Repo, error) {
 			if rel, err := filepath.Rel(dir, workTree); err == nil && rel != "." {
 				r.Prefix = filepath.ToSlash(rel) + "/"
 			}
-			if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			if b, err := ReadRegular(filepath.Join(gitDir, "commondir")); err == nil {
 				c := strings.TrimSpace(string(b))
 				if !filepath.IsAbs(c) {
 					c = filepath.Join(gitDir, c)
@@ -61,7 +61,7 @@ func ResolveDotGit(p string) (string, error) {
 	}
 	dir := p
 	if fi.Mode().IsRegular() {
-		b, err := os.ReadFile(p)
+		b, err := ReadRegular(p) // a FIFO swapped in since the lstat must not hang
 		if err != nil {
 			return "", fmt.Errorf("read gitfile %s: %w", p, err)
 		}

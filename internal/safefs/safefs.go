@@ -234,6 +234,44 @@ func (r *Root) Open(rel string) (*os.File, error) {
 	return f, nil
 }
 
+// OpenDirFd opens the directory rel ("" or "." the root) for *at calls
+// (O_PATH on Linux); a symlink on the way is ErrSymlink. Close the
+// descriptor with unix.Close.
+func (r *Root) OpenDirFd(rel string) (int, error) {
+	if followLinks.Load() {
+		return openat(unix.AT_FDCWD, r.join(rel), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
+	parts, err := split(rel)
+	if err != nil {
+		return -1, err
+	}
+	return r.dirFd(parts, false)
+}
+
+// Readlink returns the target of the symlink at rel, the link itself
+// (a symlinked parent is ErrSymlink); the target is not followed.
+func (r *Root) Readlink(rel string) (string, error) {
+	if followLinks.Load() {
+		return os.Readlink(r.join(rel))
+	}
+	fd, name, parts, err := r.parent(rel, false)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 256)
+	for {
+		n, err := unix.Readlinkat(fd, name, buf)
+		if err != nil {
+			return "", r.pathErr("readlink", parts, err)
+		}
+		if n < len(buf) {
+			return string(buf[:n]), nil
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
 // ReadFile reads the regular file at rel, as Open; max ≥ 0 bounds its
 // size (ErrTooLarge beyond).
 func (r *Root) ReadFile(rel string, max int64) ([]byte, error) {

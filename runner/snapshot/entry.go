@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/seed43ef5acb/runner/internal/gitignore"
+	"github.com/seed43ef5acb/runner/internal/treewalk"
 )
 
 // statEntry lstats name in the directory open as dirfd (or abs when
@@ -57,16 +59,20 @@ func (s *Store) statEntry(dirfd int, abs, name string, scanStart int64) (entry, 
 	return e, true, nil
 }
 
-// hashEntry stores the content of a file or symlink entry and sets its
-// hash. A file that changed size while read is marked racy. A regular
-// file larger than UnhashedLimit is not read: its hash is unhashedID of
-// its stat. ctx ends the reading of a large file between blocks.
-func (s *Store) hashEntry(ctx context.Context, abs string, e entry) (entry, bool, error) {
+// hashEntry stores the content of a file or symlink entry (e.name in
+// the directory open as dirfd; abs names it in errors) and sets its
+// hash. The entry is opened without following a symlink and without
+// blocking, so a link or FIFO swapped in since the stat is never read
+// through. A file that changed size while read is marked racy. A
+// regular file larger than UnhashedLimit is not read: its hash is
+// unhashedID of its stat. ctx ends the reading of a large file between
+// blocks.
+func (s *Store) hashEntry(ctx context.Context, dirfd int, abs string, e entry) (entry, bool, error) {
 	if e.mode == modeSymlink {
-		target, err := os.Readlink(abs)
+		target, err := readlinkIn(dirfd, e.name)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return e, false, nil
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.EINVAL) {
+				return e, false, nil // gone, or no longer a link
 			}
 			return e, false, fmt.Errorf("read link %s: %w", abs, err)
 		}
@@ -77,7 +83,8 @@ func (s *Store) hashEntry(ctx context.Context, abs string, e entry) (entry, bool
 		e.hash = unhashedID(e.st)
 		return e, true, nil
 	}
-	h, n, err := s.objects.writeFileBlob(ctx, abs, e.st.size)
+	open := func() (*os.File, error) { return openRegularIn(dirfd, e.name, abs) }
+	h, n, err := s.objects.writeFileBlob(ctx, open, abs, e.st.size)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return e, false, nil
@@ -89,6 +96,44 @@ func (s *Store) hashEntry(ctx context.Context, abs string, e entry) (entry, bool
 		e.st.racy = true
 	}
 	return e, true, nil
+}
+
+// openRegularIn opens the regular file name in dirfd for reading: a
+// symlink, FIFO or device there now (swapped in since its stat) counts
+// as gone (fs.ErrNotExist), never followed or waited on.
+func openRegularIn(dirfd int, name, abs string) (*os.File, error) {
+	fd, err := treewalk.OpenIn(dirfd, name, false)
+	if errors.Is(err, unix.ELOOP) {
+		err = fs.ErrNotExist
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: abs, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		treewalk.CloseFd(fd)
+		return nil, &fs.PathError{Op: "stat", Path: abs, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		treewalk.CloseFd(fd)
+		return nil, &fs.PathError{Op: "open", Path: abs, Err: fs.ErrNotExist}
+	}
+	return os.NewFile(uintptr(fd), abs), nil
+}
+
+// readlinkIn reads the target of the symlink name in dirfd.
+func readlinkIn(dirfd int, name string) (string, error) {
+	buf := make([]byte, 256)
+	for {
+		n, err := unix.Readlinkat(dirfd, name, buf)
+		if err != nil {
+			return "", err
+		}
+		if n < len(buf) {
+			return string(buf[:n]), nil
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }
 
 // storeTree encodes node's entries, stores the tree and sets node.tree.
@@ -115,9 +160,11 @@ func (s *Store) gitlinkHead(rel string, fallback plumbing.Hash) (plumbing.Hash, 
 }
 
 // resolveHead reads HEAD of a git directory through loose and packed refs.
+// A command may have made the nested repository: every file is read
+// without following a final symlink and without blocking on a FIFO.
 func resolveHead(gitDir string) (plumbing.Hash, bool) {
 	common := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := gitignore.ReadRegular(filepath.Join(gitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)
@@ -126,9 +173,9 @@ func resolveHead(gitDir string) (plumbing.Hash, bool) {
 	}
 	ref := "HEAD"
 	for range 10 {
-		b, err := os.ReadFile(filepath.Join(gitDir, ref))
+		b, err := gitignore.ReadRegular(filepath.Join(gitDir, ref))
 		if err != nil {
-			b, err = os.ReadFile(filepath.Join(common, ref))
+			b, err = gitignore.ReadRegular(filepath.Join(common, ref))
 		}
 		if err != nil {
 			return packedRef(common, ref)
@@ -145,12 +192,11 @@ func resolveHead(gitDir string) (plumbing.Hash, bool) {
 }
 
 func packedRef(common, ref string) (plumbing.Hash, bool) {
-	f, err := os.Open(filepath.Join(common, "packed-refs"))
+	b, err := gitignore.ReadRegular(filepath.Join(common, "packed-refs"))
 	if err != nil {
 		return plumbing.ZeroHash, false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		h, name, ok := strings.Cut(sc.Text(), " ")
 		if ok && name == ref && len(h) == 40 {

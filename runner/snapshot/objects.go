@@ -211,11 +211,12 @@ func (s *objectStore) ensureFanout(dir string) error {
 	return nil
 }
 
-// writeFileBlob stores the regular file at path as a blob and returns its
-// id and the number of bytes read.
-func (s *objectStore) writeFileBlob(ctx context.Context, path string, size int64) (plumbing.Hash, int64, error) {
+// writeFileBlob stores the regular file open opens (path names it in
+// errors; size is its stat's) as a blob and returns its id and the
+// number of bytes read.
+func (s *objectStore) writeFileBlob(ctx context.Context, open func() (*os.File, error), path string, size int64) (plumbing.Hash, int64, error) {
 	if size <= inMemoryLimit {
-		data, err := os.ReadFile(path)
+		data, err := readOpened(open, size)
 		if err != nil {
 			return plumbing.ZeroHash, 0, fmt.Errorf("read %s: %w", path, err)
 		}
@@ -223,7 +224,7 @@ func (s *objectStore) writeFileBlob(ctx context.Context, path string, size int64
 		return h, int64(len(data)), err
 	}
 	for attempt := 0; ; attempt++ {
-		h, n, err := s.streamFileBlob(ctx, path)
+		h, n, err := s.streamFileBlob(ctx, open, path)
 		if errors.Is(err, errChanged) && attempt < 2 {
 			continue
 		}
@@ -231,13 +232,13 @@ func (s *objectStore) writeFileBlob(ctx context.Context, path string, size int64
 	}
 }
 
-func (s *objectStore) streamFileBlob(ctx context.Context, path string) (plumbing.Hash, int64, error) {
-	h, n, err := hashFileStream(ctx, path, io.Discard)
+func (s *objectStore) streamFileBlob(ctx context.Context, open func() (*os.File, error), path string) (plumbing.Hash, int64, error) {
+	h, n, err := hashFileStream(ctx, open, path, io.Discard)
 	if err != nil || s.has(h) {
 		return h, n, err
 	}
 	err = s.writeLoose(h, func(w io.Writer) (plumbing.Hash, error) {
-		got, m, err := hashFileStream(ctx, path, w)
+		got, m, err := hashFileStream(ctx, open, path, w)
 		if err == nil && m != n {
 			err = errChanged
 		}
@@ -246,10 +247,23 @@ func (s *objectStore) streamFileBlob(ctx context.Context, path string) (plumbing
 	return h, n, err
 }
 
+// readOpened reads the whole file open returns, size its expected size.
+func readOpened(open func() (*os.File, error), size int64) ([]byte, error) {
+	f, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	b.Grow(int(size) + 1)
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
+}
+
 // hashFileStream hashes the file as a blob, also copying header and
 // content to w. It stops with ctx's error between blocks.
-func hashFileStream(ctx context.Context, path string, w io.Writer) (plumbing.Hash, int64, error) {
-	f, err := os.Open(path)
+func hashFileStream(ctx context.Context, open func() (*os.File, error), path string, w io.Writer) (plumbing.Hash, int64, error) {
+	f, err := open()
 	if err != nil {
 		return plumbing.ZeroHash, 0, fmt.Errorf("read %s: %w", path, err)
 	}

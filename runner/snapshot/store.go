@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/seed43ef5acb/runner/internal/gitignore"
+	"github.com/seed43ef5acb/runner/internal/safefs"
 )
 
 // Tree is a snapshot: the 40-digit lower-case hex id of a git tree in the
@@ -58,7 +59,8 @@ type Options struct {
 // concurrent use; they run one at a time. Open holds an exclusive lock on
 // the store directory until Close.
 type Store struct {
-	root     string // absolute work tree
+	root     string       // absolute work tree
+	fs       *safefs.Root // root, for reads that must follow no symlink a command planted
 	storeDir string
 	prefix   string // work tree relative to the repository root, "" or "dir/"
 	exclude  map[string]bool
@@ -123,7 +125,7 @@ func open(root, storeDir string, opts Options, env func(string) string) (*Store,
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{root: root, storeDir: storeDir, repo: repo, exclude: map[string]bool{}, gitlinks: map[string]bool{},
+	s := &Store{root: root, fs: safefs.New(root), storeDir: storeDir, repo: repo, exclude: map[string]bool{}, gitlinks: map[string]bool{},
 		maxBin: opts.MaxBinaryPatch}
 	if s.maxBin <= 0 {
 		s.maxBin = DefaultMaxBinaryPatch

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"golang.org/x/sys/unix"
 
 	"github.com/seed43ef5acb/runner/internal/gitignore"
+	"github.com/seed43ef5acb/runner/internal/safefs"
 	"github.com/seed43ef5acb/runner/internal/treewalk"
 )
 
@@ -231,10 +233,18 @@ func (s *Store) updatePath(ctx context.Context, w *walker, root *dirNode, rel st
 	}
 	var ep *entry
 	if stack, trackedOnly, ok := s.dirContext(dir); ok {
-		fi, err := os.Lstat(filepath.Join(s.root, rel))
+		// The directory is opened beneath the root following no symlink:
+		// a path below a directory swapped for a link is gone, as the
+		// full walk finds it, never read through the link.
+		dirfd, err := s.fs.OpenDirFd(dir)
+		var fi fs.FileInfo
+		if err == nil {
+			fi, err = lstatIn(dirfd, rel[len(dir):])
+			defer unix.Close(dirfd)
+		}
 		switch {
 		case err == nil:
-			e, keep, err := s.visitPath(ctx, w, lookupDir(root, dir), dir, fi, stack, trackedOnly)
+			e, keep, err := s.visitPath(ctx, w, lookupDir(root, dir), dir, dirfd, fi, stack, trackedOnly)
 			if err != nil {
 				return root, false, err
 			}
@@ -245,16 +255,67 @@ func (s *Store) updatePath(ctx context.Context, w *walker, root *dirNode, rel st
 					s.gitlinks[rel] = true
 				}
 			}
-		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		case !gone(err):
 			return root, false, fmt.Errorf("stat %s: %w", rel, err)
 		}
 	}
 	return setPath(root, strings.Split(rel, "/"), ep), rescanned, nil
 }
 
+// gone reports whether err says a path is not (or no longer) in the work
+// tree: missing, below a file, or below a symlink.
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, safefs.ErrSymlink) ||
+		errors.Is(err, syscall.ELOOP)
+}
+
+// lstatIn lstats name (a leading "/" is dropped) in the directory dirfd.
+func lstatIn(dirfd int, name string) (fs.FileInfo, error) {
+	name = strings.TrimPrefix(name, "/")
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == nil {
+			return statFileInfo{name: name, st: st}, nil
+		}
+		if !errors.Is(err, unix.EINTR) {
+			return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
+		}
+	}
+}
+
+// statFileInfo is the fs.FileInfo of an lstat.
+type statFileInfo struct {
+	name string
+	st   unix.Stat_t
+}
+
+func (i statFileInfo) Name() string       { return i.name }
+func (i statFileInfo) Size() int64        { return i.st.Size }
+func (i statFileInfo) ModTime() time.Time { return time.Unix(0, i.st.Mtim.Nano()) }
+func (i statFileInfo) IsDir() bool        { return i.Mode().IsDir() }
+func (i statFileInfo) Sys() any           { return &i.st }
+func (i statFileInfo) Mode() fs.FileMode {
+	m := fs.FileMode(i.st.Mode & 0o777)
+	switch i.st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFREG:
+	case unix.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		m |= fs.ModeSocket
+	default:
+		m |= fs.ModeDevice
+	}
+	return m
+}
+
 // visitPath decides one entry of the directory dir as the full walk's
 // classify does, stating a file and walking a directory.
-func (s *Store) visitPath(ctx context.Context, w *walker, prev *dirNode, dir string, fi fs.FileInfo, stack *gitignore.Stack, trackedOnly bool) (entry, bool, error) {
+func (s *Store) visitPath(ctx context.Context, w *walker, prev *dirNode, dir string, dirfd int, fi fs.FileInfo, stack *gitignore.Stack, trackedOnly bool) (entry, bool, error) {
 	rel := joinRel(dir, fi.Name())
 	typ := fi.Mode().Type()
 	if typ != 0 && typ != fs.ModeDir && typ != fs.ModeSymlink {
@@ -269,7 +330,7 @@ func (s *Store) visitPath(ctx context.Context, w *walker, prev *dirNode, dir str
 		if e, ok := te.Data.(*entry); ok {
 			return *e, true, nil
 		}
-		return w.fileEntry(-1, filepath.Join(s.root, rel), fi.Name(), prev)
+		return w.fileEntry(dirfd, filepath.Join(s.root, rel), fi.Name(), prev)
 	}
 	node, isRepo, err := w.walkDir(ctx, rel, te.Data.(*dirState).prev, stack, te.Ignored)
 	if err != nil {
@@ -300,7 +361,7 @@ func (s *Store) dirContext(dir string) (stack *gitignore.Stack, trackedOnly, ok 
 		if trackedOnly {
 			return
 		}
-		if b, err := gitignore.ReadRegular(filepath.Join(s.root, d, ".gitignore")); err == nil {
+		if b, err := s.fs.ReadFile(path.Join(d, ".gitignore"), -1); err == nil {
 			base := s.prefix
 			if d != "" {
 				base += d + "/"
@@ -321,8 +382,8 @@ func (s *Store) dirContext(dir string) (stack *gitignore.Stack, trackedOnly, ok 
 		if tf, ok := s.tracked.files[p]; ok && tf.mode == modeGitlink {
 			return nil, false, false
 		}
-		if _, err := os.Lstat(filepath.Join(s.root, p, ".git")); err == nil {
-			return nil, false, false // inside a nested repository
+		if _, err := s.fs.Lstat(p + "/.git"); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return nil, false, false // inside a nested repository, or not a directory beneath the root
 		}
 		excl := trackedOnly || stack.Excluded(s.prefix+p, true)
 		if excl && !s.tracked.dirs[p] {

@@ -115,10 +115,11 @@ func TestHashingStopsWithTheContext(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, n, err := hashFileStream(ctx, p, discard{}); !errors.Is(err, context.Canceled) || n != 0 {
+	open := func() (*os.File, error) { return os.Open(p) }
+	if _, n, err := hashFileStream(ctx, open, p, discard{}); !errors.Is(err, context.Canceled) || n != 0 {
 		t.Errorf("hashFileStream after cancel = %d bytes, %v; want 0 bytes, context.Canceled", n, err)
 	}
-	if _, n, err := hashFileStream(context.Background(), p, discard{}); err != nil || n != 64<<20 {
+	if _, n, err := hashFileStream(context.Background(), open, p, discard{}); err != nil || n != 64<<20 {
 		t.Errorf("hashFileStream = %d bytes, %v; want the whole file", n, err)
 	}
 }

@@ -241,7 +241,7 @@ func (w *walker) fileEntry(dirfd int, abs, name string, prev *dirNode) (entry, b
 		}
 	}
 	w.dirty.Store(true)
-	return w.s.hashEntry(w.ctx, abs, e)
+	return w.s.hashEntry(w.ctx, dirfd, abs, e)
 }
 
 // finishDir drops empty directories, sorts the entries and computes the
