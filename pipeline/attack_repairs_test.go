@@ -80,6 +80,23 @@ func repairTargets() []repairTarget {
 		files: map[string]string{".gitignore": ".runner/\n"},
 		opts:  func(repo string, o *ExecOptions) { o.Out = filepath.Join(repo, ".runner", "runs", "cur") },
 		log:   outLog,
+	}, {
+		// The final patch, the summary and the history are written into an
+		// out dir in the work tree after the commands.
+		repair: "out-patch", target: ".runner/runs/cur/changes.patch",
+		files: map[string]string{".gitignore": ".runner/\n"},
+		opts:  func(repo string, o *ExecOptions) { o.Out = filepath.Join(repo, ".runner", "runs", "cur") },
+		log:   outLog,
+	}, {
+		repair: "out-summary", target: ".runner/runs/cur/summary.md",
+		files: map[string]string{".gitignore": ".runner/\n"},
+		opts:  func(repo string, o *ExecOptions) { o.Out = filepath.Join(repo, ".runner", "runs", "cur") },
+		log:   outLog,
+	}, {
+		repair: "out-history", target: ".runner/runs/cur/history.jsonl",
+		files: map[string]string{".gitignore": ".runner/\n"},
+		opts:  func(repo string, o *ExecOptions) { o.Out = filepath.Join(repo, ".runner", "runs", "cur") },
+		log:   outLog,
 	}}
 }
 
@@ -340,11 +357,14 @@ func attackRepair(t *testing.T, repair string) {
 	}
 }
 
-func TestAttackRepairTripwire(t *testing.T)  { attackRepair(t, "tripwire") }
-func TestAttackRepairTaskSpec(t *testing.T)  { attackRepair(t, "task-spec") }
-func TestAttackRepairState(t *testing.T)     { attackRepair(t, "state") }
-func TestAttackRepairOutMirror(t *testing.T) { attackRepair(t, "out-mirror") }
-func TestAttackRepairModes(t *testing.T)     { attackRepair(t, "modes") }
+func TestAttackRepairTripwire(t *testing.T)   { attackRepair(t, "tripwire") }
+func TestAttackRepairTaskSpec(t *testing.T)   { attackRepair(t, "task-spec") }
+func TestAttackRepairState(t *testing.T)      { attackRepair(t, "state") }
+func TestAttackRepairOutMirror(t *testing.T)  { attackRepair(t, "out-mirror") }
+func TestAttackRepairModes(t *testing.T)      { attackRepair(t, "modes") }
+func TestAttackRepairOutPatch(t *testing.T)   { attackRepair(t, "out-patch") }
+func TestAttackRepairOutSummary(t *testing.T) { attackRepair(t, "out-summary") }
+func TestAttackRepairOutHistory(t *testing.T) { attackRepair(t, "out-history") }
 
 // TestAttackRepairsControl runs the attacks with the fix switched off
 // (every repair follows symlinks, as plain os calls do): for each repair
