@@ -96,6 +96,13 @@ func (c *cloner) source(src string) (string, transport.AuthMethod) {
 	return u.String(), auth
 }
 
+// linkCachedObjects hard-links the cache's objects into work trees instead
+// of copying them. Off: where .git is writable to commands (Landlock only,
+// mode off) a write to a linked file is a write to the cache every later
+// job of the repository starts from. Tests turn it on as the attack's
+// control.
+var linkCachedObjects = false
+
 // workTree makes a fresh work tree of repo at dst (which must not exist)
 // and returns the base commit. src is the clone URL or absolute path.
 func (c *cloner) workTree(ctx context.Context, repo Repo, src, dst string) (string, error) {
@@ -107,7 +114,11 @@ func (c *cloner) workTree(ctx context.Context, repo Repo, src, dst string) (stri
 	if err != nil {
 		return "", err
 	}
-	err = copytree.Copy(ctx, cache, filepath.Join(dst, ".git"), copytree.Options{LinkDir: "objects"})
+	var opts copytree.Options
+	if linkCachedObjects {
+		opts.LinkDir = "objects"
+	}
+	err = copytree.Copy(ctx, cache, filepath.Join(dst, ".git"), opts)
 	unlock()
 	if err != nil {
 		return "", fmt.Errorf("copy cached clone: %w", err)
