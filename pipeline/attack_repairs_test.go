@@ -97,6 +97,18 @@ func repairTargets() []repairTarget {
 		files: map[string]string{".gitignore": ".runner/\n"},
 		opts:  func(repo string, o *ExecOptions) { o.Out = filepath.Join(repo, ".runner", "runs", "cur") },
 		log:   outLog,
+	}, {
+		// --patch names a file in the work tree, outside the out dir.
+		repair: "patch-flag", target: "build/patches/changes.patch",
+		files: map[string]string{".gitignore": "build/\n"},
+		opts:  func(repo string, o *ExecOptions) { o.Patch = filepath.Join(repo, "build", "patches", "changes.patch") },
+		log:   outLog,
+	}, {
+		// --record writes the cassette into the work tree.
+		repair: "cassette", target: "build/rec/cassette.json",
+		files: map[string]string{".gitignore": "build/\n"},
+		opts:  func(repo string, o *ExecOptions) { o.Record = filepath.Join(repo, "build", "rec", "cassette.json") },
+		log:   outLog,
 	}}
 }
 
@@ -365,6 +377,8 @@ func TestAttackRepairModes(t *testing.T)      { attackRepair(t, "modes") }
 func TestAttackRepairOutPatch(t *testing.T)   { attackRepair(t, "out-patch") }
 func TestAttackRepairOutSummary(t *testing.T) { attackRepair(t, "out-summary") }
 func TestAttackRepairOutHistory(t *testing.T) { attackRepair(t, "out-history") }
+func TestAttackRepairPatchFlag(t *testing.T)  { attackRepair(t, "patch-flag") }
+func TestAttackRepairCassette(t *testing.T)   { attackRepair(t, "cassette") }
 
 // TestAttackRepairsControl runs the attacks with the fix switched off
 // (every repair follows symlinks, as plain os calls do): for each repair

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/seed43ef5acb/runner/pipeline/ownfiles"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 )
@@ -20,10 +22,7 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 	if r.writer == nil {
 		return skip("no outputs")
 	}
-	if err := os.MkdirAll(filepath.Dir(r.patchPath), 0o755); err != nil {
-		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
-	}
-	f, err := os.Create(r.patchPath)
+	f, err := r.createPatchFile()
 	if err != nil {
 		return fmt.Errorf("%w: patch: %w", ErrInfra, err)
 	}
@@ -58,6 +57,28 @@ func (r *execRun) finalPatch(ctx context.Context) error {
 	p.IgnoredWritten = r.ignoredWritten(ctx)
 	r.ignored = p.IgnoredWritten
 	return r.emit(p)
+}
+
+// createPatchFile creates the patch file. One in the work tree (--patch
+// there) is made through safefs: a symlink a command put at it, or in
+// place of a directory above it, is replaced, never written through.
+func (r *execRun) createPatchFile() (*os.File, error) {
+	abs, err := filepath.Abs(r.patchPath)
+	if err == nil && r.workTree != "" && ownfiles.Within(abs, r.workTree) {
+		if rel, err := filepath.Rel(r.workTree, abs); err == nil {
+			root := r.treeRoot()
+			f, err := root.Create(rel, 0o644)
+			if replaced := root.Replaced(); len(replaced) > 0 {
+				fmt.Fprintf(r.opts.Stderr, "runner: warning: a command put %s where the patch goes; removed, not followed\n",
+					strings.Join(replaced, ", "))
+			}
+			return f, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(r.patchPath), 0o755); err != nil {
+		return nil, err
+	}
+	return os.Create(r.patchPath)
 }
 
 // ignoredWritten names the files in paths git ignores that were created
