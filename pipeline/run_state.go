@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/github"
 	"github.com/seed43ef5acb/runner/internal/mirror"
+	"github.com/seed43ef5acb/runner/internal/telemetry"
 	"github.com/seed43ef5acb/runner/internal/tempdir"
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/pipeline/gate"
@@ -43,6 +44,9 @@ type modelState struct {
 	record    io.Closer // the --record file; nil when not recording
 	// replayPrompt is the prompt the --replay cassette was recorded for.
 	replayPrompt string
+	// tel is this run's telemetry (telemetryRun), shared by its HTTP
+	// transports and its event sink.
+	tel *telemetry.Run
 }
 
 // githubState is the GitHub Actions context (nil outside Actions) and

@@ -242,5 +242,15 @@ func overridePrice(p *llm.Price, o spec.ModelOverride) *llm.Price {
 // httpTransport sends model requests with User-Agent runner/<version> and,
 // when telemetry exports traces, traceparent.
 func (r *execRun) httpTransport() http.RoundTripper {
-	return telemetry.Transport(http.DefaultTransport, Version(), r.opts.Telemetry)
+	return telemetry.Transport(http.DefaultTransport, Version(), r.telemetryRun())
+}
+
+// telemetryRun is this run's telemetry, made on first use (nil without
+// telemetry): the runs of a batch at once share opts.Telemetry, and each
+// request must name its own run's span.
+func (r *execRun) telemetryRun() *telemetry.Run {
+	if r.tel == nil {
+		r.tel = r.opts.Telemetry.NewRun()
+	}
+	return r.tel
 }

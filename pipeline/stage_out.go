@@ -87,7 +87,7 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		sinks = append(sinks, r.console)
 	}
 	if r.opts.Telemetry != nil {
-		sinks = append(sinks, r.opts.Telemetry.Sink(r.runID))
+		sinks = append(sinks, r.telemetryRun().Sink(r.runID))
 	}
 	r.sink = event.Redacting(event.Multi(sinks...), r.redactor)
 	return nil

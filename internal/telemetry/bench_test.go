@@ -50,9 +50,10 @@ func session(b *testing.B, srv *llmtest.Server, getenv func(string) string, plai
 			b.Fatal(err)
 		}
 		defer func() { _ = tel.Shutdown(context.WithoutCancel(b.Context())) }()
-		rt = Transport(http.DefaultTransport, "bench", tel)
-		if tel != nil {
-			sinks = append(sinks, tel.Sink("bench"))
+		run := tel.NewRun()
+		rt = Transport(http.DefaultTransport, "bench", run)
+		if run != nil {
+			sinks = append(sinks, run.Sink("bench"))
 		}
 	}
 	model, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "sk-bench", HTTPClient: &http.Client{Transport: rt}})

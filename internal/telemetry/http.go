@@ -8,37 +8,38 @@ import (
 )
 
 // Transport wraps base so that every request carries `User-Agent:
-// runner/<version>` and, when t exports traces, a W3C traceparent naming
-// the span the request belongs to (the open chat span of a model call,
-// else the run's root span), so a gateway's logs tie to the run.
-func Transport(base http.RoundTripper, version string, t *Telemetry) http.RoundTripper {
+// runner/<version>` and, when run's telemetry exports traces, a W3C
+// traceparent naming the span the request belongs to (the run's open chat
+// span during a model call, else its root span), so a gateway's logs tie
+// to the run. run may be nil.
+func Transport(base http.RoundTripper, version string, run *Run) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &transport{base: base, ua: "runner/" + version, t: t}
+	return &transport{base: base, ua: "runner/" + version, run: run}
 }
 
 type transport struct {
 	base http.RoundTripper
 	ua   string
-	t    *Telemetry
+	run  *Run
 }
 
 func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context()) // a RoundTripper must not change the caller's request
 	req.Header.Set("User-Agent", tr.ua)
-	tr.t.inject(req)
+	tr.run.inject(req)
 	return tr.base.RoundTrip(req)
 }
 
 // inject writes traceparent (and tracestate) for the current span.
-func (t *Telemetry) inject(req *http.Request) {
-	if t == nil || t.tp == nil {
+func (r *Run) inject(req *http.Request) {
+	if r == nil || r.t.tp == nil {
 		return
 	}
 	ctx := req.Context()
 	if !trace.SpanContextFromContext(ctx).IsValid() {
-		sc := t.current.Load()
+		sc := r.current.Load()
 		if sc == nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -48,18 +49,42 @@ const (
 	attrBatch       = attribute.Key("runner.batch.name")
 )
 
-// Sink returns the event sink that turns one run's events into spans and
-// metrics; runID names the run. A nil *Telemetry gives event.Discard.
-func (t *Telemetry) Sink(runID string) event.Sink {
+// Run is one run's telemetry: its event sink and the span its HTTP
+// requests name (Transport). Runs of a batch at once each have their own.
+// A nil *Run does nothing.
+type Run struct {
+	t *Telemetry
+	// current is the span a request made now belongs to (the open chat
+	// span, else the run's root): Transport puts it in traceparent.
+	current atomic.Pointer[trace.SpanContext]
+}
+
+// NewRun starts following one run; nil when t is nil.
+func (t *Telemetry) NewRun() *Run {
 	if t == nil {
+		return nil
+	}
+	return &Run{t: t}
+}
+
+// Sink returns the event sink that turns the run's events into spans and
+// metrics; runID names the run. A nil *Run gives event.Discard. Call it
+// once per run.
+func (r *Run) Sink(runID string) event.Sink {
+	if r == nil {
 		return event.Discard{}
 	}
-	return &sink{t: t, runID: runID, tools: map[string]*toolSpan{}, checks: map[string]trace.Span{}}
+	return &sink{t: r.t, run: r, runID: runID, tools: map[string]*toolSpan{}, checks: map[string]trace.Span{}}
 }
+
+// Sink is NewRun().Sink(runID), for a run that makes no HTTP requests of
+// its own.
+func (t *Telemetry) Sink(runID string) event.Sink { return t.NewRun().Sink(runID) }
 
 // sink follows one run. Emit is called from several goroutines.
 type sink struct {
 	t     *Telemetry
+	run   *Run
 	runID string
 
 	mu        sync.Mutex
@@ -172,7 +197,7 @@ func (s *sink) ensureRoot() trace.Span {
 // setCurrent makes sp the span outgoing requests name (traceparent).
 func (s *sink) setCurrent(sp trace.Span) {
 	sc := sp.SpanContext()
-	s.t.current.Store(&sc)
+	s.run.current.Store(&sc)
 }
 
 func (s *sink) stepStarted(v event.StepStarted) {

@@ -44,9 +44,6 @@ type Telemetry struct {
 	inst    instruments
 	parent  context.Context // carries TRACEPARENT's span context
 	version string
-	// current is the span a request made now belongs to (the open chat
-	// span, else the run's root): Inject puts it in traceparent.
-	current atomic.Pointer[trace.SpanContext]
 	// batch is the open span of a batch (StartBatch): each run's span
 	// is linked from it.
 	batch atomic.Pointer[trace.Span]

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -45,7 +46,8 @@ func TestExportRun(t *testing.T) {
 	if err != nil || tel == nil {
 		t.Fatalf("Setup = %v, %v", tel, err)
 	}
-	sink := tel.Sink("run-7")
+	run := tel.NewRun()
+	sink := run.Sink("run-7")
 	cost := 0.25
 	emit := func(p event.Payload) {
 		t.Helper()
@@ -58,7 +60,7 @@ func TestExportRun(t *testing.T) {
 	emit(event.StepStarted{Step: 1})
 	emit(event.Retry{Step: 1, Attempt: 1, ErrorClass: event.ClassRetryable, DelayMS: 10})
 	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, model.URL, nil)
-	resp, err := (&http.Client{Transport: Transport(nil, "1.2.3", tel)}).Do(req)
+	resp, err := (&http.Client{Transport: Transport(nil, "1.2.3", run)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,6 +263,54 @@ func TestCaptureContent(t *testing.T) {
 			if got := attrs["gen_ai.output.messages"]; got != want {
 				t.Errorf("gen_ai.output.messages = %s, want %s", got, want)
 			}
+		}
+	}
+}
+
+// TestConcurrentRunsNameTheirOwnSpans: two runs at once (a batch with
+// concurrency 2) share one Telemetry; each run's requests name its own
+// chat span, whatever the other run did last.
+func TestConcurrentRunsNameTheirOwnSpans(t *testing.T) {
+	rcv := otlptest.Start(t)
+	otelEnv(t, rcv)
+	seen := map[string]string{} // X-Run: traceparent
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[r.Header.Get("X-Run")] = r.Header.Get("Traceparent")
+	}))
+	defer srv.Close()
+	tel, err := Setup(t.Context(), os.Getenv, "1")
+	if err != nil || tel == nil {
+		t.Fatalf("Setup = %v, %v", tel, err)
+	}
+	a, b := tel.NewRun(), tel.NewRun()
+	sa, sb := a.Sink("a"), b.Sink("b")
+	_ = sa.Emit(event.RunStarted{Task: "ta", Model: "ma"})
+	_ = sb.Emit(event.RunStarted{Task: "tb", Model: "mb"})
+	_ = sa.Emit(event.StepStarted{Step: 1})
+	_ = sb.Emit(event.StepStarted{Step: 1}) // b's chat opens last
+	for name, run := range map[string]*Run{"a": a, "b": b} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, nil)
+		req.Header.Set("X-Run", name)
+		resp, err := (&http.Client{Transport: Transport(nil, "1", run)}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for _, s := range []event.Sink{sa, sb} {
+		_ = s.Emit(event.StepFinished{Step: 1, FinishReason: "stop"})
+		_ = s.Emit(event.RunFinished{Status: event.StatusSuccess})
+	}
+	if err := tel.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rcv.Spans() {
+		run := map[string]string{"chat ma": "a", "chat mb": "b"}[s.GetName()]
+		if run != "" && !strings.Contains(seen[run], hex.EncodeToString(s.GetSpanId())) {
+			t.Errorf("run %s's request says traceparent %q, not its chat span %x", run, seen[run], s.GetSpanId())
 		}
 	}
 }
