@@ -29,7 +29,9 @@ const (
 // span under TRACEPARENT links each repository's invoke_agent span; each
 // run's chat and execute_tool spans are its children with the GenAI
 // conventions' attributes; every model request names its chat span in
-// traceparent; and the metrics count three runs and nine steps.
+// traceparent; the metrics count three runs and nine steps; and each
+// repository's diagnostic log (at --log-level debug) arrives tagged with
+// its id.
 func TestBatchTelemetry(t *testing.T) {
 	t.Parallel()
 	dir := batchExampleDir(t)
@@ -39,9 +41,9 @@ func TestBatchTelemetry(t *testing.T) {
 	})
 	rcv := otlptest.Start(t)
 	env := append(baseEnv(t), "OPENAI_API_KEY=sk-scripted-not-a-real-key",
-		"OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.URL, "OTEL_METRIC_EXPORT_INTERVAL=600000",
+		"OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.URL, "OTEL_METRIC_EXPORT_INTERVAL=600000", "OTEL_LOGS_EXPORTER=otlp",
 		"TRACEPARENT=00-"+ciTrace+"-"+ciSpan+"-01")
-	res := runRunner(t, dir, env, "batch", "run", "batch.yaml", "--out", "out", "--base-url", srv.URL())
+	res := runRunner(t, dir, env, "--log-level", "debug", "batch", "run", "batch.yaml", "--out", "out", "--base-url", srv.URL())
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
 	}
@@ -148,6 +150,18 @@ func TestBatchTelemetry(t *testing.T) {
 		p := strings.Split(r.Header.Get("Traceparent"), "-")
 		if len(p) != 4 || !chats[p[1]+"-"+p[2]] {
 			t.Errorf("request %d: traceparent %q names no chat span", i, r.Header.Get("Traceparent"))
+		}
+	}
+
+	logged := map[string]int{}
+	for _, r := range rcv.Logs() {
+		if r.GetBody().GetStringValue() == "stage finished" {
+			logged[otlptest.Attrs(r.GetAttributes())["repo"]]++
+		}
+	}
+	for _, id := range batchExampleIDs {
+		if logged[id] == 0 {
+			t.Errorf("no \"stage finished\" log record with repo=%s (by repo: %v)", id, logged)
 		}
 	}
 

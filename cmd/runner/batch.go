@@ -68,7 +68,7 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ, log
 	if err != nil {
 		return fmt.Errorf("%w: %w", pipeline.ErrUsage, err)
 	}
-	tel, _, stop := startTelemetry(ctx, env, log)
+	tel, log, stop := startTelemetry(ctx, env, log)
 	defer stop()
 	endBatch := tel.StartBatch(filepath.Base(c.Spec))
 	defer func() {
@@ -84,7 +84,7 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ, log
 		Concurrency: c.Concurrency, Redo: c.Redo, OnlyFailed: c.OnlyFailed, FailOn: failOn,
 		Progress: c.progress(streams.Stderr), TTY: !c.Quiet && isTerminal(streams.Stderr), CacheDir: c.CacheDir,
 		Executor: &batch.PipelineExecutor{
-			Telemetry: tel, Model: c.Model, BaseURL: c.BaseURL, APIKey: env.Get("OPENAI_API_KEY"), Environ: env,
+			Telemetry: tel, Logger: log, Model: c.Model, BaseURL: c.BaseURL, APIKey: env.Get("OPENAI_API_KEY"), Environ: env,
 			Replay: c.Replay, Record: c.Record, MaxSteps: c.MaxSteps, Stderr: streams.Stderr,
 		},
 	})

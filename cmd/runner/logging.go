@@ -25,8 +25,9 @@ func newLogger(level, format string, w io.Writer) *slog.Logger {
 }
 
 // startTelemetry starts the OpenTelemetry exporters the OTEL_* variables
-// ask for (nil when none) and adds the logs exporter to log. A bad
-// exporter setting is logged and the run goes on without telemetry.
+// ask for (nil when none) and adds the logs exporter to log, at log's
+// level. A bad exporter setting is logged and the run goes on without
+// telemetry.
 func startTelemetry(ctx context.Context, env Environ, log *slog.Logger) (*telemetry.Telemetry, *slog.Logger, func()) {
 	t, err := telemetry.Setup(ctx, env.Get, pipeline.Version())
 	if err != nil {
@@ -37,7 +38,7 @@ func startTelemetry(ctx context.Context, env Environ, log *slog.Logger) (*teleme
 		return nil, log, func() {}
 	}
 	if h := t.LogHandler(); h != nil {
-		log = slog.New(slog.NewMultiHandler(log.Handler(), h))
+		log = slog.New(slog.NewMultiHandler(log.Handler(), gated{h: h, gate: log.Handler()}))
 	}
 	return t, log, func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -46,6 +47,26 @@ func startTelemetry(ctx context.Context, env Environ, log *slog.Logger) (*teleme
 			log.Warn("telemetry: export at exit failed", "error", err)
 		}
 	}
+}
+
+// gated is h taking only the records gate is enabled for: the OTel logs
+// get the --log-level of stderr.
+type gated struct {
+	h, gate slog.Handler
+}
+
+func (g gated) Enabled(ctx context.Context, l slog.Level) bool {
+	return g.gate.Enabled(ctx, l) && g.h.Enabled(ctx, l)
+}
+
+func (g gated) Handle(ctx context.Context, r slog.Record) error { return g.h.Handle(ctx, r) }
+
+func (g gated) WithAttrs(as []slog.Attr) slog.Handler {
+	return gated{h: g.h.WithAttrs(as), gate: g.gate.WithAttrs(as)}
+}
+
+func (g gated) WithGroup(name string) slog.Handler {
+	return gated{h: g.h.WithGroup(name), gate: g.gate.WithGroup(name)}
 }
 
 // runnerHTTPClient sends GitHub requests with User-Agent runner/<version>.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -43,10 +44,13 @@ const (
 type PipelineExecutor struct {
 	// Telemetry exports each repository's run (nil: none).
 	Telemetry *telemetry.Telemetry
-	Model     string   // overrides the task's model ("" = the spec's)
-	BaseURL   string   // OpenAI-compatible endpoint ("" = the default)
-	APIKey    string   // the provider key (from OPENAI_API_KEY)
-	Environ   []string // the process environment, "KEY=VALUE"
+	// Logger receives each run's diagnostics, with the repository's id
+	// as "repo" (nil: discarded).
+	Logger  *slog.Logger
+	Model   string   // overrides the task's model ("" = the spec's)
+	BaseURL string   // OpenAI-compatible endpoint ("" = the default)
+	APIKey  string   // the provider key (from OPENAI_API_KEY)
+	Environ []string // the process environment, "KEY=VALUE"
 	// Replay answers the repositories' model calls offline: a cassette
 	// file answers every repository (each run replays it from the start);
 	// a directory holds one cassette per repository, <repo-id>.jsonl, as
@@ -96,6 +100,10 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 	if stderr == nil {
 		stderr = io.Discard
 	}
+	var log *slog.Logger
+	if e.Logger != nil {
+		log = e.Logger.With("repo", job.RepoID)
+	}
 	replay, record, err := e.cassettes(job)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("%s: %w", job.RepoID, err)
@@ -106,6 +114,7 @@ func (e *PipelineExecutor) Exec(ctx context.Context, job Job) (Outcome, error) {
 		Replay: replay, Record: record, MaxSteps: e.MaxSteps, Timeout: job.Timeout, MaxCostUSD: job.MaxCostUSD,
 		LimitsFrom: job.LimitsFrom,
 		Backoff:    e.Backoff, Quiet: true, Stdout: io.Discard, Stderr: stderr, Telemetry: e.Telemetry,
+		Logger: log,
 	})
 	code := pipeline.ExitCode(runErr)
 	if code == pipeline.ExitUsage { // refused, before or after its out dir was made
