@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,34 +34,98 @@ func writeCall(content string) []llmtest.ToolCall {
 	return []llmtest.ToolCall{{Name: "write", Arguments: `{"path":"status.txt","content":"` + content + `\n"}`}}
 }
 
-// TestAnthropicWire drives the built binary over the anthropic wire: a
-// 529 retried, a 3-step tool session with thinking, cache reads priced,
-// the session recorded and replayed from the cassette, and continued
-// with --continue so the first continued request reads the cache.
-func TestAnthropicWire(t *testing.T) {
-	t.Parallel()
-	_, repo := smallRepo(t)
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	if err := os.WriteFile(spec, []byte(anthropicSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+// claudePlatform is where the anthropic wire reaches Claude in a test:
+// Anthropic's API, or Bedrock or Vertex through their fakes.
+type claudePlatform struct {
+	name string
+	spec string // the task spec
+	// server starts the platform's fake with a script.
+	server func(t testing.TB, steps ...llmtest.AnthropicStep) *llmtest.AnthropicServer
+	// env is the environment with the platform's credentials for srv.
+	env func(t *testing.T, srv *llmtest.AnthropicServer) []string
+	// overloaded is the platform's "try again later" reply.
+	overloaded llmtest.Reply
+	// secrets must appear in no file the run writes.
+	secrets []string
+	// authorized checks the first request's credentials.
+	authorized func(h http.Header) bool
+}
+
+func claudePlatforms() []claudePlatform {
 	overloaded := llmtest.AnthropicOverloaded()
 	overloaded.Header["retry-after"] = "0"
-	srv := llmtest.NewAnthropicServer(t,
-		llmtest.AnthropicStep{Raw: &overloaded},
+	unavailable := llmtest.HTTPError(503, `{"message":"Bedrock is unable to process your request."}`,
+		"x-amzn-ErrorType", "ServiceUnavailableException:http://internal.amazon.com/coral/com.amazon.bedrock/", "retry-after", "0")
+	const key = "sk-ant-test-0123456789"
+	return []claudePlatform{{
+		name: "anthropic", spec: anthropicSpec, server: llmtest.NewAnthropicServer, overloaded: overloaded,
+		env: func(t *testing.T, _ *llmtest.AnthropicServer) []string {
+			t.Helper()
+			return append(baseEnv(t), "ANTHROPIC_API_KEY="+key)
+		},
+		secrets:    []string{key},
+		authorized: func(h http.Header) bool { return h.Get("x-api-key") == key && h.Get("anthropic-version") != "" },
+	}, {
+		name: "bedrock", server: llmtest.NewBedrockServer, overloaded: unavailable,
+		spec: strings.NewReplacer("model: claude-sonnet-4-5", "model: us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+			"provider: {wire: anthropic}", "provider: {platform: bedrock, region: "+llmtest.BedrockRegion+"}").Replace(anthropicSpec),
+		env: func(t *testing.T, _ *llmtest.AnthropicServer) []string {
+			t.Helper()
+			none := filepath.Join(t.TempDir(), "none")
+			return append(baseEnv(t), "AWS_ACCESS_KEY_ID="+llmtest.BedrockAccessKeyID, "AWS_SECRET_ACCESS_KEY="+llmtest.BedrockSecretAccessKey,
+				"AWS_CONFIG_FILE="+none, "AWS_SHARED_CREDENTIALS_FILE="+none, "AWS_EC2_METADATA_DISABLED=true")
+		},
+		secrets: []string{llmtest.BedrockSecretAccessKey},
+		authorized: func(h http.Header) bool {
+			return strings.HasPrefix(h.Get("Authorization"), "AWS4-HMAC-SHA256 Credential=")
+		},
+	}, {
+		name: "vertex", server: llmtest.NewVertexServer, overloaded: overloaded,
+		spec: strings.Replace(anthropicSpec, "provider: {wire: anthropic}",
+			"provider: {platform: vertex, region: "+llmtest.VertexRegion+", project: "+llmtest.VertexProject+"}", 1),
+		env: func(t *testing.T, srv *llmtest.AnthropicServer) []string {
+			t.Helper()
+			return append(baseEnv(t), "GOOGLE_APPLICATION_CREDENTIALS="+srv.VertexCredentials(t, t.TempDir()))
+		},
+		secrets:    []string{llmtest.VertexToken},
+		authorized: func(h http.Header) bool { return h.Get("Authorization") == "Bearer "+llmtest.VertexToken },
+	}}
+}
+
+// TestAnthropicWire drives the built binary over the anthropic wire on
+// each platform: an overloaded reply retried, a 3-step tool session with
+// thinking, cache reads priced, the session recorded and replayed from
+// the cassette, and continued with --continue so the first continued
+// request reads the cache; no credential reaches a file the run writes.
+func TestAnthropicWire(t *testing.T) {
+	t.Parallel()
+	for _, pl := range claudePlatforms() {
+		t.Run(pl.name, func(t *testing.T) {
+			t.Parallel()
+			testClaudeSession(t, pl)
+		})
+	}
+}
+
+func testClaudeSession(t *testing.T, pl claudePlatform) {
+	t.Helper()
+	_, repo := smallRepo(t)
+	spec := writeSpec(t, pl.spec)
+	srv := pl.server(t,
+		llmtest.AnthropicStep{Raw: &pl.overloaded},
 		anthropicStep(llmtest.AnthropicTurn{Thinking: "Write it in two goes.", Signature: "sig-1", ToolCalls: writeCall("half")}),
 		anthropicStep(llmtest.AnthropicTurn{Text: "Now the real thing.", ToolCalls: writeCall("fixed")}),
 		anthropicStep(llmtest.AnthropicTurn{Text: "status.txt says fixed."}),
 	)
 	out := filepath.Join(repo, ".runner", "runs", "first")
 	cassette := filepath.Join(t.TempDir(), "session.jsonl")
-	env := append(baseEnv(t), "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
+	env := pl.env(t, srv)
 	res := runRunner(t, repo, env, "exec", spec, "--out", out, "--base-url", srv.URL(), "--record", cassette, "--quiet")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	if r := srv.Rejections(); len(r) > 0 {
-		t.Fatalf("the Messages personality rejected: %v", r)
+		t.Fatalf("the %s personality rejected: %v", pl.name, r)
 	}
 	recs := readEvents(t, filepath.Join(out, "events.jsonl"))
 	var rs event.RunStarted
@@ -68,7 +133,7 @@ func TestAnthropicWire(t *testing.T) {
 		t.Errorf("run.started wire %q (%v)", rs.Wire, err)
 	}
 	if n := len(ofType[event.Retry](t, recs)); n != 1 {
-		t.Errorf("%d retry events, want 1 (the 529)", n)
+		t.Errorf("%d retry events, want 1 (the overloaded reply)", n)
 	}
 	steps := ofType[event.StepFinished](t, recs)
 	if len(steps) != 3 || steps[0].FinishReason != "tool-calls" || steps[2].FinishReason != "stop" {
@@ -78,8 +143,8 @@ func TestAnthropicWire(t *testing.T) {
 		t.Errorf("step 3 tokens %+v cost %v: want cache reads, priced", steps[2].Tokens, steps[2].CostUSD)
 	}
 	reqs := srv.Requests()
-	if h := reqs[0].Header; h.Get("x-api-key") != "sk-ant-test-0123456789" || h.Get("anthropic-version") == "" {
-		t.Errorf("headers %v", h)
+	if !pl.authorized(reqs[0].Header) {
+		t.Errorf("headers %v", reqs[0].Header)
 	}
 	if !strings.Contains(string(reqs[2].Raw), `"signature":"sig-1"`) {
 		t.Errorf("the thinking block did not go back with its signature")
@@ -88,8 +153,10 @@ func TestAnthropicWire(t *testing.T) {
 	if err != nil || !bytes.Contains(patch, []byte("+fixed")) {
 		t.Fatalf("patch (%v):\n%s", err, patch)
 	}
+	assertNoSecrets(t, pl.secrets, out, cassette)
 
-	// Replay: the same session from the cassette, no endpoint contacted.
+	// Replay: the same session from the cassette, no endpoint contacted and
+	// no credentials needed.
 	_, repo2 := smallRepo(t)
 	out2 := t.TempDir()
 	res = runRunner(t, repo2, baseEnv(t), "exec", spec, "--out", out2, "--replay", cassette, "--wire", "anthropic", "--quiet")
@@ -102,12 +169,12 @@ func TestAnthropicWire(t *testing.T) {
 
 	// Continue: the first continued request starts with the earlier
 	// request's bytes and reads them from the same cache.
-	srv2 := llmtest.NewAnthropicServer(t, anthropicStep(llmtest.AnthropicTurn{Text: "Still fixed."}))
+	srv2 := pl.server(t, anthropicStep(llmtest.AnthropicTurn{Text: "Still fixed."}))
 	srv2.Cache = srv.Cache
 	// The server's lock, taken once after the write, orders it before
 	// every request the runner process makes, as the race detector sees it.
 	_ = srv2.Requests()
-	res = runRunner(t, repo, env, "exec", spec, "--out", filepath.Join(repo, ".runner", "runs", "second"), "--base-url", srv2.URL(),
+	res = runRunner(t, repo, pl.env(t, srv2), "exec", spec, "--out", filepath.Join(repo, ".runner", "runs", "second"), "--base-url", srv2.URL(),
 		"--continue", out, "--prompt", "Check it again.", "--quiet")
 	if res.code != 0 {
 		t.Fatalf("continue exit %d\n%s", res.code, res.stderr)
@@ -125,27 +192,68 @@ func TestAnthropicWire(t *testing.T) {
 	}
 }
 
-// TestAnthropicWireIncomplete: a reply cut by max_tokens ends its step
-// with finish reason length, and the run does not count it as done.
+// assertNoSecrets fails when a secret appears in a file under the paths.
+func assertNoSecrets(t *testing.T, secrets []string, paths ...string) {
+	t.Helper()
+	for _, root := range paths {
+		_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil //nolint:nilerr // a file gone is no leak
+			}
+			data, _ := os.ReadFile(path)
+			for _, s := range secrets {
+				if bytes.Contains(data, []byte(s)) {
+					t.Errorf("%s holds the secret %q", path, s)
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// TestAnthropicWireIncomplete: on each platform, a reply cut by
+// max_tokens ends its step with finish reason length, and the run goes on
+// to finish the task.
 func TestAnthropicWireIncomplete(t *testing.T) {
 	t.Parallel()
-	_, repo := smallRepo(t)
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	if err := os.WriteFile(spec, []byte(anthropicSpec), 0o644); err != nil {
-		t.Fatal(err)
+	for _, pl := range claudePlatforms() {
+		t.Run(pl.name, func(t *testing.T) {
+			t.Parallel()
+			_, repo := smallRepo(t)
+			srv := pl.server(t,
+				anthropicStep(llmtest.AnthropicTurn{Text: "I will now write a very long", StopReason: "max_tokens"}),
+				anthropicStep(llmtest.AnthropicTurn{ToolCalls: writeCall("fixed")}),
+				anthropicStep(llmtest.AnthropicTurn{Text: "Done."}),
+			)
+			out := t.TempDir()
+			res := runRunner(t, repo, pl.env(t, srv), "exec", writeSpec(t, pl.spec), "--out", out, "--base-url", srv.URL(), "--quiet")
+			steps := ofType[event.StepFinished](t, readEvents(t, filepath.Join(out, "events.jsonl")))
+			if len(steps) == 0 || steps[0].FinishReason != "length" {
+				t.Fatalf("steps %+v (exit %d)\n%s", steps, res.code, res.stderr)
+			}
+			t.Logf("exit %d after a max_tokens reply; steps %d", res.code, len(steps))
+		})
 	}
-	srv := llmtest.NewAnthropicServer(t,
-		anthropicStep(llmtest.AnthropicTurn{Text: "I will now write a very long", StopReason: "max_tokens"}),
-		anthropicStep(llmtest.AnthropicTurn{ToolCalls: writeCall("fixed")}),
-		anthropicStep(llmtest.AnthropicTurn{Text: "Done."}),
-	)
-	out := t.TempDir()
-	env := append(baseEnv(t), "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
-	res := runRunner(t, repo, env, "exec", spec, "--out", out, "--base-url", srv.URL(), "--quiet")
-	recs := readEvents(t, filepath.Join(out, "events.jsonl"))
-	steps := ofType[event.StepFinished](t, recs)
-	if len(steps) == 0 || steps[0].FinishReason != "length" {
-		t.Fatalf("steps %+v (exit %d)\n%s", steps, res.code, res.stderr)
+}
+
+// TestClaudePlatformNeedsCredentials: Bedrock or Vertex with no
+// credentials in the vendor's chain is refused before any model call
+// (exit 2), and the message names the variables to set.
+func TestClaudePlatformNeedsCredentials(t *testing.T) {
+	t.Parallel()
+	for _, pl := range claudePlatforms()[1:] {
+		t.Run(pl.name, func(t *testing.T) {
+			t.Parallel()
+			_, repo := smallRepo(t)
+			srv := pl.server(t)
+			home, none := t.TempDir(), filepath.Join(t.TempDir(), "none")
+			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NO_COLOR=1", "AWS_CONFIG_FILE=" + none,
+				"AWS_SHARED_CREDENTIALS_FILE=" + none, "AWS_EC2_METADATA_DISABLED=true"}
+			res := runRunner(t, repo, env, "exec", writeSpec(t, pl.spec), "--out", t.TempDir(), "--base-url", srv.URL(), "--quiet")
+			want := map[string]string{"bedrock": "AWS_ACCESS_KEY_ID", "vertex": "GOOGLE_APPLICATION_CREDENTIALS"}[pl.name]
+			if res.code != 2 || !strings.Contains(res.stderr, want) || len(srv.Requests()) != 0 {
+				t.Errorf("exit %d, %d model calls\n%s", res.code, len(srv.Requests()), res.stderr)
+			}
+		})
 	}
-	t.Logf("exit %d after a max_tokens reply; steps %d", res.code, len(steps))
 }

@@ -47,30 +47,34 @@ func TestWireChatRefusedForResponsesModel(t *testing.T) {
 }
 
 // TestWireTenSteps runs a 10-step session through the binary on each
-// native wire; on anthropic at least 80% of the input tokens from the
-// third step on are cache reads, as step.finished reports them.
+// native wire (anthropic also on Bedrock and Vertex); at least 80% of the
+// input tokens from the third step on are cache reads, as step.finished
+// reports them.
 func TestWireTenSteps(t *testing.T) {
 	t.Parallel()
 	call := func(i int) []llmtest.ToolCall {
 		return []llmtest.ToolCall{{Name: "write", Arguments: fmt.Sprintf(`{"path":"notes/step%d.txt","content":"step %d\n"}`, i, i)}}
 	}
-	for _, wire := range []string{"anthropic", "responses"} {
+	platforms := map[string]claudePlatform{}
+	for _, pl := range claudePlatforms() {
+		platforms[pl.name] = pl
+	}
+	for _, wire := range []string{"anthropic", "bedrock", "vertex", "responses"} {
 		t.Run(wire, func(t *testing.T) {
 			t.Parallel()
 			var spec, repo, url string
 			var env []string
-			switch wire {
-			case "anthropic":
+			if pl, ok := platforms[wire]; ok {
 				var script []llmtest.AnthropicStep
 				for i := range 9 {
 					script = append(script, anthropicStep(llmtest.AnthropicTurn{Text: fmt.Sprintf("Note %d.", i+1), ToolCalls: call(i + 1)}))
 				}
 				script = append(script, anthropicStep(llmtest.AnthropicTurn{ToolCalls: writeCall("fixed")}), anthropicStep(llmtest.AnthropicTurn{Text: "Done."}))
-				url = llmtest.NewAnthropicServer(t, script...).URL()
+				srv := pl.server(t, script...)
+				url, env = srv.URL(), pl.env(t, srv)
 				_, repo = smallRepo(t)
-				spec = writeSpec(t, anthropicSpec)
-				env = append(baseEnv(t), "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
-			case "responses":
+				spec = writeSpec(t, pl.spec)
+			} else {
 				var script []llmtest.ResponsesStep
 				for i := range 9 {
 					script = append(script, responsesStep(llmtest.ResponsesTurn{Reasoning: "Next note.", ToolCalls: call(i + 1)}))

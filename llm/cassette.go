@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Exchange is one recorded HTTP call: one line of a cassette (JSONL).
@@ -35,6 +37,30 @@ type RecordedResponse struct {
 	Status  int               `json:"status"`
 	Headers map[string]string `json:"headers"`
 	Body    string            `json:"body"`
+	// BodyHex holds a body that is not UTF-8 (Bedrock's binary event
+	// stream), in hex: a JSON string would mangle it, and hex cannot
+	// look like a token to the redactor.
+	BodyHex string `json:"body_hex,omitempty"`
+}
+
+// recordedResponse is a response with its body kept as text or in hex.
+func recordedResponse(status int, h http.Header, body []byte) RecordedResponse {
+	r := RecordedResponse{Status: status, Headers: headerMap(h)}
+	if utf8.Valid(body) {
+		r.Body = string(body)
+	} else {
+		r.BodyHex = hex.EncodeToString(body)
+	}
+	return r
+}
+
+// body returns the response body as received.
+func (r RecordedResponse) body() string {
+	if r.BodyHex != "" {
+		b, _ := hex.DecodeString(r.BodyHex)
+		return string(b)
+	}
+	return r.Body
 }
 
 // redacted replaces secret header values in cassettes.
@@ -78,9 +104,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp.Body = &teeBody{rc: resp.Body, done: func(b []byte) {
-		r.write(Exchange{Request: rec, Response: RecordedResponse{
-			Status: resp.StatusCode, Headers: headerMap(resp.Header), Body: string(b),
-		}})
+		r.write(Exchange{Request: rec, Response: recordedResponse(resp.StatusCode, resp.Header, b)})
 	}}
 	return resp, nil
 }
@@ -223,8 +247,8 @@ func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        h,
-		Body:          io.NopCloser(strings.NewReader(x.Response.Body)),
-		ContentLength: int64(len(x.Response.Body)),
+		Body:          io.NopCloser(strings.NewReader(x.Response.body())),
+		ContentLength: int64(len(x.Response.body())),
 		Request:       req,
 	}, nil
 }

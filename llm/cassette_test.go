@@ -228,3 +228,36 @@ func TestReplayMatchesResponsesInput(t *testing.T) {
 		}
 	}
 }
+
+// TestCassetteKeepsBinaryBodies: a Bedrock event stream (not UTF-8) is
+// recorded in hex and replayed byte for byte; a JSON string would turn
+// its CRC bytes into U+FFFD.
+func TestCassetteKeepsBinaryBodies(t *testing.T) {
+	t.Parallel()
+	reply := llmtest.EventStream(llmtest.AnthropicTurn{Text: "framed"}.Reply())
+	srv := llmtest.NewServer(t, reply)
+	var tape bytes.Buffer
+	client := &http.Client{Transport: llm.NewRecorder(&tape, srv.Client().Transport)}
+	read := func(c *http.Client, url string) []byte {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{}`))
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(resp.Body)
+		return b.Bytes()
+	}
+	live := read(client, srv.URL()+"/model/m/invoke-with-response-stream")
+	if !bytes.Equal(live, reply.Body) || !strings.Contains(tape.String(), `"body_hex":"`) {
+		t.Fatalf("recorded %q", tape.String())
+	}
+	c, err := llm.LoadCassette(&tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(&http.Client{Transport: c.RoundTripper()}, "http://replay/v1/model/m/invoke-with-response-stream"); !bytes.Equal(got, reply.Body) {
+		t.Errorf("replayed %d bytes differ from the %d recorded", len(got), len(reply.Body))
+	}
+}

@@ -100,7 +100,8 @@ func (c Catalog) Models() []ModelInfo {
 // provider prefix ("openai/gpt-4.1-mini", "anthropic/claude-sonnet-4.5"), a
 // Vertex version ("claude-sonnet-4@20250514") and a dated or "-latest"
 // snapshot ("gpt-4.1-2025-04-14", "claude-opus-4-1-20250805",
-// "mistral-large-2411").
+// "mistral-large-2411") and a Bedrock id
+// ("us.anthropic.claude-sonnet-4-5-20250929-v1:0").
 func (c Catalog) Lookup(model string) (ModelInfo, bool) {
 	for _, name := range candidates(model) {
 		if m, ok := c.models[name]; ok {
@@ -160,6 +161,10 @@ func candidates(model string) []string {
 		name = name[:i]
 		out = append(out, name)
 	}
+	if b, ok := bedrockModel(name); ok {
+		name = b
+		out = append(out, name)
+	}
 	for {
 		trimmed, ok := trimSnapshot(name)
 		if !ok {
@@ -168,6 +173,21 @@ func candidates(model string) []string {
 		name = trimmed
 		out = append(out, name)
 	}
+}
+
+// bedrockModel is a Bedrock model or inference-profile id without its
+// geography ("us.", "global."), vendor ("anthropic.") and version
+// ("-v1:0"): "us.anthropic.claude-sonnet-4-5-20250929-v1:0" is
+// "claude-sonnet-4-5-20250929".
+func bedrockModel(name string) (string, bool) {
+	_, rest, ok := strings.Cut(name, "anthropic.")
+	if !ok {
+		return name, false
+	}
+	if i := strings.LastIndex(rest, "-v"); i > 0 && strings.Contains(rest[i:], ":") {
+		rest = rest[:i]
+	}
+	return rest, true
 }
 
 // trimSnapshot removes one trailing "-latest", "-YYYY-MM-DD", "-YYYYMMDD"

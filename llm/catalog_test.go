@@ -19,6 +19,8 @@ func TestCatalogLookup(t *testing.T) {
 		{"anthropic/claude-sonnet-4.5", "claude-sonnet-4-5"},
 		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5"},
 		{"claude-sonnet-4@20250514", "claude-sonnet-4"},
+		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"},
+		{"anthropic.claude-haiku-4-5-20251001-v1:0", "claude-haiku-4-5"},
 		{"google/gemini-2.5-flash", "gemini-2.5-flash"},
 		{"deepseek/deepseek-reasoner", "deepseek-reasoner"},
 		{"mistral-large-latest", "mistral-large"},

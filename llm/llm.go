@@ -9,8 +9,9 @@
 // leave as data. Retrying is the caller's job; this package classifies
 // errors (see Error and ErrorClass).
 //
-// Imports: go-openai, the standard library and internal/httpguard (outside
-// the layers); nothing else of this module (it is the bottom layer).
+// Imports: go-openai, aws-sdk-go-v2's event-stream decoder (Bedrock), the
+// standard library and internal/httpguard (outside the layers); nothing
+// else of this module (it is the bottom layer).
 package llm
 
 import (

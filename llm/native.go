@@ -21,14 +21,28 @@ import (
 // stream is read. The provider owns the HTTP call, the idle timeout and
 // error classification; the wire owns the bytes.
 type nativeWire interface {
-	// path is appended to the base URL ("/messages", "/responses").
-	path() string
+	// path is appended to the base URL ("/messages", "/responses"); Bedrock
+	// and Vertex name the model in it.
+	path(model string) string
 	// header sets the wire's authentication and version headers.
 	header(h http.Header, apiKey string)
 	// body encodes a request; an error wraps ErrBadRequest.
 	body(req Request) ([]byte, error)
 	// decoder reads one response's events into a.
 	decoder(a *assembler) streamDecoder
+}
+
+// framer is a wire whose stream is not SSE (Bedrock's event stream): it
+// turns a response body into SSE for the shared reader.
+type framer interface {
+	frame(resp *http.Response) io.ReadCloser
+}
+
+// Authorizer authorises a native request once its body and headers are
+// set: Bedrock's SigV4 signature, Vertex's OAuth bearer token. It may
+// block to fetch or refresh credentials.
+type Authorizer interface {
+	Authorize(req *http.Request, body []byte) error
 }
 
 // streamDecoder turns one response's SSE data payloads into unified events.
@@ -47,6 +61,7 @@ type NativeProvider struct {
 	baseURL string
 	apiKey  string
 	headers map[string]string
+	auth    Authorizer // nil: the wire's key header
 	idle    time.Duration
 	now     func() time.Time
 }
@@ -67,7 +82,7 @@ func newNative(w nativeWire, cfg Config, defaultBase string) (*NativeProvider, e
 	}
 	return &NativeProvider{
 		wire: w, client: hc, baseURL: strings.TrimRight(base, "/"), apiKey: cfg.APIKey,
-		headers: maps.Clone(cfg.Headers), idle: idle, now: time.Now,
+		headers: maps.Clone(cfg.Headers), auth: cfg.Authorizer, idle: idle, now: time.Now,
 	}, nil
 }
 
@@ -97,7 +112,7 @@ func (p *NativeProvider) stream(parent context.Context, req Request, yield func(
 		a.fail(&Error{Class: ClassFatal, Message: err.Error(), Err: err})
 		return
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.baseURL+p.wire.path(), bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.baseURL+p.wire.path(req.Model), bytes.NewReader(body))
 	if err != nil {
 		a.fail(&Error{Class: ClassFatal, Message: err.Error(), Err: fmt.Errorf("%w: %w", ErrConfig, err)})
 		return
@@ -107,6 +122,13 @@ func (p *NativeProvider) stream(parent context.Context, req Request, yield func(
 	p.wire.header(hreq.Header, p.apiKey)
 	for k, v := range p.headers {
 		hreq.Header.Set(k, v)
+	}
+	if p.auth != nil {
+		if err := p.auth.Authorize(hreq, body); err != nil {
+			// A credential fetch may fail for a moment (a token endpoint, STS).
+			a.fail(&Error{Class: ClassRetryable, Message: "authorize the request: " + err.Error(), Err: err})
+			return
+		}
 	}
 	resp, err := p.client.Do(hreq)
 	if err != nil {
@@ -141,6 +163,9 @@ func (p *NativeProvider) statusError(resp *http.Response) *Error {
 func (p *NativeProvider) read(ctx, parent context.Context, resp *http.Response, d streamDecoder, a *assembler, activity func()) {
 	var facts streamFacts
 	body := resp.Body
+	if f, ok := p.wire.(framer); ok {
+		body = f.frame(resp)
+	}
 	if isJSON(resp.Header.Get("Content-Type")) {
 		body = jsonAsEvent(body)
 	}

@@ -54,6 +54,12 @@ type Config struct {
 	// the request's model (ProfileFor); &Profile{} sends requests
 	// unadapted.
 	Profile *Profile
+	// Cloud, on the anthropic wire, reaches Claude on Amazon Bedrock or
+	// Google Vertex AI instead of Anthropic's API; nil: Anthropic's.
+	Cloud *Cloud
+	// Authorizer signs or authorises native requests (Bedrock's SigV4,
+	// Vertex's bearer token); nil: the wire's key header with APIKey.
+	Authorizer Authorizer
 }
 
 // AzureConfig addresses Azure OpenAI.

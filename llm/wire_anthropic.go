@@ -25,8 +25,12 @@ type anthropicWire struct{}
 
 // NewAnthropic returns a provider for the Messages API at cfg.BaseURL
 // (DefaultAnthropicURL when empty; /v1 is added when missing), authenticated with
-// x-api-key. Profile, Azure and SendReasoningContent are ignored.
+// x-api-key; with cfg.Cloud, Claude on Bedrock or Vertex (newCloud).
+// Profile, Azure and SendReasoningContent are ignored.
 func NewAnthropic(cfg Config) (*NativeProvider, error) {
+	if cfg.Cloud != nil && cfg.Cloud.Platform != PlatformAnthropic {
+		return newCloud(cfg)
+	}
 	if b := strings.TrimRight(cfg.BaseURL, "/"); b != "" && !strings.HasSuffix(b, "/v1") {
 		cfg.BaseURL = b + "/v1" // ANTHROPIC_BASE_URL names the host, as for Anthropic's SDKs
 	}
@@ -34,7 +38,7 @@ func NewAnthropic(cfg Config) (*NativeProvider, error) {
 	return p, err
 }
 
-func (anthropicWire) path() string { return "/messages" }
+func (anthropicWire) path(string) string { return "/messages" }
 
 func (anthropicWire) header(h http.Header, key string) {
 	h.Set("x-api-key", key)
@@ -77,16 +81,19 @@ type anthTool struct {
 // anthRequest is the body; members are in prompt order (tools, system,
 // messages) so a step's body starts with the previous step's bytes.
 type anthRequest struct {
-	Model       string          `json:"model"`
-	MaxTokens   int             `json:"max_tokens"`
-	Stream      bool            `json:"stream"`
-	Thinking    json.RawMessage `json:"thinking,omitempty"`
-	Temperature *float64        `json:"temperature,omitempty"`
-	TopP        *float64        `json:"top_p,omitempty"`
-	ToolChoice  json.RawMessage `json:"tool_choice,omitempty"`
-	Tools       []anthTool      `json:"tools,omitempty"`
-	System      []anthBlock     `json:"system,omitempty"`
-	Messages    []anthMessage   `json:"messages"`
+	// AnthropicVersion is Bedrock's and Vertex's, which name the model
+	// in the URL and leave out model (and, on Bedrock, stream).
+	AnthropicVersion string          `json:"anthropic_version,omitempty"`
+	Model            string          `json:"model,omitempty"`
+	MaxTokens        int             `json:"max_tokens"`
+	Stream           bool            `json:"stream,omitempty"`
+	Thinking         json.RawMessage `json:"thinking,omitempty"`
+	Temperature      *float64        `json:"temperature,omitempty"`
+	TopP             *float64        `json:"top_p,omitempty"`
+	ToolChoice       json.RawMessage `json:"tool_choice,omitempty"`
+	Tools            []anthTool      `json:"tools,omitempty"`
+	System           []anthBlock     `json:"system,omitempty"`
+	Messages         []anthMessage   `json:"messages"`
 }
 
 // anthThinking is a thinking block as it goes back.
@@ -117,8 +124,17 @@ func thinkingBudget(effort string) int {
 // ended with and the newest message, so each step reads the one before
 // from the cache (anthropicBreakpoints).
 func (anthropicWire) body(req Request) ([]byte, error) {
+	out, err := anthropicRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// anthropicRequest builds the Messages body of req.
+func anthropicRequest(req Request) (anthRequest, error) {
 	if req.Model == "" {
-		return nil, fmt.Errorf("%w: no model", ErrBadRequest)
+		return anthRequest{}, fmt.Errorf("%w: no model", ErrBadRequest)
 	}
 	system, rest := leadingSystem(req.Messages)
 	out := anthRequest{Model: req.Model, MaxTokens: req.MaxOutputTokens, Stream: true,
@@ -132,7 +148,7 @@ func (anthropicWire) body(req Request) ([]byte, error) {
 	for _, t := range req.Tools {
 		params, err := toolSchema(t)
 		if err != nil {
-			return nil, err
+			return anthRequest{}, err
 		}
 		out.Tools = append(out.Tools, anthTool{Name: t.Name, Description: t.Description, InputSchema: params})
 	}
@@ -150,11 +166,11 @@ func (anthropicWire) body(req Request) ([]byte, error) {
 	}
 	msgs, err := anthropicMessages(rest)
 	if err != nil {
-		return nil, err
+		return anthRequest{}, err
 	}
 	anthropicBreakpoints(msgs)
 	out.Messages = msgs
-	return json.Marshal(out)
+	return out, nil
 }
 
 func anthropicToolChoice(c ToolChoice) json.RawMessage {

@@ -19,7 +19,7 @@ func NewResponses(cfg Config) (*NativeProvider, error) {
 	return newNative(responsesWire{}, cfg, "https://api.openai.com/v1")
 }
 
-func (responsesWire) path() string { return "/responses" }
+func (responsesWire) path(string) string { return "/responses" }
 
 func (responsesWire) header(h http.Header, key string) {
 	h.Set("Authorization", "Bearer "+key)

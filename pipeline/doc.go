@@ -8,7 +8,7 @@
 // Imports: pipeline/spec, pipeline/gate, pipeline/ownfiles, github, runner, runner/report,
 // runner/outdir, runner/historyfile, runner/snapshot,
 // runner/event, tools, tools/mcp, tools/sandbox, tools/sandbox/netproxy (the
-// network allow list's proxy), tools/permission, llm and
+// network allow list's proxy), tools/permission, llm, llm/cloudauth and
 // internal/workflowcmd, internal/tempdir, internal/mirror, internal/copytree,
 // internal/gitignore (FindRepo: a work tree's prefix in its repository),
 // internal/telemetry (spans and metrics from the events),

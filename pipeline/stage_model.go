@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/internal/telemetry"
 	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/llm/cloudauth"
 	"github.com/seed43ef5acb/runner/pipeline/spec"
 )
 
@@ -26,6 +27,16 @@ func (r *execRun) setupModel(ctx context.Context) error {
 	}
 	r.catalog = catalogFor(r.spec)
 	named := llm.Wire(cmp.Or(r.opts.Wire, r.spec.Provider.Wire))
+	platform := llm.Platform(r.spec.Provider.Platform)
+	if platform == "anthropic" {
+		platform = llm.PlatformAnthropic
+	}
+	if platform != llm.PlatformAnthropic {
+		if named != "" && named != llm.WireAnthropic {
+			return fmt.Errorf("%w: provider.platform %s serves Claude over the anthropic wire, not --wire %s", ErrUsage, platform, named)
+		}
+		named = llm.WireAnthropic
+	}
 	r.wire = r.catalog.ChooseWire(named, r.opts.BaseURL, r.modelName, r.getenv("ANTHROPIC_API_KEY") != "")
 	if named != "" {
 		if err := r.catalog.CheckWire(r.wire, r.modelName); err != nil {
@@ -33,11 +44,17 @@ func (r *execRun) setupModel(ctx context.Context) error {
 		}
 	}
 	r.baseURL = r.wireBaseURL()
+	cfg := llm.Config{}
+	if platform != llm.PlatformAnthropic {
+		if err := r.setupCloud(ctx, platform, &cfg); err != nil {
+			return err
+		}
+	}
 	key, keyVar := r.opts.APIKey, "OPENAI_API_KEY"
 	if r.wire == llm.WireAnthropic {
 		key, keyVar = r.getenv("ANTHROPIC_API_KEY"), "ANTHROPIC_API_KEY"
 	}
-	if key == "" && r.opts.Replay == "" {
+	if key == "" && r.opts.Replay == "" && cfg.Cloud == nil {
 		return fmt.Errorf("%w: %s is not set: set it to talk to %s (wire %s) "+
 			"(any non-empty value for an endpoint that needs none), or replay a recorded session with --replay FILE",
 			ErrUsage, keyVar, r.baseURL, r.wire)
@@ -49,8 +66,9 @@ func (r *execRun) setupModel(ctx context.Context) error {
 	if key == "" {
 		key = "replay" // never sent anywhere: the cassette answers
 	}
-	p, err := llm.NewWire(r.wire, llm.Config{BaseURL: r.baseURL, APIKey: key, HTTPClient: &http.Client{Transport: transport},
-		Profile: r.spec.Provider.RequestProfile(r.baseURL, r.modelName)})
+	cfg.BaseURL, cfg.APIKey, cfg.HTTPClient = r.baseURL, key, &http.Client{Transport: transport}
+	cfg.Profile = r.spec.Provider.RequestProfile(r.baseURL, r.modelName)
+	p, err := llm.NewWire(r.wire, cfg)
 	if err != nil {
 		r.closeRecord()
 		return fmt.Errorf("%w: %w", ErrUsage, err)
@@ -71,6 +89,53 @@ func (r *execRun) wireBaseURL() string {
 		given = ""
 	}
 	return cmp.Or(given, r.getenv("ANTHROPIC_BASE_URL"), llm.DefaultAnthropicURL)
+}
+
+// setupCloud sets cfg's Cloud and Authorizer for Claude on Bedrock or
+// Vertex: region and project from the spec or the vendors' variables,
+// credentials from their default chains (none with --replay), and the
+// endpoint from --base-url, ANTHROPIC_BEDROCK_BASE_URL or
+// ANTHROPIC_VERTEX_BASE_URL, else the platform's.
+func (r *execRun) setupCloud(ctx context.Context, platform llm.Platform, cfg *llm.Config) error {
+	c := llm.Cloud{Platform: platform, Region: r.spec.Provider.Region, Project: r.spec.Provider.Project}
+	replay := r.opts.Replay != ""
+	var err error
+	switch platform {
+	case llm.PlatformBedrock:
+		c.Region = cmp.Or(c.Region, r.getenv("AWS_REGION"), r.getenv("AWS_DEFAULT_REGION"))
+		if !replay {
+			cfg.Authorizer, c.Region, err = cloudauth.Bedrock(ctx, c.Region, r.getenv)
+		}
+	case llm.PlatformVertex:
+		c.Region = cmp.Or(c.Region, r.getenv("CLOUD_ML_REGION"))
+		var project string
+		if !replay {
+			cfg.Authorizer, project, err = cloudauth.Vertex(ctx)
+		}
+		c.Project = cmp.Or(c.Project, r.getenv("ANTHROPIC_VERTEX_PROJECT_ID"), project, r.getenv("GOOGLE_CLOUD_PROJECT"))
+	}
+	if err != nil {
+		return fmt.Errorf("%w: provider.platform %s: %w", ErrUsage, platform, err)
+	}
+	if replay { // never sent anywhere: the cassette answers
+		c.Region, c.Project = cmp.Or(c.Region, "replay"), cmp.Or(c.Project, "replay")
+	}
+	switch {
+	case c.Region == "" && platform == llm.PlatformBedrock:
+		return fmt.Errorf("%w: provider.platform bedrock needs a region: set provider.region in the spec or AWS_REGION", ErrUsage)
+	case c.Region == "":
+		return fmt.Errorf("%w: provider.platform vertex needs a location: set provider.region in the spec (us-east5, global, …) or CLOUD_ML_REGION", ErrUsage)
+	case c.Project == "" && platform == llm.PlatformVertex:
+		return fmt.Errorf("%w: provider.platform vertex needs a Google Cloud project: set provider.project in the spec or ANTHROPIC_VERTEX_PROJECT_ID", ErrUsage)
+	}
+	cfg.Cloud = &c
+	given := r.opts.BaseURL
+	if given != "" && given == r.getenv("OPENAI_BASE_URL") {
+		given = ""
+	}
+	envVar := map[llm.Platform]string{llm.PlatformBedrock: "ANTHROPIC_BEDROCK_BASE_URL", llm.PlatformVertex: "ANTHROPIC_VERTEX_BASE_URL"}[platform]
+	r.baseURL = cmp.Or(given, r.getenv(envVar), c.BaseURL())
+	return nil
 }
 
 // checkBudgetPriced refuses a cost budget that could never stop the run:

@@ -123,9 +123,11 @@ func promptBlocks(body map[string]any) (blocks [][]byte, marks []int) {
 // rule (Cache). Usages lists what it reported, in order.
 type AnthropicServer struct {
 	*Server
-	Cache  *PromptCache
-	mu     sync.Mutex
-	usages []AnthropicUsage
+	Cache *PromptCache
+	// TokenURL is the fake Vertex's OAuth token endpoint ("" elsewhere).
+	TokenURL string
+	mu       sync.Mutex
+	usages   []AnthropicUsage
 }
 
 // AnthropicStep is one scripted answer of an AnthropicServer: a turn, or
@@ -139,21 +141,23 @@ type AnthropicStep struct {
 // fail the test.
 func NewAnthropicServer(t testing.TB, script ...AnthropicStep) *AnthropicServer {
 	t.Helper()
+	return newAnthropicServer(t, AnthropicMessages(), nil, script)
+}
+
+// newAnthropicServer starts a fake Messages endpoint behind personality p;
+// frame (nil: none) rewrites every reply, as Bedrock's framing does.
+func newAnthropicServer(t testing.TB, p Personality, frame func(Reply) Reply, script []AnthropicStep) *AnthropicServer {
+	t.Helper()
 	s := &AnthropicServer{Cache: &PromptCache{}}
-	var n int
-	var mu sync.Mutex
-	p := AnthropicMessages()
-	s.Server = newServer(t, nil, func(req RecordedRequest) Reply {
-		mu.Lock()
-		i := n
-		n++
-		mu.Unlock()
+	if frame == nil {
+		frame = func(r Reply) Reply { return r }
+	}
+	s.Server = newScriptServer(t, &p, len(script), func(i int, req RecordedRequest) Reply {
 		if i >= len(script) {
-			t.Errorf("llmtest: request %d arrived but only %d replies were scripted", i+1, len(script))
 			return AnthropicError(400, "invalid_request_error", "llmtest: unscripted request")
 		}
 		if script[i].Raw != nil {
-			return *script[i].Raw
+			return frame(*script[i].Raw)
 		}
 		turn := script[i].Turn
 		u := s.Cache.Usage(req.Body)
@@ -162,8 +166,8 @@ func NewAnthropicServer(t testing.TB, script ...AnthropicStep) *AnthropicServer 
 		s.mu.Lock()
 		s.usages = append(s.usages, u)
 		s.mu.Unlock()
-		return turn.Reply()
-	}, &p)
+		return frame(turn.Reply())
+	})
 	return s
 }
 

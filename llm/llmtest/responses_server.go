@@ -141,16 +141,9 @@ type ResponsesStep struct {
 func NewResponsesServer(t testing.TB, script ...ResponsesStep) *ResponsesServer {
 	t.Helper()
 	s := &ResponsesServer{Cache: &OpenAICache{}}
-	var n int
-	var mu sync.Mutex
 	p := ResponsesAPI()
-	s.Server = newServer(t, nil, func(req RecordedRequest) Reply {
-		mu.Lock()
-		i := n
-		n++
-		mu.Unlock()
+	s.Server = newScriptServer(t, &p, len(script), func(i int, req RecordedRequest) Reply {
 		if i >= len(script) {
-			t.Errorf("llmtest: request %d arrived but only %d replies were scripted", i+1, len(script))
 			return OpenAIError(400, "invalid_request_error", "", "", "llmtest: unscripted request")
 		}
 		if script[i].Raw != nil {
@@ -162,7 +155,7 @@ func NewResponsesServer(t testing.TB, script ...ResponsesStep) *ResponsesServer 
 		s.usages = append(s.usages, turn.Usage)
 		s.mu.Unlock()
 		return turn.Reply()
-	}, &p)
+	})
 	return s
 }
 

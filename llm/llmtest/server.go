@@ -7,7 +7,8 @@
 // It depends on nothing but the standard library, so any package's tests
 // can use it, including the llm package's own external tests.
 //
-// Imports: the standard library only.
+// Imports: the standard library and, for the fake Bedrock's signature
+// check, aws-sdk-go-v2's SigV4 signer.
 package llmtest
 
 import (
@@ -63,10 +64,13 @@ func HTTPError(status int, body string, header ...string) Reply {
 type RecordedRequest struct {
 	Method string
 	Path   string // URL path, e.g. /v1/chat/completions
-	Query  string
-	Header http.Header
-	Raw    []byte         // the body as received
-	Body   map[string]any // the body decoded as JSON (nil if it was not JSON)
+	// RawPath is the path as sent when it differs from Path's escaping.
+	RawPath string
+	Query   string
+	Host    string // the Host header
+	Header  http.Header
+	Raw     []byte         // the body as received
+	Body    map[string]any // the body decoded as JSON (nil if it was not JSON)
 }
 
 // Messages returns the request's messages as generic JSON objects.
@@ -137,6 +141,25 @@ func newServer(t testing.TB, replies []Reply, h Handler, p *Personality) *Server
 	return s
 }
 
+// newScriptServer starts a server behind personality p that answers the
+// i-th accepted request with reply(i, req); a request past the n scripted
+// fails the test (reply then gives the provider's error body).
+func newScriptServer(t testing.TB, p *Personality, n int, reply func(i int, req RecordedRequest) Reply) *Server {
+	t.Helper()
+	var next int
+	var mu sync.Mutex
+	return newServer(t, nil, func(req RecordedRequest) Reply {
+		mu.Lock()
+		i := next
+		next++
+		mu.Unlock()
+		if i >= n {
+			t.Errorf("llmtest: request %d arrived but only %d replies were scripted", i+1, n)
+		}
+		return reply(i, req)
+	}, p)
+}
+
 // start starts the listener and closes it when the test ends.
 func (s *Server) start() {
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -167,7 +190,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw, _ := io.ReadAll(r.Body)
-	rec := RecordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Raw: raw}
+	rec := RecordedRequest{Method: r.Method, Path: r.URL.Path, RawPath: r.URL.RawPath, Query: r.URL.RawQuery,
+		Host: r.Host, Header: r.Header.Clone(), Raw: raw}
 	if json.Unmarshal(raw, &rec.Body) != nil {
 		rec.Body = nil
 	}

@@ -17,6 +17,15 @@ type Provider struct {
 	// Wire is the API spoken ("wire"): "chat", "responses" or "anthropic";
 	// "" chooses from the endpoint and the model (llm.ChooseWire).
 	Wire string
+	// Platform is where the anthropic wire reaches Claude ("platform"):
+	// "anthropic" (or ""), "bedrock" or "vertex".
+	Platform string
+	// Region is the AWS region or Vertex location ("region"); "" takes
+	// AWS_REGION (bedrock) or CLOUD_ML_REGION (vertex).
+	Region string
+	// Project is the Google Cloud project ("project", vertex); "" takes
+	// the credentials' project or ANTHROPIC_VERTEX_PROJECT_ID.
+	Project string
 	// Profile names a built-in profile ("profile"): one of
 	// llm.ProfileNames(), "none" to send requests unadapted, "" to choose
 	// from the base URL and the model.
@@ -49,6 +58,9 @@ func (d *Decoder) provider(path string, n *yaml.Node) Provider {
 	}
 	d.Mapping(path, n, FieldFuncs{
 		"wire":               func(q string, n *yaml.Node) { p.Wire = oneOf(q, n, llm.WireNames()) },
+		"platform":           func(q string, n *yaml.Node) { p.Platform = oneOf(q, n, llm.PlatformNames()) },
+		"region":             func(q string, n *yaml.Node) { p.Region = d.NonEmpty(q, n) },
+		"project":            func(q string, n *yaml.Node) { p.Project = d.NonEmpty(q, n) },
 		"profile":            func(q string, n *yaml.Node) { p.Profile = oneOf(q, n, llm.ProfileNames()) },
 		"tool_call_ids":      func(q string, n *yaml.Node) { p.ToolCallIDs = oneOf(q, n, []string{"mistral", "anthropic", "keep"}) },
 		"no_user_after_tool": func(q string, n *yaml.Node) { p.NoUserAfterTool = boolPtr(q, n) },
@@ -58,6 +70,15 @@ func (d *Decoder) provider(path string, n *yaml.Node) Provider {
 		"store":              func(q string, n *yaml.Node) { p.Store = boolPtr(q, n) },
 		"reasoning_object":   func(q string, n *yaml.Node) { p.ReasoningObject = boolPtr(q, n) },
 	})
+	cloud := p.Platform == string(llm.PlatformBedrock) || p.Platform == string(llm.PlatformVertex)
+	switch {
+	case cloud && p.Wire != "" && p.Wire != string(llm.WireAnthropic):
+		d.ErrorAt(n, "set wire: anthropic, or leave wire out", "%s: platform %s serves Claude over the anthropic wire, not wire %s", path, p.Platform, p.Wire)
+	case !cloud && (p.Region != "" || p.Project != ""):
+		d.ErrorAt(n, "set platform: bedrock or platform: vertex", "%s: region and project apply to a cloud platform only", path)
+	case p.Platform == string(llm.PlatformBedrock) && p.Project != "":
+		d.ErrorAt(n, "remove project (bedrock takes the region alone)", "%s: project applies to platform vertex only", path)
+	}
 	return p
 }
 
@@ -66,7 +87,7 @@ func (d *Decoder) provider(path string, n *yaml.Node) Provider {
 // else the named profile (or the one chosen from baseURL and model) with the
 // section's traits applied.
 func (p Provider) RequestProfile(baseURL, model string) *llm.Profile {
-	p.Wire = "" // the wire is no request trait
+	p.Wire, p.Platform, p.Region, p.Project = "", "", "", "" // no request traits
 	if p == (Provider{}) {
 		return nil
 	}

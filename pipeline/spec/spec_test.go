@@ -158,6 +158,9 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown wire", base + "models:\n  m: {wires: [messages]}\n", []string{`5:15: models.m.wires[0]: unknown wire "messages"`}},
 		{"no wires", base + "models:\n  m: {wires: []}\n", []string{`5:14: models.m.wires: empty list`}},
 		{"duplicate wire", base + "models:\n  m: {wires: [chat, chat]}\n", []string{`5:21: models.m.wires[1]: "chat" is listed twice`}},
+		{"platform with chat", base + "provider: {platform: bedrock, wire: chat}\n", []string{`4:11: provider: platform bedrock serves Claude over the anthropic wire, not wire chat`}},
+		{"region without platform", base + "provider: {region: us-east-1}\n", []string{`4:11: provider: region and project apply to a cloud platform only`}},
+		{"project on bedrock", base + "provider: {platform: bedrock, project: p}\n", []string{`4:11: provider: project applies to platform vertex only`}},
 		{"merge key", "x: &a {name: t}\n<<: *a\n", []string{"1:1: unknown key \"x\""}},
 		{"three errors", "version: 1\nname: t\npromt: x\nretries: many\nprompt: '{{ .Inputs.nope }}'\n", []string{
 			`3:1: unknown key "promt"`, "4:10: retries: expected an integer", `5:21: prompt: template uses input "nope"`}},
