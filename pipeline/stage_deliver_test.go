@@ -82,10 +82,9 @@ func (d *deliveryRun) stubComment(t *testing.T, finish githubtest.Responder) {
 // exec runs the task: the model writes hello.txt, then finishes.
 func (d *deliveryRun) exec(t *testing.T) error {
 	t.Helper()
-	srv := newModel(t, writeTurn(), llmtest.Turn{Text: "Wrote hello.txt."}.Reply())
-	_, err := Exec(t.Context(), ExecOptions{Task: d.spec, Repo: d.repo, Out: d.out, BaseURL: srv.URL(),
-		APIKey: "sk-unit-0123456789abcdef", Environ: d.env, Stdout: &d.stdout, Stderr: &d.stderr})
-	return err
+	return testRun{specFile: d.spec, repo: d.repo, out: d.out, noLog: true,
+		replies: []llmtest.Reply{writeTurn(), llmtest.Turn{Text: "Wrote hello.txt."}.Reply()},
+		opts:    func(o *ExecOptions) { o.Environ, o.Quiet, o.Stdout, o.Stderr = d.env, false, &d.stdout, &d.stderr }}.exec(t).err
 }
 
 // outputsMap reads GITHUB_OUTPUT (heredoc form) into a map; a name

@@ -124,10 +124,9 @@ func (f *prFlow) env(eventName, payload, runID string) []string {
 
 func (f *prFlow) exec(repo, out string, env []string, srv *llmtest.Server) (Result, string, error) {
 	f.t.Helper()
-	var stderr strings.Builder
-	res, err := Exec(f.t.Context(), ExecOptions{Task: f.spec, Repo: repo, Out: out, BaseURL: srv.URL(),
-		APIKey: "sk-unit-0123456789abcdef", Environ: env, Stderr: &stderr})
-	return res, stderr.String(), err
+	r := testRun{specFile: f.spec, repo: repo, out: out, srv: srv, noLog: true,
+		opts: func(o *ExecOptions) { o.Environ, o.Quiet = env, false }}.exec(f.t)
+	return r.res, r.stderr, r.err
 }
 
 // allow answers the gate's permission check for user.

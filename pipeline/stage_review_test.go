@@ -111,10 +111,9 @@ func (d *reviewRun) exec(t *testing.T, output string) error {
 	d.out = t.TempDir()
 	d.stderr.Reset()
 	d.stdout.Reset()
-	srv := newModel(t, llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("StructuredOutput", output)}}.Reply())
-	_, err := Exec(t.Context(), ExecOptions{Task: d.spec, Repo: d.repo, Out: d.out, BaseURL: srv.URL(),
-		APIKey: "sk-unit-0123456789abcdef", Environ: d.env, Stdout: &d.stdout, Stderr: &d.stderr})
-	return err
+	return testRun{specFile: d.spec, repo: d.repo, out: d.out, noLog: true,
+		replies: []llmtest.Reply{llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("StructuredOutput", output)}}.Reply()},
+		opts:    func(o *ExecOptions) { o.Environ, o.Quiet, o.Stdout, o.Stderr = d.env, false, &d.stdout, &d.stderr }}.exec(t).err
 }
 
 func (d *reviewRun) stubFiles(times int) {
