@@ -3,6 +3,7 @@ package telemetry
 import (
 	"log/slog"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -87,6 +88,26 @@ func TestUnsupportedExporterSettings(t *testing.T) {
 		tel, err := Setup(t.Context(), func(k string) string { return c.env[k] }, "1")
 		if tel != nil || err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Setup(%v) = %v, %v; want the error %q", c.env, tel, err, c.want)
+		}
+	}
+}
+
+// TestBinaryLinksNoPrometheus: the runner's binary links neither
+// autoexport nor the Prometheus client it pulls in (1.5 MB and an init
+// that registers collectors in every run; DESIGN.md, "Telemetry").
+func TestBinaryLinksNoPrometheus(t *testing.T) {
+	t.Parallel()
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "github.com/seed43ef5acb/runner/cmd/runner").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp") {
+		t.Fatalf("the binary does not link the OTLP exporter: the listing is wrong (%d packages)", len(deps))
+	}
+	for _, d := range deps {
+		if strings.HasPrefix(d, "github.com/prometheus/") || strings.HasPrefix(d, "go.opentelemetry.io/contrib/exporters/autoexport") {
+			t.Errorf("the runner links %s", d)
 		}
 	}
 }
