@@ -20,7 +20,6 @@ import (
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/pipeline/ownfiles"
 	"github.com/seed43ef5acb/runner/runner"
-	"github.com/seed43ef5acb/runner/runner/historyfile"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 	"github.com/seed43ef5acb/runner/tools/mcp"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -146,34 +145,35 @@ func (o outputFiles) Create(path string) (tools.OutputFile, error) {
 
 // stepSnapshots is the runner's Snapshotter over the run's store: after a
 // step that changed files it records the tree (only the touched paths when
-// they are known) and diffs it against the base tree.
-type stepSnapshots struct {
-	store   *snapshot.Store
-	base    snapshot.Tree
-	history *historyfile.Writer // records each step's tree; nil keeps none
-}
+// they are known) and diffs it against the base tree. It reads the store,
+// the base and the history from the run once the base is recorded.
+type stepSnapshots struct{ r *execRun }
 
 // Track implements runner.Snapshotter. After a step whose commands may
 // have written anywhere (all), it re-stats what the store's inotify watch
 // saw change, or walks the whole tree when the watch cannot be trusted.
 func (s stepSnapshots) Track(ctx context.Context, touched []string, all bool) (runner.StepSnapshot, error) {
+	if err := s.r.releaseStart(ctx); err != nil { // the tool that changed files waited for it
+		return runner.StepSnapshot{}, err
+	}
+	store, base, history := s.r.store, s.r.base, s.r.history
 	var tree snapshot.Tree
 	var err error
 	how := "paths"
 	if all {
 		var t snapshot.Tracking
-		tree, t, err = s.store.TrackChanged(ctx, touched)
+		tree, t, err = store.TrackChanged(ctx, touched)
 		how = t.String()
 	} else {
-		tree, err = s.store.TrackPaths(ctx, touched)
+		tree, err = store.TrackPaths(ctx, touched)
 	}
 	if err != nil {
 		return runner.StepSnapshot{}, fmt.Errorf("snapshot: %w", err)
 	}
-	if s.history != nil {
-		_ = s.history.Tree(string(tree), false) // the history logs its own failures
+	if history != nil {
+		_ = history.Tree(string(tree), false) // the history logs its own failures
 	}
-	files, err := s.store.Diff(ctx, s.base, tree)
+	files, err := store.Diff(ctx, base, tree)
 	if err != nil {
 		return runner.StepSnapshot{}, fmt.Errorf("snapshot diff: %w", err)
 	}

@@ -183,10 +183,12 @@ func (r *execRun) mainStages() []Stage {
 		// After the base snapshot (what a server writes is in the patch) and
 		// before run.started, which records the servers and their holes.
 		stageFunc{"mcp", r.startMCP},
-		// run.started names the base tree, so it follows the snapshot.
-		stageFunc{"started", r.emitStarted},
-		// Before the agent: the conversation is recorded from its first message.
-		stageFunc{"history", r.openHistory},
+		// run.started names the base tree: written now if it is recorded,
+		// else held, with the session's events, until a tool needs it.
+		stageFunc{"started", r.holdStart},
+		// Before the agent: the conversation is recorded from its first
+		// message (held with run.started).
+		stageFunc{"history", r.startHistory},
 		// Once the run is under way: the sticky comment says it started.
 		stageFunc{"comment", r.startComment},
 		// The agent loop, until the model finishes or a stop rule fires.
@@ -244,6 +246,10 @@ func (r *execRun) stopCommands() {
 // finish runs the final stages and turns the run's status into Exec's error.
 func (r *execRun) finish(ctx context.Context, mainErr error) error {
 	defer r.removeTemp()
+	// Before anything reads the base tree or closes the store: the base
+	// snapshot's goroutine ends (its walk stops on a cancel). Its error
+	// was a main stage's.
+	_ = r.waitBase()
 	// Before the final snapshot: stdio servers and leftovers run in the
 	// work tree. Then, with no command left, this run's own files are
 	// checked against their mirror.

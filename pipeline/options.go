@@ -123,6 +123,12 @@ type ExecOptions struct {
 	// loopbackNames lets an allowed name resolve to loopback (tests whose
 	// upstream listens on 127.0.0.1: netproxy.Options.LoopbackNames).
 	loopbackNames bool
+	// baseHook, when set, is called in the base snapshot's goroutine
+	// before the walk (tests hold the walk there).
+	baseHook func()
+	// serialBase makes the snapshot stage wait for the base tree, as
+	// before the overlap (benchmarks compare the two).
+	serialBase bool
 }
 
 // Validate checks the options that do not depend on the spec; errors wrap

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/seed43ef5acb/runner/github"
@@ -113,7 +114,13 @@ type outState struct {
 	writer     *event.Writer
 	console    *event.Console
 	sink       event.Sink
-	redactor   *event.Redactor
+	// logSinks are the log, the denials and the console (in sink, which
+	// redacts): holdStart holds them until run.started can be written
+	logSinks event.Sink
+	// liveSink is telemetry (nil: none): it follows the session live, its
+	// spans name the model requests as they are sent
+	liveSink event.Sink
+	redactor *event.Redactor
 	// toolRedactor blanks the exact secret values in tool results before
 	// the model reads them (redactResults); nil before the agent stage
 	toolRedactor *event.Redactor
@@ -126,8 +133,17 @@ type outState struct {
 
 // snapshotState is the snapshot store and the base tree (snapshot stage).
 type snapshotState struct {
-	store   *snapshot.Store
-	base    snapshot.Tree
+	store *snapshot.Store
+	base  snapshot.Tree // set by waitBase; a continued run's is the earlier base
+	// baseDone closes when the base snapshot's goroutine has written
+	// baseTree and baseErr (nil before the snapshot stage)
+	baseDone chan struct{}
+	baseTree snapshot.Tree
+	baseErr  error
+	baseOnce *sync.Once // adopts baseTree as base once
+	// held holds the events and history records of an agent that starts
+	// before the base tree is known (overlap.go); nil when it did not
+	held    *heldStart
 	started bool // run.started was emitted
 	// since is when the work tree began to be watched for ignored files
 	// written (snapshot.FileClock, before the base snapshot)

@@ -66,6 +66,9 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	}
 	limits, exhausted := r.sessionLimits()
 	if exhausted != "" { // limits.total: the earlier runs used it all
+		if err := r.releaseStart(ctx); err != nil {
+			return err
+		}
 		r.result, r.ranAgent = exhaustedResult(exhausted), true
 		r.keepTranscript()
 		return nil
@@ -73,14 +76,17 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	cfg := runner.Config{
 		Model: r.model, ModelName: r.modelName,
 		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: r.userMessage(),
-		Tools:  r.redactResults(tools.GuardAll(append(tools.Offered(tools.Builtins(r.toolEnv()), rules), r.mcpTools()...), rules, r.workTree)),
+		Tools:  r.baseTools(r.redactResults(tools.GuardAll(append(tools.Offered(tools.Builtins(r.toolEnv()), rules), r.mcpTools()...), rules, r.workTree))),
 		Policy: rules, Sink: r.sink,
-		Snapshotter: stepSnapshots{store: r.store, base: r.base, history: r.history},
+		Snapshotter: stepSnapshots{r},
 		Pricer:      r.catalog, Windows: windows{r.catalog},
 		Limits: limits, OutputSchema: schema, Backoff: r.opts.Backoff,
 		Logger: r.log,
 	}
-	if r.history != nil {
+	switch {
+	case r.held != nil:
+		cfg.History = r.held
+	case r.history != nil:
 		cfg.History = r.history
 	}
 	if c := r.continued; c != nil {
@@ -88,6 +94,10 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	}
 	r.session = runner.NewSession(cfg)
 	res, err := r.session.Run(ctx)
+	// A session that ran read-only tools only never waited for the base.
+	if berr := r.releaseStart(ctx); berr != nil && ctx.Err() == nil {
+		return berr
+	}
 	if err != nil {
 		return fmt.Errorf("%w: agent: %w", ErrInfra, err)
 	}

@@ -70,6 +70,9 @@ func (r *execRun) checkContinued(ctx context.Context) error {
 	if c == nil {
 		return skip("a fresh run")
 	}
+	if err := r.waitBase(); err != nil {
+		return err
+	}
 	h := c.history
 	want := snapshot.Tree(cmp.Or(h.LastTree, h.Header.BaseTree))
 	if want != r.base {

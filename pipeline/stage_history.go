@@ -9,6 +9,15 @@ import (
 	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
+// startHistory is the "history" stage: it opens the history now, or,
+// when run.started is held for the base tree, leaves it to releaseStart.
+func (r *execRun) startHistory(ctx context.Context) error {
+	if r.held != nil {
+		return skip("opened with run.started, once the base tree is recorded")
+	}
+	return r.openHistory(ctx)
+}
+
 // openHistory creates this run's history.jsonl (after run.started: the
 // header names the base tree).
 func (r *execRun) openHistory(_ context.Context) error {

@@ -24,6 +24,9 @@ func (r *execRun) startMCP(ctx context.Context) error {
 	if len(r.mcpServers) == 0 {
 		return skip("no mcp servers")
 	}
+	if err := r.waitBase(); err != nil { // what a server writes is the run's
+		return err
+	}
 	rules, err := r.spec.Ruleset()
 	if err != nil {
 		return err

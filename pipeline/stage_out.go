@@ -86,10 +86,11 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		})
 		sinks = append(sinks, r.console)
 	}
+	r.logSinks = event.Multi(sinks...)
 	if r.opts.Telemetry != nil {
-		sinks = append(sinks, r.telemetryRun().Sink(r.runID))
+		r.liveSink = r.telemetryRun().Sink(r.runID)
 	}
-	r.sink = event.Redacting(event.Multi(sinks...), r.redactor)
+	r.sink = event.Redacting(event.Multi(r.logSinks, r.liveSink), r.redactor)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 	"github.com/seed43ef5acb/runner/tools/permission"
@@ -18,8 +19,12 @@ import (
 var snapshotWatch = true
 
 // baseSnapshot opens the snapshot store (beside the --isolate copy, else
-// in the user cache) and records the base tree. The out dir, the log, the
-// patch and the cassette are excluded when they lie in the work tree.
+// in the user cache) and starts recording the base tree in its own
+// goroutine: the first model request need not wait for a walk of a large
+// tree. waitBase waits for it; the first tool that may change the tree,
+// run.started and the history's header do (overlap.go). The out dir, the
+// log, the patch and the cassette are excluded when they lie in the work
+// tree.
 func (r *execRun) baseSnapshot(ctx context.Context) error {
 	opts := snapshot.Options{WorkTree: r.workTree, Exclude: r.excludes(), Env: r.getenv, Watch: snapshotWatch,
 		MaxBinaryPatch: r.binaryPatchLimit()}
@@ -48,12 +53,47 @@ func (r *execRun) baseSnapshot(ctx context.Context) error {
 	// are not this run's): an ignored file changed from here on is one of
 	// the run's.
 	r.since = snapshot.FileClock()
-	base, err := store.Track(ctx)
-	if err != nil {
-		return fmt.Errorf("%w: base snapshot: %w", ErrInfra, err)
+	done := make(chan struct{})
+	r.baseDone, r.baseOnce = done, &sync.Once{}
+	go func() {
+		defer close(done)
+		if r.opts.baseHook != nil {
+			r.opts.baseHook()
+		}
+		r.baseTree, r.baseErr = store.Track(ctx)
+	}()
+	if r.opts.serialBase {
+		return r.waitBase()
 	}
-	r.base = base
 	return nil
+}
+
+// waitBase waits until the base snapshot is recorded and returns its
+// error. Safe to call from several goroutines, and before the snapshot
+// stage ran (then there is nothing to wait for).
+func (r *execRun) waitBase() error {
+	if r.baseDone == nil {
+		return nil
+	}
+	<-r.baseDone
+	r.baseOnce.Do(func() { r.base = r.baseTree })
+	if r.baseErr != nil {
+		return fmt.Errorf("%w: base snapshot: %w", ErrInfra, r.baseErr)
+	}
+	return nil
+}
+
+// baseReady reports whether the base snapshot is recorded (or failed).
+func (r *execRun) baseReady() bool {
+	if r.baseDone == nil {
+		return true
+	}
+	select {
+	case <-r.baseDone:
+		return true
+	default:
+		return false
+	}
 }
 
 // excludes lists the run's own files that lie inside the work tree, as

@@ -12,12 +12,41 @@ import (
 	"github.com/seed43ef5acb/runner/tools"
 )
 
-// emitStarted writes run.started (base_url "replay:<cassette>" when
-// replaying).
+// holdStart is the "started" stage: run.started at once when the base is
+// recorded, else the session's events held until it is (releaseStart).
+// Telemetry is not held: it gets run.started now (it reads no base tree)
+// and the session's events as they come, so a request's traceparent names
+// its step's span.
+func (r *execRun) holdStart(ctx context.Context) error {
+	if r.baseReady() {
+		if err := r.waitBase(); err != nil {
+			return err
+		}
+		return r.emitStarted(ctx)
+	}
+	r.held = newHeldStart(event.Redacting(r.logSinks, r.redactor))
+	if r.liveSink != nil {
+		if err := event.Redacting(r.liveSink, r.redactor).Emit(r.startedEvent()); err != nil {
+			r.log.Warn("telemetry: run.started", "error", err)
+		}
+	}
+	// run.started and what was held go out through held.next, which
+	// redacts them (again: redaction is idempotent).
+	r.sink = event.Redacting(event.Multi(r.held, r.liveSink), r.redactor)
+	return nil
+}
+
+// emitStarted writes run.started.
 func (r *execRun) emitStarted(_ context.Context) error {
 	r.started = true
+	return r.emit(r.startedEvent())
+}
+
+// startedEvent is run.started (base_url "replay:<cassette>" when
+// replaying).
+func (r *execRun) startedEvent() event.RunStarted {
 	l := r.limits()
-	return r.emit(event.RunStarted{
+	return event.RunStarted{
 		Task: r.spec.Name, SpecPath: r.spec.Path, SpecSHA256: r.specSHA,
 		Repo: r.repo, BaseTree: string(r.base), Model: r.modelName, BaseURL: r.endpoint(), Wire: string(r.wire),
 		RunnerVersion: Version(), Inputs: r.inputs,
@@ -35,7 +64,7 @@ func (r *execRun) emitStarted(_ context.Context) error {
 		Continues:   r.continuedEvent(),
 		MCP:         r.mcpInfo(),
 		PullRequest: r.prSessionEvent(),
-	})
+	}
 }
 
 // emit writes one event; a log that cannot be written is an infrastructure
