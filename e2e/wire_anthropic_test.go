@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -255,5 +256,38 @@ func TestClaudePlatformNeedsCredentials(t *testing.T) {
 				t.Errorf("exit %d, %d model calls\n%s", res.code, len(srv.Requests()), res.stderr)
 			}
 		})
+	}
+}
+
+// TestAnthropicWirePauseTurn: a pause_turn reply is sent back as it is,
+// the last message of the next request with nothing after it (Anthropic's
+// "Handling stop reasons"), and the run goes on to finish.
+func TestAnthropicWirePauseTurn(t *testing.T) {
+	t.Parallel()
+	pl := claudePlatforms()[0]
+	_, repo := smallRepo(t)
+	srv := pl.server(t,
+		anthropicStep(llmtest.AnthropicTurn{Thinking: "A long look first.", Signature: "sig-paused", Text: "Looking at status.txt.", StopReason: "pause_turn"}),
+		anthropicStep(llmtest.AnthropicTurn{ToolCalls: writeCall("fixed")}),
+		anthropicStep(llmtest.AnthropicTurn{Text: "Done."}),
+	)
+	out := t.TempDir()
+	res := runRunner(t, repo, pl.env(t, srv), "exec", writeSpec(t, pl.spec), "--out", out, "--base-url", srv.URL(), "--quiet")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if r := srv.Rejections(); len(r) > 0 {
+		t.Fatalf("rejected: %v", r)
+	}
+	steps := ofType[event.StepFinished](t, readEvents(t, filepath.Join(out, "events.jsonl")))
+	if len(steps) != 3 || steps[0].FinishReason != "paused" {
+		t.Fatalf("steps %+v", steps)
+	}
+	msgs := srv.Requests()[1].Messages()
+	last := msgs[len(msgs)-1]
+	raw, _ := json.Marshal(last["content"])
+	if last["role"] != "assistant" || !strings.Contains(string(raw), `"signature":"sig-paused"`) ||
+		!strings.Contains(string(raw), "Looking at status.txt.") || len(msgs) != len(srv.Requests()[0].Messages())+1 {
+		t.Errorf("the paused turn did not go back as the last message: %d messages, last %s %s", len(msgs), last["role"], raw)
 	}
 }

@@ -148,6 +148,9 @@ const (
 	FinishContentFilter FinishReason = "content-filter"
 	FinishError         FinishReason = "error"
 	FinishUnknown       FinishReason = "unknown"
+	// FinishPaused is Anthropic's pause_turn: the provider paused a long
+	// turn, which goes back as it is, with nothing after it, to resume.
+	FinishPaused FinishReason = "paused"
 )
 
 // Usage counts tokens of one model call.

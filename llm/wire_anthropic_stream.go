@@ -248,8 +248,8 @@ func (d *anthropicDecoder) finish() {
 }
 
 // anthropicFinish maps a stop_reason (Messages API, "Handling stop
-// reasons"). pause_turn (a server tool's long turn, to be sent back as is)
-// is unknown: the runner continues the session with it.
+// reasons"). pause_turn (a long turn the API paused) is FinishPaused: the
+// runner sends the turn back as it is to let the model go on.
 func anthropicFinish(stop string) FinishReason {
 	switch stop {
 	case "end_turn", "stop_sequence":
@@ -260,6 +260,8 @@ func anthropicFinish(stop string) FinishReason {
 		return FinishLength
 	case "refusal":
 		return FinishContentFilter
+	case "pause_turn":
+		return FinishPaused
 	}
 	return FinishUnknown
 }

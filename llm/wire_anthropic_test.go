@@ -83,7 +83,7 @@ func TestAnthropicStopReasons(t *testing.T) {
 	for stop, want := range map[string]llm.FinishReason{
 		"end_turn": llm.FinishStop, "stop_sequence": llm.FinishStop, "max_tokens": llm.FinishLength,
 		"model_context_window_exceeded": llm.FinishLength, "refusal": llm.FinishContentFilter,
-		"pause_turn": llm.FinishUnknown, "tool_use": llm.FinishToolCalls,
+		"pause_turn": llm.FinishPaused, "tool_use": llm.FinishToolCalls,
 	} {
 		srv := llmtest.NewAnthropicServer(t, turn(llmtest.AnthropicTurn{Text: "partial", StopReason: stop}))
 		r := callOnce(t, newAnthropic(t, srv), llm.Request{Model: "claude-haiku-4-5", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})

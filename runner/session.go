@@ -86,6 +86,7 @@ type Session struct {
 	compactions int
 	outputTries int
 	lengthTries int
+	pauses      int      // pause_turn replies in a row
 	recent      []string // doom-loop keys of the latest tool calls
 	backoff     *backoff.ExponentialBackOff
 	failures    int // consecutive failed attempts of the current step

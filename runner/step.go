@@ -91,7 +91,7 @@ func (s *Session) decide(t *turn) stepResult {
 		return stop(outcome{status: event.StatusSuccess, structured: t.structured})
 	}
 	if t.hasTools() {
-		s.lengthTries = 0
+		s.lengthTries, s.pauses = 0, 0
 	} else if r, done := s.judgeFinish(t); done {
 		return r
 	}
@@ -103,11 +103,16 @@ func (s *Session) decide(t *turn) stepResult {
 	return stepResult{sig: sigContinue}
 }
 
+// maxPauses bounds pause_turn replies in a row: each is resent as is, and a
+// provider that never finishes must not spend the step budget alone.
+const maxPauses = 5
+
 // judgeFinish handles a turn that made no tool call. stop finishes the
 // run, unless structured output is still owed; length is continued once,
 // then fails; an unknown reason (one the llm package's table does not
 // know: the reply is not known to be complete) is likewise continued once,
-// then fails, never taken as done; content-filter and error fail.
+// then fails, never taken as done; paused is resent as is (maxPauses);
+// content-filter and error fail.
 func (s *Session) judgeFinish(t *turn) (stepResult, bool) {
 	switch t.finish {
 	case llm.FinishLength:
@@ -126,13 +131,22 @@ func (s *Session) judgeFinish(t *turn) (stepResult, bool) {
 		}
 		s.appendMessage(userMessage(unknownFinishNote))
 		return stepResult{}, false
+	case llm.FinishPaused:
+		// Anthropic's pause_turn: the turn, already in the history, goes
+		// back as the last message so the model resumes it.
+		s.pauses++
+		if s.pauses > maxPauses {
+			return stop(failure(event.StatusFailed, event.ClassModel,
+				fmt.Sprintf("the provider paused the model's turn %d times in a row", s.pauses), nil)), true
+		}
+		return stepResult{}, false
 	case llm.FinishContentFilter:
 		return stop(failure(event.StatusFailed, event.ClassContentFilter,
 			"the provider's content filter stopped the reply", nil)), true
 	case llm.FinishError:
 		return stop(failure(event.StatusFailed, event.ClassModel, "the model ended its reply with an error", nil)), true
 	}
-	s.lengthTries = 0
+	s.lengthTries, s.pauses = 0, 0
 	if s.schema == nil {
 		return stop(outcome{status: event.StatusSuccess}), true
 	}
