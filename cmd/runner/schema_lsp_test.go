@@ -32,23 +32,13 @@ const yamlLanguageServer = "../../.ci/node/node_modules/yaml-language-server/bin
 // Valid specs must come out with no diagnostic (a schema that fails to load
 // is one), specs the schema refuses with at least one.
 func TestYAMLLanguageServer(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: yaml-language-server needs it (.ci/run installs it with apt)")
-	}
-	server, err := filepath.Abs(yamlLanguageServer)
-	if err == nil {
-		_, err = os.Stat(server)
-	}
-	if err != nil {
-		t.Skipf("yaml-language-server is not installed (npm install --prefix .ci/node yaml-language-server, as .ci/run does): %v", err)
-	}
+	node, server := yamlLanguageServerPaths(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// The catalog as SchemaStore would serve it: the server fetches it itself.
 	catalog := httptest.NewServer(http.FileServer(http.Dir(schemaDir)))
 	defer catalog.Close()
-	c := startLSP(ctx, t, node, server, catalog.URL+"/catalog.json")
+	c := startLSP(ctx, t, node, server, catalog.URL+"/catalog.json", true)
 
 	modeline := map[string]string{
 		"task":  "# yaml-language-server: $schema=" + schemaBase + "task.schema.json\n",
@@ -71,7 +61,7 @@ func TestYAMLLanguageServer(t *testing.T) {
 		docs = append(docs, doc{name, uri, clean, checked})
 	}
 	examples := 0
-	err = filepath.WalkDir("../../examples", func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir("../../examples", func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(path) != ".yaml" {
 			return err
 		}
@@ -148,6 +138,83 @@ func TestYAMLLanguageServer(t *testing.T) {
 	}
 }
 
+// TestYAMLLanguageServerLocalFiles: a spec whose modeline names schema
+// files by a relative path (an offline copy) validates with nothing
+// fetched, the batch schema's relative $ref finding the task schema
+// beside it, though its $id is a URL.
+func TestYAMLLanguageServerLocalFiles(t *testing.T) {
+	node, server := yamlLanguageServerPaths(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := startLSP(ctx, t, node, server, "", false)
+	dir := t.TempDir()
+	for _, f := range []string{"task.schema.json", "batch.schema.json"} {
+		data, err := os.ReadFile(filepath.Join(schemaDir, f))
+		if err == nil {
+			err = os.MkdirAll(filepath.Join(dir, "schemas"), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "schemas", f), data, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]bool{ // clean?
+		"batch/ok/every-key.yaml": true, "batch/ok/inline-task.yaml": true,
+		"batch/bad/inline-task-timeout-zero.yaml": false, "batch/bad/inline-task-blank-prompt.yaml": false,
+		"batch/bad/timeout-zero.yaml": false,
+	}
+	uris := map[string]string{}
+	for _, s := range loadCorpus(t, "batch") {
+		if _, ok := want[s.name]; !ok {
+			continue
+		}
+		data, err := os.ReadFile(s.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uri := (&url.URL{Scheme: "file", Path: filepath.Join(dir, "specs", filepath.Base(s.path))}).String()
+		text := "# yaml-language-server: $schema=../schemas/batch.schema.json\n" + string(data)
+		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": uri, "languageId": "yaml", "version": 1, "text": text}})
+		uris[s.name] = uri
+	}
+	if len(uris) != len(want) {
+		t.Fatalf("found %d of the %d corpus specs", len(uris), len(want))
+	}
+	diags := c.waitDiagnostics(ctx, len(uris))
+	for name, uri := range uris {
+		got := diags[uri]
+		switch {
+		case want[name] && len(got) > 0:
+			t.Errorf("%s: want no problem, got:\n  %s", name, strings.Join(got, "\n  "))
+		case !want[name] && len(got) == 0:
+			t.Errorf("%s: the schema refuses it, yet yaml-language-server reported nothing", name)
+		}
+	}
+	if asked := c.foreignURLs(); len(asked) > 0 {
+		t.Errorf("yaml-language-server fetched %v; the schemas beside each other should do", asked)
+	}
+}
+
+// yamlLanguageServerPaths finds node and the server, or skips the test.
+func yamlLanguageServerPaths(t *testing.T) (node, server string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: yaml-language-server needs it (.ci/run installs it with apt)")
+	}
+	server, err = filepath.Abs(yamlLanguageServer)
+	if err == nil {
+		_, err = os.Stat(server)
+	}
+	if err != nil {
+		t.Skipf("yaml-language-server is not installed (npm install --prefix .ci/node yaml-language-server, as .ci/run does): %v", err)
+	}
+	return node, server
+}
+
 // lspClient is a minimal Language Server Protocol client over stdio.
 type lspClient struct {
 	t  *testing.T
@@ -159,6 +226,7 @@ type lspClient struct {
 	diags    chan lspDiagnostics
 	foreign  []string // schema URLs asked for that are not schemaBase's
 	settings map[string]any
+	serve    bool // answer vscode/content for schemaBase from schema/
 	stderr   bytes.Buffer
 }
 
@@ -185,13 +253,13 @@ type lspDiagnostics struct {
 }
 
 // yamlSettings are the client's settings: validate, with the schema
-// catalog at catalogURL instead of SchemaStore's.
+// catalog at catalogURL instead of SchemaStore's ("": none).
 func yamlSettings(catalogURL string) map[string]any {
 	return map[string]any{
 		"validate":           true,
 		"hover":              false,
 		"completion":         false,
-		"schemaStore":        map[string]any{"enable": true, "url": catalogURL},
+		"schemaStore":        map[string]any{"enable": catalogURL != "", "url": catalogURL},
 		"kubernetesCRDStore": map[string]any{"enable": false},
 		"format":             map[string]any{"enable": false},
 	}
@@ -199,11 +267,12 @@ func yamlSettings(catalogURL string) map[string]any {
 
 // startLSP starts the server and initializes it as VS Code's YAML
 // extension does: schema content requested from the client.
-func startLSP(ctx context.Context, t *testing.T, node, server, catalogURL string) *lspClient {
+// With serve false it fetches nothing for the server.
+func startLSP(ctx context.Context, t *testing.T, node, server, catalogURL string, serve bool) *lspClient {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, node, server, "--stdio")
 	c := &lspClient{t: t, pending: map[int]chan lspMessage{}, diags: make(chan lspDiagnostics, 1024),
-		settings: yamlSettings(catalogURL)}
+		settings: yamlSettings(catalogURL), serve: serve}
 	cmd.Stderr = &lockedWriter{mu: &c.mu, w: &c.stderr}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -369,6 +438,9 @@ func (c *lspClient) answer(m lspMessage) {
 			}
 		}
 		data, err := localSchemaText(u)
+		if !c.serve {
+			data, err = "", fmt.Errorf("offline: nothing is fetched")
+		}
 		if err != nil {
 			c.mu.Lock()
 			c.foreign = append(c.foreign, u)
