@@ -5,8 +5,9 @@
 // list, with a comment on each. Some gates put back what they guard (the
 // git tripwire, the task spec) as they check it.
 //
-// Imports: runner/event, runner/snapshot, tools/permission and
-// internal/safefs (reads that never follow a symlink).
+// Imports: runner/event, runner/snapshot, tools/permission,
+// internal/safefs (reads that never follow a symlink) and go-git's index
+// format.
 package gate
 
 import (
@@ -54,6 +55,10 @@ func (g GitTripwire) Check() (event.GateFailed, bool) {
 	msg := "a command changed " + strings.Join(changed, ", ") + " (git would run programs named there); the runner put them back"
 	if slices.ContainsFunc(changed, func(p string) bool { return strings.Contains(p, "objects/") }) {
 		msg += " and removed new packs, but a replaced object file cannot be put back: git checks it out as it is now, so run `git fsck` and re-fetch or re-clone before trusting this repository"
+	}
+	if links := g.Tripwire.gitlinks; len(links) > 0 {
+		msg += "; the index had gained the nested repositories " + strings.Join(links, ", ") +
+			" as submodules (`git status` runs the programs their own git config names): it is as the run found it"
 	}
 	if lost := g.Tripwire.lost; len(lost) > 0 {
 		msg += "; it could not put back " + strings.Join(lost, ", ") + ": do not run git in this work tree before checking them"

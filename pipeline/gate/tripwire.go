@@ -26,6 +26,8 @@ type Tripwire struct {
 	files      map[string][]byte      // git-dir-relative slash path → content
 	objects    map[string]objectState // object directories (git-dir-relative: "objects", "modules/x/objects") → stamps
 	submodules map[string]string      // work-tree-relative path → digest of its files
+	index      armedIndex             // the index, for the gitlinks a command adds
+	gitlinks   []string               // gitlinks a command added (restore)
 	lost       []string               // paths the restore could not put back, with why
 }
 
@@ -72,6 +74,7 @@ func ArmTripwire(workTree string) *Tripwire {
 				t.files[rel] = w.data
 			}
 		}
+		t.armIndex()
 		t.objects = map[string]objectState{}
 		for _, d := range append([]string{""}, moduleGitDirs(t.gfs, t.git)...) {
 			rel := path.Join(d, "objects")
@@ -169,6 +172,9 @@ func (t *Tripwire) restore() []string {
 		for _, p := range old.changes(t.gfs, path.Join(t.git, rel)) {
 			changed = append(changed, ".git/"+strings.TrimPrefix(p, t.git+"/"))
 		}
+	}
+	if t.gitlinks = t.restoreGitlinks(); len(t.gitlinks) > 0 {
+		changed = append(changed, ".git/index")
 	}
 	for _, p := range t.gfs.Replaced() {
 		if t.git == "." {
