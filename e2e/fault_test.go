@@ -472,16 +472,51 @@ func faultRepo(t *testing.T) (spec, repo string) {
 	return spec, repo
 }
 
-// diskFullScript mounts a small tmpfs on the out dir in a private mount
-// namespace, runs the runner there and copies what it wrote out before
-// the namespace (and its tmpfs) goes away.
-const diskFullScript = `set -u
-mount -t tmpfs -o size="$FAULT_TMPFS_SIZE" tmpfs "$FAULT_OUT" || exit 97
+// tmpfsScript mounts a tmpfs of $TMPFS_SIZE on $TMPFS_DIR in a private
+// mount namespace, runs its arguments there and copies what they wrote
+// to $TMPFS_SAVE before the namespace (and its tmpfs) goes away.
+const tmpfsScript = `set -u
+mount -t tmpfs -o size="$TMPFS_SIZE" tmpfs "$TMPFS_DIR" || exit 97
 "$@"
 rc=$?
-cp -a "$FAULT_OUT/." "$FAULT_SAVE/"
+cp -a "$TMPFS_DIR/." "$TMPFS_SAVE/"
 exit $rc
 `
+
+// needMountNamespace skips the test where unprivileged user and mount
+// namespaces (unshare -rm) are missing: a full disk needs a tmpfs.
+func needMountNamespace(t *testing.T) {
+	t.Helper()
+	if out, err := exec.CommandContext(t.Context(), "unshare", "-rm", "true").CombinedOutput(); err != nil {
+		t.Skipf("no unprivileged mount namespace (unshare -rm: %v %s): a full disk needs one for its tmpfs", err, out)
+	}
+}
+
+// onTmpfs is the command running the runner binary with args while dir
+// is a tmpfs of size, whose content is copied to save when it ends.
+func onTmpfs(t *testing.T, dir, size, save string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), "unshare", append([]string{"-rm", "sh", "-c", tmpfsScript, "sh", runnerBin}, args...)...)
+	cmd.Env = append(baseEnv(t), "TMPFS_SIZE="+size, "TMPFS_DIR="+dir, "TMPFS_SAVE="+save)
+	return cmd
+}
+
+// tmpfsExit is the exit code of an onTmpfs command given its Run's
+// error; it skips the test when the tmpfs could not be mounted.
+func tmpfsExit(t *testing.T, err error, output string) int {
+	t.Helper()
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if code == 97 {
+		t.Skipf("cannot mount a tmpfs in the namespace: %s", output)
+	}
+	return code
+}
 
 // TestFaultDiskFull runs with the out dir on a small tmpfs while the agent
 // writes a large file, in two sizes. "patch": a 300 KiB disk and a 100 KB
@@ -496,9 +531,7 @@ exit $rc
 // skipped saying so.
 func TestFaultDiskFull(t *testing.T) {
 	t.Parallel()
-	if out, err := exec.CommandContext(t.Context(), "unshare", "-rm", "true").CombinedOutput(); err != nil {
-		t.Skipf("no unprivileged mount namespace (unshare -rm: %v %s): the disk-full case needs one for its tmpfs", err, out)
-	}
+	needMountNamespace(t)
 	for _, tc := range []struct {
 		name, size string
 		lines      int
@@ -553,21 +586,11 @@ func runDiskFull(t *testing.T, size string, lines int) (save, tmp string, code i
 		llmtest.Turn{Text: "Done."}.Reply(),
 	)
 	out, save, tmp := t.TempDir(), t.TempDir(), t.TempDir()
-	cmd := exec.CommandContext(t.Context(), "unshare", "-rm", "sh", "-c", diskFullScript, "sh",
-		runnerBin, "exec", spec, "--out", out, "--base-url", srv.URL(), "--quiet")
+	cmd := onTmpfs(t, out, size, save, "exec", spec, "--out", out, "--base-url", srv.URL(), "--quiet")
 	cmd.Dir = repo
-	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef", "TMPDIR="+tmp,
-		"FAULT_TMPFS_SIZE="+size, "FAULT_OUT="+out, "FAULT_SAVE="+save)
+	cmd.Env = append(cmd.Env, "OPENAI_API_KEY=sk-test-0123456789abcdef", "TMPDIR="+tmp)
 	printed, err := cmd.CombinedOutput()
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	code = tmpfsExit(t, err, string(printed))
 	t.Logf("exit %d; output:\n%s", code, printed[:min(len(printed), 2000)])
-	if code == 97 {
-		t.Skipf("cannot mount a tmpfs in the namespace: %s", printed)
-	}
 	return save, tmp, code, string(printed)
 }

@@ -3,9 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,17 +11,6 @@ import (
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
-
-// logFullScript mounts a small tmpfs for the event log in a private mount
-// namespace, runs the runner and copies the log out before the namespace
-// goes away.
-const logFullScript = `set -u
-mount -t tmpfs -o size="$LOG_TMPFS_SIZE" tmpfs "$LOG_DIR" || exit 97
-"$@"
-rc=$?
-cp -a "$LOG_DIR/." "$LOG_SAVE/"
-exit $rc
-`
 
 // TestEventLogDiskFull: the event log (--events) is on a 32 KiB tmpfs
 // and the model's write call carries 60 KB, so its tool.started line does
@@ -36,9 +23,7 @@ exit $rc
 // skipped saying so.
 func TestEventLogDiskFull(t *testing.T) {
 	t.Parallel()
-	if out, err := exec.CommandContext(t.Context(), "unshare", "-rm", "true").CombinedOutput(); err != nil {
-		t.Skipf("no unprivileged mount namespace (unshare -rm: %v %s): the full-disk case needs one for its tmpfs", err, out)
-	}
+	needMountNamespace(t)
 	spec, repo := smallRepo(t)
 	big, _ := json.Marshal(map[string]string{"path": "big.txt", "content": strings.Repeat("all work and no play\n", 3_000)})
 	srv := newModel(t,
@@ -46,24 +31,12 @@ func TestEventLogDiskFull(t *testing.T) {
 		llmtest.Turn{Text: "Done."}.Reply(),
 	)
 	logDir, save, out, tmp := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "out"), t.TempDir()
-	cmd := exec.CommandContext(t.Context(), "unshare", "-rm", "sh", "-c", logFullScript, "sh",
-		runnerBin, "exec", spec, "--out", out, "--events", filepath.Join(logDir, "events.jsonl"), "--base-url", srv.URL())
+	cmd := onTmpfs(t, logDir, "32k", save, "exec", spec, "--out", out, "--events", filepath.Join(logDir, "events.jsonl"), "--base-url", srv.URL())
 	cmd.Dir = repo
-	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef", "TMPDIR="+tmp,
-		"LOG_TMPFS_SIZE=32k", "LOG_DIR="+logDir, "LOG_SAVE="+save)
+	cmd.Env = append(cmd.Env, "OPENAI_API_KEY=sk-test-0123456789abcdef", "TMPDIR="+tmp)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err := cmd.Run()
-	code := 0
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	if code == 97 {
-		t.Skipf("cannot mount a tmpfs in the namespace: %s", stderr.String())
-	}
+	code := tmpfsExit(t, cmd.Run(), stderr.String())
 	if code != 3 {
 		t.Errorf("exit %d, want 3\n%s", code, stderr.String())
 	}
