@@ -41,6 +41,14 @@ var docCommands = []docCommand{
 		pre:   "runner exec task.yaml --isolate --replay session.jsonl --quiet >/dev/null || exit 9; RUN_ID=$(ls .runner/runs); ",
 		after: "! git diff --quiet"},
 	{cmd: `jq -c 'select(.type == "permission.denied")' events.jsonl`, dir: "project", needs: "jq", pre: "cd .runner/runs/*/ || exit 9; "},
+	// Getting started's checks before a run, and its replay (after the
+	// lines above, which expect a single run in .runner/runs).
+	{cmd: "runner validate task.yaml", dir: "project", want: "(?m)^task.yaml: ok$"},
+	{cmd: `runner policy check task.yaml --bash "npm test"`, dir: "project", exit: 1, // the hello task allows go test only
+		want: `(?m)^deny: bash "npm test"`},
+	{cmd: "runner exec task.yaml --isolate --record session.jsonl", offline: "calls the model's API; the next line replays the hello task's cassette"},
+	{cmd: "runner exec task.yaml --isolate --replay session.jsonl", dir: "project", // the tree holds the applied fix by now
+		want: "(?m)^✓ success · 4 steps"},
 	// Standard input: generate-spec stands for the user's program.
 	{cmd: "generate-spec | runner validate -", dir: "stdin", want: "(?m)^<stdin>: ok$"},
 	{cmd: "runner policy check - --bash 'make test' < task.yaml", dir: "stdin", exit: 1, want: "deny"},
