@@ -291,3 +291,35 @@ func TestAnthropicWirePauseTurn(t *testing.T) {
 		t.Errorf("the paused turn did not go back as the last message: %d messages, last %s %s", len(msgs), last["role"], raw)
 	}
 }
+
+// TestAnthropicWireContinueRedactedThinking: a thinking block that held a
+// secret is redacted in history.jsonl, which breaks its signature; on
+// --continue it is left out rather than sent with a signature that no
+// longer matches (the fake checks signatures as the API does), so the
+// continued run is accepted, and the secret is in no file.
+func TestAnthropicWireContinueRedactedThinking(t *testing.T) {
+	t.Parallel()
+	pl := claudePlatforms()[0]
+	_, repo := smallRepo(t)
+	const key = "sk-ant-test-0123456789"
+	srv := pl.server(t,
+		anthropicStep(llmtest.AnthropicTurn{Thinking: "The key " + key + " is in the env; ignore it.", ToolCalls: writeCall("fixed")}),
+		anthropicStep(llmtest.AnthropicTurn{Thinking: "Done, nothing secret here.", Text: "Fixed."}),
+	)
+	spec := writeSpec(t, pl.spec)
+	out := filepath.Join(repo, ".runner", "runs", "first")
+	if res := runRunner(t, repo, pl.env(t, srv), "exec", spec, "--out", out, "--base-url", srv.URL(), "--quiet"); res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	assertNoSecrets(t, []string{key}, out)
+	srv2 := pl.server(t, anthropicStep(llmtest.AnthropicTurn{Text: "Still fixed."}))
+	res := runRunner(t, repo, pl.env(t, srv2), "exec", spec, "--out", filepath.Join(repo, ".runner", "runs", "second"),
+		"--base-url", srv2.URL(), "--continue", out, "--prompt", "Check it again.", "--quiet")
+	if res.code != 0 || len(srv2.Rejections()) > 0 {
+		t.Fatalf("continue exit %d, rejections %v\n%s", res.code, srv2.Rejections(), res.stderr)
+	}
+	body := string(srv2.Requests()[0].Raw)
+	if strings.Contains(body, "[REDACTED]") || !strings.Contains(body, `"thinking":"Done, nothing secret here."`) {
+		t.Errorf("continued request: the redacted thinking went back, or the intact one did not:\n%s", body[strings.Index(body, `"messages"`):])
+	}
+}

@@ -10,8 +10,8 @@
 // errors (see Error and ErrorClass).
 //
 // Imports: go-openai, aws-sdk-go-v2's event-stream decoder (Bedrock), the
-// standard library and internal/httpguard (outside the layers); nothing
-// else of this module (it is the bottom layer).
+// standard library, internal/httpguard (outside the layers) and secret (its
+// redaction mark, below every package).
 package llm
 
 import (

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/seed43ef5acb/runner/secret"
 )
 
 // AnthropicVersion is the anthropic-version header the anthropic wire sends.
@@ -257,11 +259,12 @@ func anthropicMessages(msgs []Message) ([]anthMessage, error) {
 // model streamed (kept in ReasoningDetails when they held thinking) when
 // they still describe the turn, else text and tool_use rebuilt from it.
 func anthropicAssistant(m Message) ([]json.RawMessage, error) {
-	if kept := keptBlocks(m.ReasoningDetails, "anthropic"); len(kept) > 0 && blocksMatch(kept, m) {
+	kept := signedBlocks(keptBlocks(m.ReasoningDetails, "anthropic"))
+	if len(kept) > 0 && blocksMatch(kept, m) {
 		return kept, nil
 	}
 	var blocks []json.RawMessage
-	for _, b := range keptBlocks(m.ReasoningDetails, "anthropic") {
+	for _, b := range kept {
 		if t := blockType(b); t == "thinking" || t == "redacted_thinking" {
 			blocks = append(blocks, b)
 		}
@@ -274,6 +277,24 @@ func anthropicAssistant(m Message) ([]json.RawMessage, error) {
 		blocks = append(blocks, mustJSON(anthBlock{Type: "tool_use", ID: tc.ID, Name: toolNameSent(tc), Input: callInput(tc)}))
 	}
 	return blocks, nil
+}
+
+// signedBlocks leaves out thinking blocks whose text was redacted (a
+// history read back for --continue): the signature no longer matches and
+// the API would refuse the request, while it ignores earlier turns'
+// thinking anyway (extended-thinking docs, "Preserving thinking blocks").
+func signedBlocks(blocks []json.RawMessage) []json.RawMessage {
+	out := blocks[:0:0]
+	for _, b := range blocks {
+		if blockType(b) == "thinking" && bytes.Contains(b, []byte(secret.Mark)) {
+			var t anthThinking
+			if json.Unmarshal(b, &t) == nil && strings.Contains(t.Thinking, secret.Mark) {
+				continue
+			}
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // toolNameSent is the name a call was made with.

@@ -240,8 +240,11 @@ func RedactURLCredentials(s string) string {
 	}
 }
 
-// redactedMark replaces a secret (event.Redacted).
-const redactedMark = "[REDACTED]"
+// Mark replaces a secret wherever one is redacted (event.Redacted).
+const Mark = "[REDACTED]"
+
+// redactedMark is Mark.
+const redactedMark = Mark
 
 func isSchemeByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'

@@ -1,6 +1,8 @@
 package llmtest
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -15,7 +17,7 @@ import (
 type AnthropicTurn struct {
 	Model string // "" : "claude-sonnet-4-5"
 	// Thinking is streamed in a thinking block signed with Signature
-	// ("" : a made-up signature); RedactedThinking adds a
+	// ("" : ThinkingSignature, which the personality checks); RedactedThinking adds a
 	// redacted_thinking block with that data after it.
 	Thinking         string
 	Signature        string
@@ -74,7 +76,7 @@ func (t AnthropicTurn) SSE() []byte {
 	if t.Thinking != "" {
 		sig := t.Signature
 		if sig == "" {
-			sig = "EqQBCgIYAhIM" + strconv.Itoa(len(t.Thinking)) + "llmtestsignature"
+			sig = ThinkingSignature(t.Thinking)
 		}
 		var ds []map[string]any
 		for _, p := range pieces(t.Thinking, 3) {
@@ -123,6 +125,16 @@ func (t AnthropicTurn) SSE() []byte {
 		"usage": map[string]any{"output_tokens": out}})
 	ev("message_stop", map[string]any{"type": "message_stop"})
 	return []byte(b.String())
+}
+
+// signaturePrefix starts the fake's own thinking signatures.
+const signaturePrefix = "EqllmsigQ"
+
+// ThinkingSignature is the fake's signature of a thinking text: like the
+// API's, it is valid only for that exact text.
+func ThinkingSignature(thinking string) string {
+	sum := sha256.Sum256([]byte(thinking))
+	return signaturePrefix + base64.RawURLEncoding.EncodeToString(sum[:18])
 }
 
 func argsLen(calls []ToolCall) int {

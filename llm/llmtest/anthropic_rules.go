@@ -59,8 +59,13 @@ func anthropicCheck(req RecordedRequest) (Reply, bool) {
 					return bad("messages: text content blocks must be non-empty")
 				}
 			case "thinking":
-				if s, _ := b["signature"].(string); s == "" {
+				sig, _ := b["signature"].(string)
+				if sig == "" {
 					return bad("messages.%d.content.%d.thinking.signature: Field required", i, j)
+				}
+				// A signature of the fake's own binds the text, as the API's does.
+				if text, _ := b["thinking"].(string); strings.HasPrefix(sig, signaturePrefix) && sig != ThinkingSignature(text) {
+					return bad("messages.%d.content.%d: Invalid `signature` in `thinking` block", i, j)
 				}
 			case "tool_use":
 				id, _ := b["id"].(string)

@@ -13,7 +13,7 @@ import (
 )
 
 // Redacted replaces every secret.
-const Redacted = "[REDACTED]"
+const Redacted = secret.Mark
 
 // MinSecretLen is the shortest environment value treated as a secret
 // (secret.MinLen).
