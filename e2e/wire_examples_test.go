@@ -32,41 +32,47 @@ type wireExample struct {
 }
 
 func wireExamples() []wireExample {
-	calls := helloWireCalls()
 	return []wireExample{
 		{dir: "anthropic", key: "ANTHROPIC_API_KEY", start: func(t *testing.T) (string, func() []string) {
 			t.Helper()
-			var script []llmtest.AnthropicStep
-			for i, c := range calls {
-				turn := llmtest.AnthropicTurn{ToolCalls: c}
-				switch i {
-				case 0:
-					turn.Thinking, turn.Signature = "The greeting test fails; read greet.go.", "EqQBCgIYAhIMexamplesig"
-				case 3:
-					turn.Text = helloWireAnswer
+			srv := llmtest.NewAnthropicServer(t, helloScript(func(calls []llmtest.ToolCall, reasoning, text string) llmtest.AnthropicStep {
+				turn := llmtest.AnthropicTurn{ToolCalls: calls, Thinking: reasoning, Text: text}
+				if reasoning != "" {
+					turn.Signature = "EqQBCgIYAhIMexamplesig"
 				}
-				script = append(script, llmtest.AnthropicStep{Turn: turn})
-			}
-			srv := llmtest.NewAnthropicServer(t, script...)
+				return llmtest.AnthropicStep{Turn: turn}
+			})...)
 			return srv.URL(), srv.Rejections
 		}},
 		{dir: "responses", key: "OPENAI_API_KEY", start: func(t *testing.T) (string, func() []string) {
 			t.Helper()
-			var script []llmtest.ResponsesStep
-			for i, c := range calls {
-				turn := llmtest.ResponsesTurn{ToolCalls: c}
-				switch i {
-				case 0:
-					turn.Reasoning, turn.EncryptedContent = "The greeting test fails; read greet.go.", "gAAAAB-example-encrypted"
-				case 3:
-					turn.Text = helloWireAnswer
+			srv := llmtest.NewResponsesServer(t, helloScript(func(calls []llmtest.ToolCall, reasoning, text string) llmtest.ResponsesStep {
+				turn := llmtest.ResponsesTurn{ToolCalls: calls, Reasoning: reasoning, Text: text}
+				if reasoning != "" {
+					turn.EncryptedContent = "gAAAAB-example-encrypted"
 				}
-				script = append(script, llmtest.ResponsesStep{Turn: turn})
-			}
-			srv := llmtest.NewResponsesServer(t, script...)
+				return llmtest.ResponsesStep{Turn: turn}
+			})...)
 			return srv.URL(), srv.Rejections
 		}},
 	}
+}
+
+// helloScript is the hello demo over one wire: step makes the wire's step
+// from a step's calls, the first step's reasoning and the last's answer.
+func helloScript[S any](step func(calls []llmtest.ToolCall, reasoning, text string) S) []S {
+	var out []S
+	for i, c := range helloWireCalls() {
+		reasoning, text := "", ""
+		switch i {
+		case 0:
+			reasoning = "The greeting test fails; read greet.go."
+		case 3:
+			text = helloWireAnswer
+		}
+		out = append(out, step(c, reasoning, text))
+	}
+	return out
 }
 
 // TestWireExamples replays each wire's bundled example offline (no key,

@@ -89,24 +89,11 @@ func newNative(w nativeWire, cfg Config, defaultBase string) (*NativeProvider, e
 // Stream makes one streamed call and yields its unified events, with the
 // contract of Provider.Stream.
 func (p *NativeProvider) Stream(ctx context.Context, req Request) iter.Seq[Event] {
-	return func(yield func(Event) bool) {
-		if !yield(Event{Type: EventStart}) {
-			return
-		}
-		p.stream(ctx, req, yield)
-	}
+	return streamCall(ctx, p.idle, req, p.stream)
 }
 
-func (p *NativeProvider) stream(parent context.Context, req Request, yield func(Event) bool) {
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
-	timer := time.AfterFunc(p.idle, func() { cancel(ErrIdleTimeout) })
-	defer timer.Stop()
-	a := newAssembler(req.Tools, func(ev Event) bool {
-		timer.Stop()
-		defer timer.Reset(p.idle)
-		return yield(ev)
-	})
+func (p *NativeProvider) stream(c *call, req Request) {
+	ctx, parent, a := c.ctx, c.parent, c.a
 	body, err := p.wire.body(req)
 	if err != nil {
 		a.fail(&Error{Class: ClassFatal, Message: err.Error(), Err: err})
@@ -136,12 +123,12 @@ func (p *NativeProvider) stream(parent context.Context, req Request, yield func(
 		return
 	}
 	defer resp.Body.Close()
-	timer.Reset(p.idle)
+	c.activity()
 	if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusBadRequest {
 		a.fail(p.statusError(resp))
 		return
 	}
-	p.read(ctx, parent, resp, p.wire.decoder(a), a, func() { timer.Reset(p.idle) })
+	p.read(ctx, parent, resp, p.wire.decoder(a), a, c.activity)
 }
 
 // statusError classifies an HTTP error response from its status, headers
@@ -191,6 +178,41 @@ func (p *NativeProvider) read(ctx, parent context.Context, resp *http.Response, 
 			a.fail(transportError(ctx, parent, err))
 			return
 		}
+	}
+}
+
+// call is one streamed model call of any wire: its context, cancelled
+// with ErrIdleTimeout when no bytes or events come for idle (time in the
+// consumer, which may run a tool per event, is not idle), and its
+// assembler.
+type call struct {
+	ctx, parent context.Context
+	a           *assembler
+	timer       *time.Timer
+	idle        time.Duration
+}
+
+// activity restarts the idle timer: bytes arrived.
+func (c *call) activity() { c.timer.Reset(c.idle) }
+
+// streamCall is the Stream of every wire: start, then run's events; the
+// call's context and timer end with it.
+func streamCall(parent context.Context, idle time.Duration, req Request, run func(*call, Request)) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		if !yield(Event{Type: EventStart}) {
+			return
+		}
+		ctx, cancel := context.WithCancelCause(parent)
+		defer cancel(nil)
+		c := &call{ctx: ctx, parent: parent, idle: idle}
+		c.timer = time.AfterFunc(idle, func() { cancel(ErrIdleTimeout) })
+		defer c.timer.Stop()
+		c.a = newAssembler(req.Tools, func(ev Event) bool {
+			c.timer.Stop()
+			defer c.timer.Reset(idle)
+			return yield(ev)
+		})
+		run(c, req)
 	}
 }
 

@@ -167,26 +167,11 @@ func cloneProfile(p *Profile) *Profile {
 // loop early cancels the call and closes the response body. The sequence is
 // meant to be ranged over once.
 func (p *Provider) Stream(ctx context.Context, req Request) iter.Seq[Event] {
-	return func(yield func(Event) bool) {
-		if !yield(Event{Type: EventStart}) {
-			return
-		}
-		p.stream(ctx, req, yield)
-	}
+	return streamCall(ctx, p.idle, req, p.stream)
 }
 
-func (p *Provider) stream(parent context.Context, req Request, yield func(Event) bool) {
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
-	timer := time.AfterFunc(p.idle, func() { cancel(ErrIdleTimeout) })
-	defer timer.Stop()
-	// Time spent in the consumer (which may run a tool per event) is not
-	// idle time.
-	a := newAssembler(req.Tools, func(ev Event) bool {
-		timer.Stop()
-		defer timer.Reset(p.idle)
-		return yield(ev)
-	})
+func (p *Provider) stream(c *call, req Request) {
+	ctx, parent, a := c.ctx, c.parent, c.a
 
 	prof := p.profileFor(req.Model)
 	oreq, patch, err := buildRequest(req, p.sendReasoning, prof)
@@ -195,7 +180,7 @@ func (p *Provider) stream(parent context.Context, req Request, yield func(Event)
 		return
 	}
 	sent := p.dropped.adapt(&oreq, patch, optionalMembers(req, prof))
-	st := &callState{patch: patch, activity: func() { timer.Reset(p.idle) }}
+	st := &callState{patch: patch, activity: c.activity}
 	stream, err := p.client.CreateChatCompletionStream(withCallState(ctx, st), oreq)
 	if err != nil {
 		a.fail(p.openError(ctx, parent, st, sent, err))
