@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/seed43ef5acb/runner/internal/safefs"
 )
 
 // indexMax bounds the index the tripwire keeps (256 MiB; a 25,000-file
@@ -94,4 +96,66 @@ func (t *Tripwire) restoreGitlinks() []string {
 	}
 	slices.Sort(added)
 	return added
+}
+
+// readSubmoduleGits reads the .git entry of each submodule recorded when
+// armed: a gitfile's bytes ("gitdir: …", which git follows into the
+// submodule's git directory), or an embedded git directory's watched
+// files. Keys are work-tree-relative slash paths. A command that points
+// a gitfile at a repository of its own, or edits an embedded config,
+// has the user's `git status` run that repository's core.fsmonitor.
+func (t *Tripwire) readSubmoduleGits() map[string]watched {
+	out := map[string]watched{}
+	for sub := range t.submodules {
+		g := path.Join(sub, ".git")
+		fi, err := t.root.Lstat(g)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil || fi.Mode.Type() != 0 && !fi.IsDir():
+			out[g] = watched{} // a symlink, a FIFO, behind a link: there, and changed
+		case fi.IsDir():
+			for _, rel := range tripwireFiles() {
+				if data, err := t.root.ReadFile(path.Join(g, rel), tripwireMaxFile); err == nil {
+					out[path.Join(g, rel)] = watched{data: data, ok: true}
+				} else if !errors.Is(err, fs.ErrNotExist) {
+					out[path.Join(g, rel)] = watched{}
+				}
+			}
+			_ = t.root.Walk(path.Join(g, "hooks"), func(e *safefs.Entry) error {
+				if !e.IsDir() {
+					data, err := e.ReadFile(tripwireMaxFile)
+					out[e.Rel] = watched{data: data, ok: err == nil}
+				}
+				return nil
+			})
+		default:
+			data, err := t.root.ReadFile(g, tripwireMaxFile)
+			out[g] = watched{data: data, ok: err == nil}
+		}
+	}
+	return out
+}
+
+// restoreSubmoduleGits puts back the submodules' .git entries a command
+// changed (removing what it added) and returns their paths.
+func (t *Tripwire) restoreSubmoduleGits() []string {
+	now := t.readSubmoduleGits()
+	var changed []string
+	for rel := range now {
+		if _, ok := t.subGits[rel]; !ok {
+			changed = append(changed, rel)
+			if err := t.root.Remove(rel); err != nil {
+				t.lost = append(t.lost, fmt.Sprintf("%s (%v)", rel, err))
+			}
+		}
+	}
+	for rel, old := range t.subGits {
+		if cur, ok := now[rel]; old.ok && (!ok || !cur.ok || !bytes.Equal(cur.data, old.data)) {
+			changed = append(changed, rel)
+			if err := t.root.WriteFile(rel, old.data, 0o644); err != nil {
+				t.lost = append(t.lost, fmt.Sprintf("%s (%v)", rel, err))
+			}
+		}
+	}
+	return changed
 }

@@ -28,6 +28,7 @@ type Tripwire struct {
 	submodules map[string]string      // work-tree-relative path → digest of its files
 	index      armedIndex             // the index, for the gitlinks a command adds
 	gitlinks   []string               // gitlinks a command added (restore)
+	subGits    map[string]watched     // the submodules' .git entries (gitfiles, embedded configs and hooks)
 	lost       []string               // paths the restore could not put back, with why
 }
 
@@ -84,6 +85,7 @@ func ArmTripwire(workTree string) *Tripwire {
 	for _, sub := range submodulePaths(t.root) {
 		t.submodules[sub] = treeDigest(t.root, sub)
 	}
+	t.subGits = t.readSubmoduleGits()
 	return t
 }
 
@@ -173,6 +175,7 @@ func (t *Tripwire) restore() []string {
 			changed = append(changed, ".git/"+strings.TrimPrefix(p, t.git+"/"))
 		}
 	}
+	changed = append(changed, t.restoreSubmoduleGits()...)
 	if t.gitlinks = t.restoreGitlinks(); len(t.gitlinks) > 0 {
 		changed = append(changed, ".git/index")
 	}
@@ -181,6 +184,9 @@ func (t *Tripwire) restore() []string {
 			p = path.Join(".git", p)
 		}
 		changed = append(changed, p)
+	}
+	if t.root != t.gfs {
+		changed = append(changed, t.root.Replaced()...)
 	}
 	slices.Sort(changed)
 	return slices.Compact(changed)
