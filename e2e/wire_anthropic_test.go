@@ -128,18 +128,7 @@ func testClaudeSession(t *testing.T, pl claudePlatform) {
 	if r := srv.Rejections(); len(r) > 0 {
 		t.Fatalf("the %s personality rejected: %v", pl.name, r)
 	}
-	recs := readEvents(t, filepath.Join(out, "events.jsonl"))
-	var rs event.RunStarted
-	if err := recs[0].Decode(&rs); err != nil || rs.Wire != "anthropic" {
-		t.Errorf("run.started wire %q (%v)", rs.Wire, err)
-	}
-	if n := len(ofType[event.Retry](t, recs)); n != 1 {
-		t.Errorf("%d retry events, want 1 (the overloaded reply)", n)
-	}
-	steps := ofType[event.StepFinished](t, recs)
-	if len(steps) != 3 || steps[0].FinishReason != "tool-calls" || steps[2].FinishReason != "stop" {
-		t.Fatalf("steps %+v", steps)
-	}
+	steps := checkWireRun(t, out, "anthropic")
 	if steps[2].Tokens.CacheRead == 0 || steps[2].CostUSD == nil {
 		t.Errorf("step 3 tokens %+v cost %v: want cache reads, priced", steps[2].Tokens, steps[2].CostUSD)
 	}
@@ -150,23 +139,9 @@ func testClaudeSession(t *testing.T, pl claudePlatform) {
 	if !strings.Contains(string(reqs[2].Raw), `"signature":"sig-1"`) {
 		t.Errorf("the thinking block did not go back with its signature")
 	}
-	patch, err := os.ReadFile(filepath.Join(out, "changes.patch"))
-	if err != nil || !bytes.Contains(patch, []byte("+fixed")) {
-		t.Fatalf("patch (%v):\n%s", err, patch)
-	}
 	assertNoSecrets(t, pl.secrets, out, cassette)
-
-	// Replay: the same session from the cassette, no endpoint contacted and
-	// no credentials needed.
-	_, repo2 := smallRepo(t)
-	out2 := t.TempDir()
-	res = runRunner(t, repo2, baseEnv(t), "exec", spec, "--out", out2, "--replay", cassette, "--wire", "anthropic", "--quiet")
-	if res.code != 0 {
-		t.Fatalf("replay exit %d\n%s", res.code, res.stderr)
-	}
-	if got, _ := os.ReadFile(filepath.Join(repo2, "status.txt")); string(got) != "fixed\n" {
-		t.Errorf("replayed status.txt %q", got)
-	}
+	// Replay needs no credentials.
+	checkReplay(t, spec, cassette, "--wire", "anthropic")
 
 	// Continue: the first continued request starts with the earlier
 	// request's bytes and reads them from the same cache.
@@ -184,10 +159,7 @@ func testClaudeSession(t *testing.T, pl claudePlatform) {
 	strip := func(b []byte) string {
 		return strings.ReplaceAll(string(b), `,"cache_control":{"type":"ephemeral"}`, "")
 	}
-	last := strings.TrimSuffix(strip(reqs[len(reqs)-1].Raw), "]}")
-	if cont := strip(srv2.Requests()[0].Raw); !strings.HasPrefix(cont, last) {
-		t.Errorf("the continued request does not start with the earlier request's bytes")
-	}
+	checkContinuedPrefix(t, strip(reqs[len(reqs)-1].Raw), strip(srv2.Requests()[0].Raw))
 	if u := srv2.Usages(); len(u) != 1 || u[0].CacheReadInputTokens == 0 {
 		t.Errorf("continued usage %+v, want cache reads", u)
 	}

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,19 +9,9 @@ import (
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
-const responsesSpec = `version: 1
-name: small
-model: gpt-5.1-codex
-prompt: Make status.txt say fixed.
-provider: {wire: responses}
-permissions:
-  read: allow
-  edit:
-    "**": allow
-checks:
-  - name: status
-    run: grep -q fixed status.txt
-`
+// responsesSpec is the small task over the responses wire.
+var responsesSpec = strings.NewReplacer("model: claude-sonnet-4-5", "model: gpt-5.1-codex",
+	"provider: {wire: anthropic}", "provider: {wire: responses}").Replace(anthropicSpec)
 
 func responsesStep(t llmtest.ResponsesTurn) llmtest.ResponsesStep {
 	return llmtest.ResponsesStep{Turn: t}
@@ -32,11 +20,7 @@ func responsesStep(t llmtest.ResponsesTurn) llmtest.ResponsesStep {
 func responsesTask(t *testing.T) (spec, repo string) {
 	t.Helper()
 	_, repo = smallRepo(t)
-	spec = filepath.Join(t.TempDir(), "task.yaml")
-	if err := os.WriteFile(spec, []byte(responsesSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return spec, repo
+	return writeSpec(t, responsesSpec), repo
 }
 
 // TestResponsesWire drives the built binary over the responses wire: a
@@ -63,18 +47,7 @@ func TestResponsesWire(t *testing.T) {
 	if r := srv.Rejections(); len(r) > 0 {
 		t.Fatalf("the Responses personality rejected: %v", r)
 	}
-	recs := readEvents(t, filepath.Join(out, "events.jsonl"))
-	var rs event.RunStarted
-	if err := recs[0].Decode(&rs); err != nil || rs.Wire != "responses" {
-		t.Errorf("run.started wire %q (%v)", rs.Wire, err)
-	}
-	if n := len(ofType[event.Retry](t, recs)); n != 1 {
-		t.Errorf("%d retry events, want 1 (the 500)", n)
-	}
-	steps := ofType[event.StepFinished](t, recs)
-	if len(steps) != 3 || steps[0].FinishReason != "tool-calls" || steps[2].FinishReason != "stop" {
-		t.Fatalf("steps %+v", steps)
-	}
+	steps := checkWireRun(t, out, "responses")
 	if steps[2].CostUSD == nil {
 		t.Errorf("step 3 not priced: %+v", steps[2])
 	}
@@ -82,18 +55,7 @@ func TestResponsesWire(t *testing.T) {
 	if !strings.Contains(string(reqs[2].Raw), `"encrypted_content":"gAAAAB-enc-1"`) {
 		t.Errorf("the reasoning item did not go back with its encrypted content")
 	}
-	if patch, err := os.ReadFile(filepath.Join(out, "changes.patch")); err != nil || !bytes.Contains(patch, []byte("+fixed")) {
-		t.Fatalf("patch (%v):\n%s", err, patch)
-	}
-
-	_, repo2 := smallRepo(t)
-	res = runRunner(t, repo2, baseEnv(t), "exec", spec, "--out", t.TempDir(), "--replay", cassette, "--quiet")
-	if res.code != 0 {
-		t.Fatalf("replay exit %d\n%s", res.code, res.stderr)
-	}
-	if got, _ := os.ReadFile(filepath.Join(repo2, "status.txt")); string(got) != "fixed\n" {
-		t.Errorf("replayed status.txt %q", got)
-	}
+	checkReplay(t, spec, cassette)
 
 	srv2 := llmtest.NewResponsesServer(t, responsesStep(llmtest.ResponsesTurn{Text: "Still fixed."}))
 	srv2.Cache = srv.Cache
@@ -105,10 +67,7 @@ func TestResponsesWire(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("continue exit %d\n%s", res.code, res.stderr)
 	}
-	last := strings.TrimSuffix(string(reqs[len(reqs)-1].Raw), "]}")
-	if cont := string(srv2.Requests()[0].Raw); !strings.HasPrefix(cont, last) {
-		t.Errorf("the continued request does not start with the earlier request's bytes")
-	}
+	checkContinuedPrefix(t, string(reqs[len(reqs)-1].Raw), string(srv2.Requests()[0].Raw))
 	if u := srv2.Usages(); len(u) != 1 || u[0].CachedTokens == 0 {
 		t.Errorf("continued usage %+v, want cached tokens", u)
 	}

@@ -13,17 +13,6 @@ import (
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
-func newAnthropic(t testing.TB, srv *llmtest.AnthropicServer) *llm.NativeProvider {
-	t.Helper()
-	p, err := llm.NewAnthropic(llm.Config{BaseURL: srv.URL(), APIKey: "sk-ant-test", HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func turn(t llmtest.AnthropicTurn) llmtest.AnthropicStep { return llmtest.AnthropicStep{Turn: t} }
-
 // TestAnthropicThreeStepSession: thinking with its signature, a redacted
 // block, parallel tool calls and the final text cross three requests
 // that the Messages personality accepts, and the thinking goes back
@@ -38,14 +27,7 @@ func TestAnthropicThreeStepSession(t *testing.T) {
 			{ID: "toolu_b", Name: "Grep", Arguments: `{"path":"calc","command":"Add"}`}}}),
 		turn(llmtest.AnthropicTurn{Text: "Fixed: Add now adds."}),
 	)
-	steps := wireSession(t, newAnthropic(t, srv), "claude-sonnet-4-5", agentSystem(), agentTools(), 3,
-		func(tc llm.ToolCall) string { return "contents of " + string(tc.Arguments) })
-	if r := srv.Rejections(); len(r) > 0 {
-		t.Fatalf("the Messages personality rejected: %v", r)
-	}
-	if got := []llm.FinishReason{steps[0].finish.FinishReason, steps[1].finish.FinishReason, steps[2].finish.FinishReason}; fmt.Sprint(got) != "[tool-calls tool-calls stop]" {
-		t.Errorf("finish reasons %v", got)
-	}
+	steps := threeSteps(t, newAnthropic(t, srv), "claude-sonnet-4-5", srv.Rejections)
 	if c := steps[1].msg.ToolCalls; len(c) != 2 || c[1].Name != "grep" || c[1].NameAsSent != "Grep" || string(c[0].Arguments) != `{"path":"calc/calc.go"}` {
 		t.Errorf("parallel calls %+v", c)
 	}

@@ -38,10 +38,7 @@ func newCloud(t testing.TB, srv *llmtest.AnthropicServer, platform llm.Platform,
 		cloud = &llm.Cloud{Platform: platform, Region: llmtest.VertexRegion, Project: llmtest.VertexProject}
 	}
 	p, err := llm.NewAnthropic(llm.Config{BaseURL: srv.URL(), HTTPClient: srv.Client(), Cloud: cloud, Authorizer: auth})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return mustNative(t, p, err)
 }
 
 // TestCloudThreeStepSession runs the three-step session with thinking
@@ -67,11 +64,7 @@ func TestCloudThreeStepSession(t *testing.T) {
 		{llm.PlatformVertex, llmtest.NewVertexServer(t, script...), testBearer(llmtest.VertexToken), llm.VertexAnthropicVersion},
 	} {
 		t.Run(string(tc.platform), func(t *testing.T) {
-			steps := wireSession(t, newCloud(t, tc.srv, tc.platform, tc.auth), "claude-sonnet-4-5", agentSystem(), agentTools(), 3,
-				func(tc llm.ToolCall) string { return "contents of " + string(tc.Arguments) })
-			if r := tc.srv.Rejections(); len(r) > 0 {
-				t.Fatalf("the %s personality rejected: %v", tc.platform, r)
-			}
+			steps := threeSteps(t, newCloud(t, tc.srv, tc.platform, tc.auth), "claude-sonnet-4-5", tc.srv.Rejections)
 			if steps[0].msg.Reasoning != "Read the test." || len(steps[1].msg.ToolCalls) != 2 || steps[2].msg.Content != "Fixed." {
 				t.Errorf("steps %+v", steps)
 			}

@@ -13,17 +13,6 @@ import (
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
-func newResponses(t testing.TB, srv *llmtest.ResponsesServer) *llm.NativeProvider {
-	t.Helper()
-	p, err := llm.NewResponses(llm.Config{BaseURL: srv.URL(), APIKey: "sk-test", HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func rturn(t llmtest.ResponsesTurn) llmtest.ResponsesStep { return llmtest.ResponsesStep{Turn: t} }
-
 // TestResponsesThreeStepSession: reasoning summaries stream as reasoning,
 // reasoning items go back with their encrypted_content, parallel calls
 // get their function_call_output, and the personality accepts every
@@ -38,14 +27,7 @@ func TestResponsesThreeStepSession(t *testing.T) {
 			{ID: "call_b", Name: "grep", Arguments: `{"path":"calc","command":"Add"}`}}}),
 		rturn(llmtest.ResponsesTurn{Text: "Fixed."}),
 	)
-	steps := wireSession(t, newResponses(t, srv), "gpt-5.1-codex", agentSystem(), agentTools(), 3,
-		func(tc llm.ToolCall) string { return "contents of " + string(tc.Arguments) })
-	if r := srv.Rejections(); len(r) > 0 {
-		t.Fatalf("the Responses personality rejected: %v", r)
-	}
-	if got := fmt.Sprint(steps[0].finish.FinishReason, steps[1].finish.FinishReason, steps[2].finish.FinishReason); got != "tool-callstool-callsstop" {
-		t.Errorf("finish reasons %s", got)
-	}
+	steps := threeSteps(t, newResponses(t, srv), "gpt-5.1-codex", srv.Rejections)
 	if steps[0].msg.Reasoning != "Read the test first." || len(steps[1].msg.ToolCalls) != 2 {
 		t.Errorf("step 1 reasoning %q, step 2 calls %+v", steps[0].msg.Reasoning, steps[1].msg.ToolCalls)
 	}

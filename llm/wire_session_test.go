@@ -2,11 +2,13 @@ package llm_test
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"strings"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
 // streamer is what the wire tests drive: a provider of any wire.
@@ -90,3 +92,44 @@ func agentTools() []llm.ToolDef {
 func agentSystem() string {
 	return strings.Repeat("You are a coding agent working headless in a Git repository. Keep changes minimal. ", 60)
 }
+
+// threeSteps runs the 3-step tool session every wire's test runs (see
+// wireSession) and checks what all share: the fake's personality rejected
+// nothing and the finish reasons are tool-calls, tool-calls, stop.
+func threeSteps(t *testing.T, p streamer, model string, rejections func() []string) []stepResult {
+	t.Helper()
+	steps := wireSession(t, p, model, agentSystem(), agentTools(), 3,
+		func(tc llm.ToolCall) string { return "contents of " + string(tc.Arguments) })
+	if r := rejections(); len(r) > 0 {
+		t.Fatalf("the fake's personality rejected: %v", r)
+	}
+	if got := []llm.FinishReason{steps[0].finish.FinishReason, steps[1].finish.FinishReason, steps[2].finish.FinishReason}; fmt.Sprint(got) != "[tool-calls tool-calls stop]" {
+		t.Errorf("finish reasons %v", got)
+	}
+	return steps
+}
+
+// mustNative fails the test on a provider constructor's error.
+func mustNative(t testing.TB, p *llm.NativeProvider, err error) *llm.NativeProvider {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func newAnthropic(t testing.TB, srv *llmtest.AnthropicServer) *llm.NativeProvider {
+	t.Helper()
+	p, err := llm.NewAnthropic(llm.Config{BaseURL: srv.URL(), APIKey: "sk-ant-test", HTTPClient: srv.Client()})
+	return mustNative(t, p, err)
+}
+
+func turn(t llmtest.AnthropicTurn) llmtest.AnthropicStep { return llmtest.AnthropicStep{Turn: t} }
+
+func newResponses(t testing.TB, srv *llmtest.ResponsesServer) *llm.NativeProvider {
+	t.Helper()
+	p, err := llm.NewResponses(llm.Config{BaseURL: srv.URL(), APIKey: "sk-test", HTTPClient: srv.Client()})
+	return mustNative(t, p, err)
+}
+
+func rturn(t llmtest.ResponsesTurn) llmtest.ResponsesStep { return llmtest.ResponsesStep{Turn: t} }
