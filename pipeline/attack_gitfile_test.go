@@ -22,14 +22,24 @@ func gitfileAttack(mark string) string {
 		"git -C evil config core.fsmonitor 'touch " + mark + "; false'\nprintf 'gitdir: ../evil/.git\\n' > sub/.git\nexit 0\n"
 }
 
-// repoWithSubmodule is a repository with a submodule at sub (its git
-// directory absorbed into .git/modules/sub, sub/.git a gitfile) and
-// files.
-func repoWithSubmodule(t *testing.T, files map[string]string) string {
+// embeddedAttack sets core.fsmonitor in the submodule's own embedded
+// git directory (sub/.git a directory, as `git submodule add` leaves an
+// existing clone).
+func embeddedAttack(mark string) string {
+	return "git -C sub config core.fsmonitor 'touch " + mark + "; false'\nexit 0\n"
+}
+
+// repoWithSubmodule is a repository with a submodule at sub and files:
+// its git directory absorbed into .git/modules/sub (sub/.git a
+// gitfile), or with embedded, a directory at sub/.git.
+func repoWithSubmodule(t *testing.T, files map[string]string, embedded bool) string {
 	t.Helper()
 	src := filepath.Join(t.TempDir(), "subsrc")
 	gittest.Init(t, src, map[string]string{"lib.txt": "lib\n"})
 	repo := gittest.Repo(t, files)
+	if embedded {
+		gittest.Run(t, repo, "clone", "-q", src, "sub")
+	}
 	gittest.Run(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "sub")
 	gittest.Run(t, repo, "commit", "-qm", "submodule")
 	return repo
@@ -42,39 +52,46 @@ func TestAttackSubmoduleGitfile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real bash under each layer set (-short)")
 	}
-	for _, pin := range repairPins() {
-		t.Run(pin, func(t *testing.T) {
-			skipUnavailable(t, pin)
-			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			mark := filepath.Join(t.TempDir(), "mark")
-			repo := repoWithSubmodule(t, map[string]string{"Makefile": "all:\n\tsh attack.sh\n", "attack.sh": gitfileAttack(mark)})
-			section, env := "", []string{"PATH=" + os.Getenv("PATH")}
-			if pin == "off" {
-				section = "sandbox: {mode: off}\n"
-			} else {
-				env = append(env, sandbox.LayersEnv+"="+pin)
-			}
-			spec := filepath.Join(t.TempDir(), "task.yaml")
-			mustWrite(t, spec, gateSpec+section)
-			srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
-			out := t.TempDir()
-			var stderr bytes.Buffer
-			_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
-				APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env})
-			_ = os.Remove(mark)
-			if hostGitRuns(t, repo, mark) {
-				t.Errorf("git status/checkout on the host ran the core.fsmonitor of a repository the submodule's gitfile was pointed at (run error %v)", err)
-			}
-			data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
-			if rerr != nil {
-				t.Fatal(rerr)
-			}
-			gates, _ := gatesOf(t, validLog(t, data))
-			if !slices.ContainsFunc(gates, func(g event.GateFailed) bool { return slices.Contains(g.Paths, "sub/.git") }) {
-				t.Errorf("no gate names the submodule's gitfile: %+v", gates)
-			}
-			t.Logf("gates %+v", gates)
-		})
+	for _, c := range []struct {
+		name     string
+		attack   func(string) string
+		embedded bool
+		path     string // what the gate names
+	}{{"gitfile", gitfileAttack, false, "sub/.git"}, {"embedded", embeddedAttack, true, "sub/.git/config"}} {
+		for _, pin := range repairPins() {
+			t.Run(c.name+"/"+pin, func(t *testing.T) {
+				skipUnavailable(t, pin)
+				t.Setenv("XDG_CACHE_HOME", t.TempDir())
+				mark := filepath.Join(t.TempDir(), "mark")
+				repo := repoWithSubmodule(t, map[string]string{"Makefile": "all:\n\tsh attack.sh\n", "attack.sh": c.attack(mark)}, c.embedded)
+				section, env := "", []string{"PATH=" + os.Getenv("PATH")}
+				if pin == "off" {
+					section = "sandbox: {mode: off}\n"
+				} else {
+					env = append(env, sandbox.LayersEnv+"="+pin)
+				}
+				spec := filepath.Join(t.TempDir(), "task.yaml")
+				mustWrite(t, spec, gateSpec+section)
+				srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
+				out := t.TempDir()
+				var stderr bytes.Buffer
+				_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
+					APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env})
+				_ = os.Remove(mark)
+				if hostGitRuns(t, repo, mark) {
+					t.Errorf("git status/checkout on the host ran the core.fsmonitor of a repository the submodule's gitfile was pointed at (run error %v)", err)
+				}
+				data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
+				if rerr != nil {
+					t.Fatal(rerr)
+				}
+				gates, _ := gatesOf(t, validLog(t, data))
+				if !slices.ContainsFunc(gates, func(g event.GateFailed) bool { return slices.Contains(g.Paths, c.path) }) {
+					t.Errorf("no gate names the submodule's gitfile: %+v", gates)
+				}
+				t.Logf("gates %+v", gates)
+			})
+		}
 	}
 }
 
@@ -82,7 +99,7 @@ func TestAttackSubmoduleGitfile(t *testing.T) {
 // runner: the host's git status then runs the planted program.
 func TestAttackSubmoduleGitfileControl(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "mark")
-	repo := repoWithSubmodule(t, map[string]string{"attack.sh": gitfileAttack(mark)})
+	repo := repoWithSubmodule(t, map[string]string{"attack.sh": gitfileAttack(mark)}, false)
 	cmd := exec.CommandContext(t.Context(), "bash", "attack.sh")
 	cmd.Dir = repo
 	if out, err := cmd.CombinedOutput(); err != nil {
