@@ -162,6 +162,9 @@ func (w *walker) work(dirfd int, d *treewalk.Dir, e *treewalk.Entry) any {
 // post is the treewalk Post hook: build a directory's node from its
 // entries' results once everything below it is done.
 func (w *walker) post(d *treewalk.Dir) {
+	// The node is all the parent's Post reads: the listing, its results
+	// and its work closures can go now, not when the whole walk ends.
+	defer func() { d.Entries = nil }()
 	st := d.Data.(*dirState)
 	switch {
 	case d.Err != nil:
