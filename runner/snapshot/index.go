@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,10 +78,13 @@ func loadTracked(repo *gitignore.Repo, prev *trackedSet) (*trackedSet, error) {
 	if prev != nil && prev.sig == sig {
 		return prev, nil
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
+	// Sized from the stat: io.ReadAll's doublings allocated twice the
+	// index (4.8 MB for 25,000 entries).
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
+	data := buf.Bytes()
 	ts := &trackedSet{files: map[string]trackedFile{}, dirs: map[string]bool{}, sig: sig, mtime: sig.mtime}
 	add := func(name string, tf trackedFile) { ts.add(repo.Prefix, name, tf) }
 	if err := parseIndexFast(data, add); err == nil {
