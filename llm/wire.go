@@ -29,7 +29,8 @@ func WireNames() []string {
 
 // ChooseWire picks a run's wire: the one named, else anthropic for
 // api.anthropic.com, else the model's first catalog wire (ModelInfo.Wires)
-// where the endpoint is that vendor's own, else chat.
+// where the endpoint is that vendor's own, else chat. A Claude model the
+// catalog does not list counts as listed for anthropic.
 //   - anthropic: with an Anthropic key and no other endpoint than OpenAI's
 //     default.
 //   - responses: at OpenAI or Azure OpenAI.
@@ -44,7 +45,12 @@ func (c Catalog) ChooseWire(named Wire, baseURL, model string, anthropicKey bool
 	if host == "api.anthropic.com" {
 		return WireAnthropic
 	}
-	m, _ := c.Lookup(model)
+	m, ok := c.Lookup(model)
+	if !ok && isClaude(model) {
+		// A Claude model newer than the catalog still needs Anthropic's
+		// own API for caching and thinking.
+		m.Wires = []Wire{WireAnthropic}
+	}
 	if len(m.Wires) == 0 {
 		return WireChat
 	}
@@ -101,4 +107,14 @@ func NewWire(w Wire, cfg Config) (Streamer, error) {
 		return New(cfg)
 	}
 	return nil, fmt.Errorf("%w: unknown wire %q (one of %s)", ErrConfig, w, strings.Join(WireNames(), ", "))
+}
+
+// isClaude reports whether a model id names an Anthropic Claude model,
+// with or without a router's "vendor/" prefix.
+func isClaude(model string) bool {
+	name := strings.ToLower(model)
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return strings.HasPrefix(name, "claude-")
 }

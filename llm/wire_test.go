@@ -30,8 +30,13 @@ func TestChooseWire(t *testing.T) {
 		{"", "", "gpt-5.1", false, llm.WireChat},
 		{"", "http://localhost:11434/v1", "gpt-5.4", false, llm.WireChat},
 		{llm.WireChat, "", "claude-sonnet-4-5", true, llm.WireChat},
-		// Not in the catalog: no name pattern guesses a wire.
+		// Not in the catalog: no name pattern guesses a wire, except that a
+		// Claude model with an Anthropic key goes to Anthropic's own API.
 		{"", "", "gpt-6-unlisted", false, llm.WireChat},
+		{"", "", "claude-opus-9", true, llm.WireAnthropic},
+		{"", "", "claude-opus-9", false, llm.WireChat},
+		{"", "http://localhost:4000/v1", "claude-opus-9", true, llm.WireChat},
+		{"", "https://openrouter.ai/api/v1", "anthropic/claude-opus-9", true, llm.WireChat},
 	} {
 		if got := cat.ChooseWire(tc.named, tc.baseURL, tc.model, tc.anthropicKey); got != tc.want {
 			t.Errorf("ChooseWire(%q, %q, %q, %v) = %s, want %s", tc.named, tc.baseURL, tc.model, tc.anthropicKey, got, tc.want)
