@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/internal/doclink"
 )
 
 // docPages are the Markdown pages a user reads: the README, CONTRIBUTING,
@@ -20,39 +22,7 @@ func docPages(t *testing.T) []string {
 	return append(pages, more...)
 }
 
-var (
-	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
-	mdHeading = regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
-	slugDrop  = regexp.MustCompile(`[^\p{L}\p{N}\- _]`)
-)
-
-// anchors returns the GitHub heading anchors of a Markdown page.
-func anchors(doc string) map[string]bool {
-	out := map[string]bool{}
-	for _, m := range mdHeading.FindAllStringSubmatch(stripFences(doc), -1) {
-		s := strings.ToLower(strings.TrimSpace(m[1]))
-		s = slugDrop.ReplaceAllString(s, "")
-		out[strings.ReplaceAll(s, " ", "-")] = true
-	}
-	return out
-}
-
-// stripFences blanks the lines inside ``` fences, where # is a comment.
-func stripFences(doc string) string {
-	lines := strings.Split(doc, "\n")
-	in := false
-	for i, l := range lines {
-		if strings.HasPrefix(l, "```") {
-			in = !in
-			lines[i] = ""
-			continue
-		}
-		if in {
-			lines[i] = ""
-		}
-	}
-	return strings.Join(lines, "\n")
-}
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
 // TestDocLinks: every relative link of the docs names a file that exists,
 // and every #anchor a heading of its page.
@@ -70,7 +40,7 @@ func TestDocLinks(t *testing.T) {
 				t.Errorf("%s has %d lines; split it (at most 1,000)", page, n)
 			}
 		}
-		for _, m := range mdLink.FindAllStringSubmatch(stripFences(string(data)), -1) {
+		for _, m := range mdLink.FindAllStringSubmatch(doclink.StripFences(string(data)), -1) {
 			target := m[1]
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
@@ -92,7 +62,7 @@ func TestDocLinks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !anchors(string(body))[frag] {
+			if !doclink.Anchors(string(body))[frag] {
 				t.Errorf("%s links %s: no heading of %s has the anchor #%s", page, target, dest, frag)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/alecthomas/kong"
+	"github.com/seed43ef5acb/runner/internal/doclink"
 )
 
 // notCommands are inline spans that start with "runner " but show output,
@@ -28,7 +29,7 @@ func TestDocInlineCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc := stripFences(string(data))
+		doc := doclink.StripFences(string(data))
 		for _, m := range runnerSpan.FindAllStringSubmatchIndex(doc, -1) {
 			words := strings.Fields(doc[m[2]:m[3]]) // a span may wrap
 			span := strings.Join(words, " ")

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/seed43ef5acb/runner/internal/doclink"
 )
 
 // longSentenceWords is where a sentence counts as long (STYLE.md).
@@ -31,7 +33,7 @@ func prose(doc string) (blocks []string, starts []int) {
 		}
 		cur = nil
 	}
-	for i, line := range strings.Split(stripFences(doc), "\n") {
+	for i, line := range strings.Split(doclink.StripFences(doc), "\n") {
 		t := strings.TrimSpace(line)
 		switch {
 		case t == "" || strings.HasPrefix(t, "|") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "<!--"):
