@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/pipeline/gate"
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
@@ -169,5 +171,39 @@ func TestExecBareRepoRefused(t *testing.T) {
 	}
 	if !isBareRepo(bare) || isBareRepo(src) {
 		t.Error("isBareRepo does not tell the bare repository from the checkout")
+	}
+}
+
+// TestGateMessageLinksDocs: a gate's failure links its section of
+// docs/gates.md in the event, result.json, summary.md, the step summary
+// and the ::error annotation.
+func TestGateMessageLinksDocs(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\tmkdir -p .github/workflows && echo 'on: push' > .github/workflows/evil.yml\n"})
+	env, _, summary := actionsEnv(t, "push", `{"ref":"refs/heads/main"}`)
+	r := testRun{spec: gateSpec, repo: repo, env: env, replies: []llmtest.Reply{makeTurn(), llmtest.Turn{Text: "Built."}.Reply()},
+		opts: func(o *ExecOptions) { o.Quiet = false }}.exec(t)
+	link := gate.DocURL(event.GateEditRules)
+	if !strings.HasSuffix(link, "/docs/gates.md#edit-rules") {
+		t.Fatalf("link %q does not name docs/gates.md#edit-rules", link)
+	}
+	gates, fin := gatesOf(t, r.recs)
+	if len(gates) != 1 || !strings.HasSuffix(gates[0].Message, " (see "+link+")") {
+		t.Fatalf("gates %+v: want one whose message ends with the link %s", gates, link)
+	}
+	if fin.Error == nil || !strings.Contains(fin.Error.Message, link) {
+		t.Errorf("run.finished's error %+v lacks the link", fin.Error)
+	}
+	step, _ := os.ReadFile(summary)
+	for name, text := range map[string]string{"result.json": r.file("result.json"), "summary.md": r.file("summary.md"),
+		"the step summary": string(step), "the console": r.stderr} {
+		if !strings.Contains(text, link) {
+			t.Errorf("%s lacks the link %s:\n%s", name, link, text)
+		}
+	}
+	if !slices.ContainsFunc(strings.Split(r.stderr, "\n"), func(l string) bool {
+		return strings.HasPrefix(l, "::error") && strings.Contains(l, link)
+	}) {
+		t.Errorf("no ::error annotation with the link on the console:\n%s", r.stderr)
 	}
 }

@@ -6,8 +6,8 @@
 // git tripwire, the task spec) as they check it.
 //
 // Imports: runner/event, runner/snapshot, tools/permission,
-// internal/safefs (reads that never follow a symlink) and go-git's index
-// format.
+// internal/safefs (reads that never follow a symlink), internal/doclink
+// (the docs' published address) and go-git's index format.
 package gate
 
 import (
@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed43ef5acb/runner/internal/doclink"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
 	"github.com/seed43ef5acb/runner/tools/permission"
@@ -29,15 +30,33 @@ type Gate interface {
 }
 
 // Run checks gates in order and returns the failures (empty, not nil,
-// when every gate passed).
+// when every gate passed). Each failure's message ends with a link to its
+// gate's section of docs/gates.md.
 func Run(gates []Gate) []event.GateFailed {
 	failed := []event.GateFailed{}
 	for _, g := range gates {
 		if f, ok := g.Check(); ok {
+			f.Message += " (see " + DocURL(f.Gate) + ")"
 			failed = append(failed, f)
 		}
 	}
 	return failed
+}
+
+// docAnchors are the gates' sections of docs/gates.md.
+var docAnchors = map[event.Gate]string{
+	event.GateEditRules:   "edit-rules",
+	event.GateGitTripwire: "git-tripwire",
+	event.GateTaskSpec:    "task-spec",
+	event.GateRunnerState: "runner-state",
+	event.GateSecret:      "secrets",
+	event.GateSubmodule:   "submodules",
+}
+
+// DocURL is the published link to gate g's section of docs/gates.md; the
+// page alone for a gate without one.
+func DocURL(g event.Gate) string {
+	return doclink.URL("gates.md", docAnchors[g])
 }
 
 // GitTripwire puts back .git's watched files a command changed and
