@@ -116,7 +116,11 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 	stderr := redactingWriter{w: streams.Stderr, r: event.NewRedactor(environ)}
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "runner: %v: %v\n", pipeline.ErrUsage, err)
+		msg := err.Error()
+		if m := missingArgument(err); m != "" {
+			msg = m
+		}
+		fmt.Fprintf(stderr, "runner: %v: %s\n", pipeline.ErrUsage, msg)
 		fmt.Fprintf(stderr, "run %q for usage\n", usageCommand(err))
 		return pipeline.ExitUsage
 	}
@@ -165,6 +169,31 @@ func usageCommand(err error) string {
 		words = append(words, f)
 	}
 	return strings.Join(append(words, "--help"), " ")
+}
+
+// missingArgument rewrites kong's `expected "<SHELL>"` for a command run
+// without its argument: "missing <SHELL>: the shell: bash, zsh or fish;
+// usage: runner completion <SHELL> [flags]". It returns "" otherwise.
+func missingArgument(err error) string {
+	var perr *kong.ParseError
+	if !errors.As(err, &perr) || perr.Context == nil || !strings.HasPrefix(err.Error(), `expected "<`) {
+		return ""
+	}
+	node := perr.Context.Selected()
+	if node == nil {
+		return ""
+	}
+	for _, p := range node.Positional {
+		if !p.Required || p.Set {
+			continue
+		}
+		help := strings.TrimSuffix(p.Help, ".")
+		if help != "" {
+			help = ": " + strings.ToLower(help[:1]) + help[1:]
+		}
+		return fmt.Sprintf("missing %s%s; usage: runner %s", p.Summary(), help, node.Summary())
+	}
+	return ""
 }
 
 // joinedErrors returns the errors of an errors.Join, whose text is theirs
