@@ -32,7 +32,11 @@ func TestUnreachableBaseURLFailsFast(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
 		}
 	}
-	if n := len(ofType[event.Retry](t, readEvents(t, filepath.Join(out, "events.jsonl")))); n != 1 {
-		t.Errorf("%d retry events, want 1", n)
+	retries := ofType[event.Retry](t, readEvents(t, filepath.Join(out, "events.jsonl")))
+	if len(retries) != 1 {
+		t.Fatalf("%d retry events, want 1", len(retries))
+	}
+	if got := retries[0].MaxAttempts; got != 1 { // the console says "retry 1/1", not "1/5"
+		t.Errorf("retry event max_attempts %d, want 1", got)
 	}
 }

@@ -26,11 +26,12 @@ func (s *Session) waitRetry(ctx context.Context, le *llm.Error) error {
 	}
 	delay := s.retryDelay(le)
 	s.emit(event.Retry{
-		Step:       s.step,
-		Attempt:    s.failures,
-		ErrorClass: event.ErrorClass(le.Class),
-		Error:      le.Error(),
-		DelayMS:    delay.Milliseconds(),
+		Step:        s.step,
+		Attempt:     s.failures,
+		ErrorClass:  event.ErrorClass(le.Class),
+		Error:       le.Error(),
+		DelayMS:     delay.Milliseconds(),
+		MaxAttempts: attempts,
 	})
 	s.cfg.Logger.Info("retrying model call", "step", s.step, "attempt", s.failures, "delay", delay, "err", le)
 	return sleep(ctx, delay)

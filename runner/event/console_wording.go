@@ -76,7 +76,9 @@ func denialExtra(v PermissionDenied) string {
 // error does not name it.
 func (c *Console) retryText(v Retry) string {
 	n := strconv.Itoa(v.Attempt)
-	if c.o.RetryAttempts > 0 {
+	if v.MaxAttempts > 0 {
+		n += "/" + strconv.Itoa(v.MaxAttempts)
+	} else if c.o.RetryAttempts > 0 {
 		n += "/" + strconv.Itoa(c.o.RetryAttempts)
 	}
 	return fmt.Sprintf("%s in %s: %s", n, FormatMS(v.DelayMS), SayOnce(string(v.ErrorClass), oneLine(v.Error, 160)))

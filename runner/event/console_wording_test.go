@@ -152,3 +152,31 @@ func TestConsoleIgnoredWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleRetryOfEventAttempts: the retry line counts against the
+// event's own max_attempts (1 for an unreachable endpoint), not the
+// backoff's, so it never says "1/5" before "gave up after 1 retry".
+func TestConsoleRetryOfEventAttempts(t *testing.T) {
+	for _, c := range []struct {
+		max  int
+		want string
+	}{{1, "↻ retry 1/1 in 2.0s"}, {0, "↻ retry 1/5 in 2.0s"}} {
+		var b bytes.Buffer
+		con := NewConsole(&b, ConsoleOptions{RetryAttempts: 5})
+		for _, p := range []Payload{
+			RunStarted{Task: "t", Model: "m"},
+			StepStarted{Step: 1},
+			Retry{Step: 1, Attempt: 1, ErrorClass: "retryable", DelayMS: 2000, MaxAttempts: c.max, Error: "cannot reach the model endpoint"},
+		} {
+			if err := con.Emit(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := con.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("max_attempts %d: console lacks %q:\n%s", c.max, c.want, b.String())
+		}
+	}
+}

@@ -281,6 +281,9 @@ type Retry struct {
 	ErrorClass ErrorClass `json:"error_class"`
 	Error      string     `json:"error"`
 	DelayMS    int64      `json:"delay_ms"`
+	// MaxAttempts is the most retries this failure gets: the backoff's
+	// attempts, or 1 for an endpoint that cannot be reached (0: unknown).
+	MaxAttempts int `json:"max_attempts,omitempty"`
 }
 
 // Compaction records a summarised history.
