@@ -22,13 +22,16 @@ type Decoder struct {
 	lines []string // src split into lines, on first use
 	errs  Errors
 	pos   map[string]Pos
+	// typoed holds the paths an unknown key's "did you mean" named, so
+	// Require does not report them missing a second time.
+	typoed map[string]bool
 }
 
 // NewDecoder returns a Decoder for src, read from file (the name messages
 // carry); noun says what the file holds ("task", "batch") and names its top
 // level in messages ("unknown key \"x\" in the batch spec").
 func NewDecoder(file, noun string, src []byte) *Decoder {
-	return &Decoder{file: file, noun: noun, src: src, pos: map[string]Pos{}}
+	return &Decoder{file: file, noun: noun, src: src, pos: map[string]Pos{}, typoed: map[string]bool{}}
 }
 
 // Err returns the problems found so far, ordered by file, line and column
@@ -128,6 +131,9 @@ func (d *Decoder) Mapping(path string, n *yaml.Node, fields FieldFuncs) map[stri
 		fn, ok := fields[key.Value]
 		if !ok {
 			d.ErrorAt(key, unknownKeyHint(key.Value, known), "unknown key %q in %s", key.Value, d.displayPath(path))
+			if s := suggest(key.Value, known); s != "" {
+				d.typoed[joinPath(path, s)] = true
+			}
 			continue
 		}
 		seen[key.Value] = val
@@ -174,12 +180,14 @@ func (d *Decoder) displayPath(path string) string {
 }
 
 // Require reports the keys of required missing from seen, at the mapping.
+// A key an unknown key's "did you mean" already named ("promt") is not
+// reported again.
 func (d *Decoder) Require(path string, n *yaml.Node, seen map[string]*yaml.Node, required ...string) {
 	if seen == nil {
 		return
 	}
 	for _, k := range required {
-		if _, ok := seen[k]; !ok {
+		if _, ok := seen[k]; !ok && !d.typoed[joinPath(path, k)] {
 			d.ErrorAt(n, fmt.Sprintf("add %q", k+": ..."), "%s: missing required key %q", d.displayPath(path), k)
 		}
 	}

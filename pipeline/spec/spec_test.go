@@ -96,6 +96,9 @@ func TestLoadErrors(t *testing.T) {
 		{"two documents", base + "---\nname: x\n", []string{"4:1: the file holds more than one YAML document"}},
 		{"unknown key", base + "promt: x\n", []string{`4:1: unknown key "promt" in the task spec (did you mean "prompt"?)`}},
 		{"unknown key far", base + "zzzzzz: x\n", []string{`4:1: unknown key "zzzzzz" in the task spec (known keys: checks, `}},
+		// A typo of a required key is one error, not also "missing prompt".
+		{"typo of a required key", "version: 1\nname: t\npromt: x\n", []string{`3:1: unknown key "promt" in the task spec (did you mean "prompt"?)`}},
+		{"typo of a check's name", base + "checks:\n  - nme: a\n    run: b\n", []string{`5:5: unknown key "nme" in checks[0] (did you mean "name"?)`}},
 		{"nested unknown key", base + "limits: {max_step: 3}\n", []string{`4:10: unknown key "max_step" in limits (did you mean "max_steps"?)`}},
 		{"duplicate key", base + "name: u\n", []string{`4:1: duplicate key "name" in the task spec`}},
 		{"missing required", "version: 1\n", []string{
