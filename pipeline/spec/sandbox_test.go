@@ -81,7 +81,7 @@ func TestSandboxNetworkAllow(t *testing.T) {
 		}
 	}
 	tests := []struct{ yaml, want string }{
-		{"sandbox: {network: {allow: [ok.example, \"http://x.example\"]}}", `4:41: sandbox.network.allow[1]: "http://x.example" is not a host name`},
+		{"sandbox: {network: {allow: [ok.example, \"http://x.example\"]}}", `4:41: sandbox.network.allow[1]: "http://x.example" is a URL, not a host: write "x.example"`},
 		{"sandbox: {network: {allow: [\"x.example:99999\"]}}", `4:29: sandbox.network.allow[0]: "x.example:99999": port "99999" is not a number from 1 to 65535`},
 		{"sandbox: {network: {allow: [\"*.com\"]}}", `a wildcard is "*." and a domain of at least two labels`},
 		{"sandbox: {network: {allow: []}}", `4:28: sandbox.network.allow: the allow list is empty (list the hosts commands may reach, or write network: deny)`},

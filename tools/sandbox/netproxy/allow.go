@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,9 @@ type Entry struct {
 // says what is wrong and how to write it.
 func ParseEntry(s string) (Entry, error) {
 	e := Entry{Text: s}
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" && u.Hostname() != "" {
+		return e, fmt.Errorf("%q is a URL, not a host: write %q", s, u.Host)
+	}
 	if strings.ContainsAny(s, "/@ ") {
 		return e, fmt.Errorf("%q is not a host name, \"*.domain\", IP address or one of those with \":port\" (write the host alone: no scheme, path or user, e.g. \"example.com\")", s)
 	}

@@ -29,7 +29,9 @@ func TestParseEntry(t *testing.T) {
 		{"host:http", "", "not a number"},
 		{"*.com", "", "at least two labels"},
 		{"*", "", "not a host name"},
-		{"http://example.com", "", "not a host name"},
+		{"http://example.com", "", `is a URL, not a host: write "example.com"`},
+		{"https://user@registry.example:8443/npm/", "", `write "registry.example:8443"`},
+		{"example.com/path", "", "not a host name"},
 		{"exa mple.com", "", "not a host name"},
 	}
 	for _, tt := range tests {
