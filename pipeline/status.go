@@ -28,6 +28,10 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 		return runStatus{event.StatusError, ExitInfra, event.ClassInfra, fmt.Sprintf(
 			"the event log could not be written, so the run was stopped: %v; make room where the log goes (--out, --events) and run again",
 			r.logGuard.failed())}
+	case r.baseReady() && r.baseErr != nil:
+		// A failed base snapshot stops the session through its context
+		// (afterBaseTool): the run failed, it was not cancelled.
+		return runStatus{event.StatusError, ExitInfra, event.ClassInfra, r.waitBase().Error()}
 	case len(r.violations) > 0:
 		return runStatus{event.StatusViolation, ExitTaskFailed, event.ClassViolation, r.violations[0].Message}
 	case mainErr != nil:
