@@ -72,7 +72,7 @@ func (r *execRun) writeOutputs(ctx context.Context, st *runStatus) error {
 	r.finished = &fin
 	_ = os.Remove(filepath.Join(r.outDir, outdir.ToolOutputDir)) // only when empty
 	if !r.opts.Quiet {
-		fmt.Fprintf(r.opts.Stderr, "Outputs: %s\n", r.outDir)
+		fmt.Fprintf(r.opts.Stderr, "Outputs: %s%s\n", r.outDir, outFiles(r.outDir))
 	}
 	if r.opts.Events != "-" {
 		// A run that did not succeed says so beside the agent's claim.
@@ -188,4 +188,20 @@ func (r *execRun) printUntrusted(w io.Writer, text string) {
 		return
 	}
 	fmt.Fprintln(w, text)
+}
+
+// outFiles names the run's main files that are in dir, for the Outputs
+// line: " (changes.patch, summary.md, events.jsonl, result.json)". A
+// --patch or --events path elsewhere leaves its file out; "" when none is.
+func outFiles(dir string) string {
+	var have []string
+	for _, name := range []string{outdir.PatchFile, outdir.SummaryFile, outdir.EventsFile, outdir.ResultFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			have = append(have, name)
+		}
+	}
+	if len(have) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(have, ", ") + ")"
 }
