@@ -160,6 +160,9 @@ type mcpState struct {
 	// envSecrets are the secret values of the protected .env* files
 	// (envFileSecrets): redacted everywhere, and a patch holding one fails.
 	envSecrets []string
+	// envWatch is checkSandbox's watch for protected files, until
+	// setupSandbox hands it to the sandbox (sandbox.Policy.Watch).
+	envWatch *sandbox.Watch
 	// gitCreds is what the git-credentials stage took out of the work
 	// tree's git config, put back when the run ends.
 	gitCreds *gitCreds

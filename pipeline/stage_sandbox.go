@@ -57,7 +57,7 @@ func (r *execRun) checkSandbox(_ context.Context) error {
 		return err
 	}
 	if !r.dry { // Check has no work tree
-		envFiles := protectedEnvFiles(r.workTree, rules)
+		envFiles := r.watchEnvFiles(rules)
 		r.protected.remember(envFiles)
 		r.envSecrets = envFileSecrets(r.treeRoot(), envFiles)
 	}
@@ -149,13 +149,14 @@ func (r *execRun) setupSandbox(ctx context.Context) error {
 	if err := r.startNetProxy(ctx, &pol); err != nil {
 		return err
 	}
+	pol.Watch, r.envWatch = r.envWatch, nil // checkSandbox's walk, when the work tree is the same
 	sb, err := sandbox.New(pol)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	// A copy of the policy (an MCP server's sandbox) hides what was found
 	// and watches nothing: a server starts once.
-	pol.Hidden, pol.Protected = sb.Hidden(), nil
+	pol.Hidden, pol.Protected, pol.Watch = sb.Hidden(), nil, nil
 	r.sandbox, r.sandboxPolicy = sb, pol
 	return nil
 }
@@ -226,10 +227,25 @@ func (r *execRun) sandboxInfo() *event.Sandbox {
 
 // closeSandbox removes the sandbox's scratch directory.
 func (r *execRun) closeSandbox() {
+	r.envWatch.Close() // the sandbox was never built
+	r.envWatch = nil
 	if r.sandbox != nil {
 		_ = r.sandbox.Close()
 	}
 	r.stopNetProxy()
+}
+
+// watchEnvFiles lists the protected .env* files of the work tree
+// (protectedEnvFiles) and keeps the walk's inotify watch in r.envWatch:
+// setupSandbox hands it to sandbox.New, which then does not walk the tree
+// again. Off Linux it walks.
+func (r *execRun) watchEnvFiles(rules permission.Ruleset) []string {
+	w, found, err := sandbox.WatchProtected(r.workTree, protectedEnv(r.workTree, rules))
+	if err != nil {
+		return protectedEnvFiles(r.workTree, rules)
+	}
+	r.envWatch = w
+	return found
 }
 
 // protectedEnvFiles lists the .env* files below root (absolute paths) that

@@ -109,7 +109,7 @@ func New(p Policy) (*Sandbox, error) {
 		}
 		s.cfg.Proxy = nil                                     // the reaper forwards nothing: the runner does
 		if p.Protected != nil && filepath.IsAbs(p.WorkTree) { // nothing to hide, but ProtectedFound still tells
-			if w, found, err := newCoverWatch(filepath.Clean(p.WorkTree), p.Protected); err == nil {
+			if w, found, err := startWatch(p, filepath.Clean(p.WorkTree)); err == nil {
 				s.watch, s.found = w, found
 			}
 		}
@@ -183,7 +183,7 @@ func (s *Sandbox) prepare(p Policy) error {
 		s.hidden = append(s.hidden, listeningSockets()...) // Landlock only: the seccomp filter refuses connect(2)
 	}
 	if p.Protected != nil {
-		w, found, err := newCoverWatch(s.workTree, p.Protected)
+		w, found, err := startWatch(p, s.workTree)
 		if err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}

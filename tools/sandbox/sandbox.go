@@ -106,6 +106,10 @@ type Policy struct {
 	// command too. Commands running at that moment, and MCP servers
 	// started before, keep the covers they started with.
 	Protected func(path string) bool `json:"-"`
+	// Watch, when set, is a watch WatchProtected started on WorkTree:
+	// New takes it over instead of walking the tree again (and closes it
+	// when it cannot). Files that appeared since it started are found.
+	Watch *Watch `json:"-"`
 	// Network allows the network: no network namespace and no socket
 	// rules.
 	Network bool
