@@ -1,5 +1,7 @@
 // Package doclink builds links to the runner's published docs and reads
 // Markdown headings the way GitHub turns them into anchors.
+//
+// Imports: the standard library only.
 package doclink
 
 import (
