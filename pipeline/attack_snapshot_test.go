@@ -79,19 +79,8 @@ func runSnapshotAttack(t *testing.T, p snapshotPlant, pin string) snapshotOutcom
 	}
 	repo := gittest.Repo(t, files)
 	mustWrite(t, filepath.Join(repo, "build", "old.o"), "old\n")
-	section, env := "", []string{"PATH=" + os.Getenv("PATH")}
-	if pin == "off" {
-		section = "sandbox: {mode: off}\n"
-	} else {
-		env = append(env, sandbox.LayersEnv+"="+pin)
-	}
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, gateSpec+section)
-	srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
-	var stderr bytes.Buffer
-	out := t.TempDir()
-	_, runErr := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
-		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env})
+	run := testRun{spec: gateSpec, repo: repo, replies: []llmtest.Reply{makeTurn(), llmtest.Turn{Text: "Built."}.Reply()}, noLog: true}.sandboxed(pin).exec(t)
+	out, runErr := run.out, run.err
 	var res snapshotOutcome
 	if after := outsideState(t, outside); !statesEqual(before, after) {
 		res.outsideChanged = diffStates(before, after)
@@ -111,7 +100,7 @@ func runSnapshotAttack(t *testing.T, p snapshotPlant, pin string) snapshotOutcom
 		}
 	}
 	t.Logf("%s under %s: leaks %q, outside changed %q, lure listed %v, error %v, stderr:\n%s",
-		p.name, pin, res.leaks, res.outsideChanged, res.lureListed, runErr, stderr.String())
+		p.name, pin, res.leaks, res.outsideChanged, res.lureListed, runErr, run.stderr)
 	return res
 }
 

@@ -30,6 +30,18 @@ type testRun struct {
 	opts func(*ExecOptions)
 }
 
+// sandboxed is c under pin: the layers pinned, or for "off" the spec's
+// sandbox mode off (c.spec must be set) and no layers pinned.
+func (c testRun) sandboxed(pin string) testRun {
+	if pin == "off" {
+		c.spec += "sandbox: {mode: off}\n"
+		c.pin = ""
+		return c
+	}
+	c.pin = pin
+	return c
+}
+
 // testResult is what a testRun left.
 type testResult struct {
 	res    Result
