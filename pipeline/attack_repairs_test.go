@@ -216,27 +216,21 @@ func runRepairAttack(t *testing.T, rt repairTarget, plant, pin string) repairOut
 	if rt.before != nil {
 		rt.before(t, repo)
 	}
-	section := ""
-	env := []string{"PATH=" + os.Getenv("PATH")}
-	if pin == "off" {
-		section = "sandbox: {mode: off}\n"
-	} else {
-		env = append(env, sandbox.LayersEnv+"="+pin)
-	}
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, gateSpec+section)
-	if rt.repair == "task-spec" && section != "" {
-		mustWrite(t, filepath.Join(repo, "ci", "tasks", "task.yaml"), gateSpec+section)
+	c := testRun{spec: gateSpec, repo: repo, replies: []llmtest.Reply{makeTurn(), llmtest.Turn{Text: "Built."}.Reply()},
+		noLog: true}.sandboxed(pin) // the log may lie elsewhere (rt.log) or be cut short
+	if rt.repair == "task-spec" && pin == "off" {
+		mustWrite(t, filepath.Join(repo, "ci", "tasks", "task.yaml"), c.spec)
 		gittest.Run(t, repo, "commit", "-qam", "spec")
 	}
-	srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
-	var stderr bytes.Buffer
-	o := ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
-		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env}
-	if rt.opts != nil {
-		rt.opts(repo, &o)
+	var o ExecOptions
+	c.opts = func(eo *ExecOptions) {
+		if rt.opts != nil {
+			rt.opts(repo, eo)
+		}
+		o = *eo
 	}
-	_, runErr := Exec(t.Context(), o)
+	run := c.exec(t)
+	runErr := run.err
 	var res repairOutcome
 	if after := outsideState(t, outside); !statesEqual(before, after) {
 		res.outsideChanged = diffStates(before, after)
@@ -260,7 +254,7 @@ func runRepairAttack(t *testing.T, rt repairTarget, plant, pin string) repairOut
 	}
 	res.marked = hostGitRuns(t, repo, mark)
 	t.Logf("%s/%s under %s: outside changed %q, link left %v, named %v, stderr:\n%s", rt.repair, plant, pin,
-		res.outsideChanged, res.linkLeft, res.named, stderr.String())
+		res.outsideChanged, res.linkLeft, res.named, run.stderr)
 	return res
 }
 
