@@ -18,7 +18,6 @@ import (
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/report"
-	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // ignoredMakefile plants a payload where the repository ignores files
@@ -39,18 +38,9 @@ type ignoredRun struct {
 // comment (RUNNER_COMMENT=true) against a fake API, the console on.
 func runIgnoredAttack(t *testing.T, repo, pin string, isolate bool) ignoredRun {
 	t.Helper()
-	section := ""
-	if pin == "off" {
-		section = "sandbox: {mode: off}\n"
-	}
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, gateSpec+section)
 	payload := `{"action":"opened","number":5,"pull_request":{"number":5,"title":"t","head":{"ref":"f","sha":"abc",` +
 		`"repo":{"full_name":"octo/hello"}},"base":{"ref":"main"}},"sender":{"login":"alice","type":"User"}}`
-	env, _, summary := actionsEnv(t, "pull_request", payload, "RUNNER_COMMENT=true", "PATH="+os.Getenv("PATH"))
-	if pin != "off" {
-		env = append(env, sandbox.LayersEnv+"="+pin)
-	}
+	env, _, summary := actionsEnv(t, "pull_request", payload, "RUNNER_COMMENT=true")
 	api := githubtest.New(t, "/api/v3")
 	for i, kv := range env {
 		if strings.HasPrefix(kv, "GITHUB_API_URL=") {
@@ -90,17 +80,10 @@ func runIgnoredAttack(t *testing.T, repo, pin string, isolate bool) ignoredRun {
 	}).AnyTimes(2)
 	api.Register(http.MethodPost, comments, capture(201))
 	api.Register(http.MethodPatch, "/repos/octo/hello/issues/comments/9", capture(200)).AnyTimes(1)
-	srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
-	out := t.TempDir()
-	var stderr bytes.Buffer
-	_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Isolate: isolate,
-		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Stdout: &bytes.Buffer{}, Environ: env})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
+	r := testRun{spec: gateSpec, repo: repo, replies: []llmtest.Reply{makeTurn(), llmtest.Turn{Text: "Built."}.Reply()}, env: env,
+		opts: func(o *ExecOptions) { o.Isolate, o.Quiet, o.Stdout = isolate, false, &bytes.Buffer{} }}.sandboxed(pin).exec(t)
+	if r.err != nil {
+		t.Fatalf("%v\n%s", r.err, r.stderr)
 	}
 	sum, err := os.ReadFile(summary)
 	if err != nil {
@@ -108,7 +91,7 @@ func runIgnoredAttack(t *testing.T, repo, pin string, isolate bool) ignoredRun {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return ignoredRun{out: out, console: stderr.String(), stepSummary: string(sum), comment: body, recs: validLog(t, data)}
+	return ignoredRun{out: r.out, console: r.stderr, stepSummary: string(sum), comment: body, recs: r.recs}
 }
 
 // outputs are the run's outputs by name, as text: the final patch event
