@@ -181,44 +181,34 @@ func TestCancelDuringBaseSnapshot(t *testing.T) {
 func TestBaseSnapshotFailsDuringSession(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, stepBenchSpec)
 	repo := filepath.Join(t.TempDir(), "repo")
 	mustWrite(t, filepath.Join(repo, "notes.txt"), "one\n")
 	srv := newModel(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("bash", `{"command":"echo two >> notes.txt"}`)}}.Reply(),
 		llmtest.Turn{Text: "Done."}.Reply())
-	out := t.TempDir()
-	var stderr bytes.Buffer
-	res, err := Exec(t.Context(), ExecOptions{
-		Task: spec, Repo: repo, Out: out, Quiet: true,
-		BaseURL: srv.URL(), APIKey: "sk-unit-0123456789abcdef", Stdout: io.Discard, Stderr: &stderr,
-		baseHook: func() {
-			if !waitRequests(srv, 1, 20*time.Second) {
-				t.Error("no model request while the base snapshot was held")
-			}
-			if err := os.RemoveAll(cache); err != nil {
-				t.Error(err)
-			}
-			mustWrite(t, cache, "not a directory\n")
-		},
-	})
-	if ExitCode(err) != ExitInfra || res.ExitCode != ExitInfra || !strings.Contains(err.Error(), "base snapshot") {
-		t.Fatalf("Exec: exit %d, %v, want %d naming the base snapshot\n%s", res.ExitCode, err, ExitInfra, stderr.String())
+	breakStore := func() {
+		if !waitRequests(srv, 1, 20*time.Second) {
+			t.Error("no model request while the base snapshot was held")
+		}
+		if err := os.RemoveAll(cache); err != nil {
+			t.Error(err)
+		}
+		if err := os.WriteFile(cache, []byte("not a directory\n"), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	r := testRun{spec: stepBenchSpec, repo: repo, srv: srv, opts: func(o *ExecOptions) { o.baseHook = breakStore }}.exec(t)
+	if ExitCode(r.err) != ExitInfra || r.res.ExitCode != ExitInfra || !strings.Contains(r.err.Error(), "base snapshot") {
+		t.Fatalf("Exec: exit %d, %v, want %d naming the base snapshot\n%s", r.res.ExitCode, r.err, ExitInfra, r.stderr)
 	}
 	if got, _ := os.ReadFile(filepath.Join(repo, "notes.txt")); string(got) != "one\n" {
 		t.Errorf("notes.txt %q: the command ran without a base tree", got)
 	}
-	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs := validLog(t, data)
-	if recs[0].Type != "run.started" {
-		t.Errorf("first record %s, want run.started", recs[0].Type)
+	if r.recs[0].Type != "run.started" {
+		t.Errorf("first record %s, want run.started", r.recs[0].Type)
 	}
 	var finished event.RunFinished
-	last := recs[len(recs)-1]
+	last := r.recs[len(r.recs)-1]
 	if err := last.Decode(&finished); err != nil || last.Type != "run.finished" || finished.Status != event.StatusError ||
 		finished.Error == nil || finished.Error.Class != event.ClassInfra || !strings.Contains(finished.Error.Message, "base snapshot") {
 		t.Errorf("last record %s %+v (%v), want run.finished error infra naming the base snapshot", last.Type, finished, err)
