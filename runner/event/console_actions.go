@@ -58,6 +58,10 @@ func (c *Console) published(b *strings.Builder, v Publish) {
 	c.untrusted(b, "  "+c.paint(red, "✗")+" "+msg)
 }
 
+// annotationErrorRunes caps the run's error in the final annotation; a
+// trailing "(see URL)" survives the cut (oneLine).
+const annotationErrorRunes = 1000
+
 // finalAnnotation is run.finished as one annotation under Actions: a
 // ::notice with the result line for a success, an ::error with the result
 // line and the error for anything else.
@@ -67,7 +71,7 @@ func finalAnnotation(v RunFinished, result string) workflowcmd.Annotation {
 	}
 	msg := result
 	if v.Error != nil {
-		msg += " — " + SayOnce(string(v.Error.Class), oneLine(v.Error.Message, 1000))
+		msg += " — " + oneLine(SayOnce(string(v.Error.Class), v.Error.Message), annotationErrorRunes)
 	}
 	return workflowcmd.Annotation{Level: workflowcmd.Error, Title: "runner: " + strings.ReplaceAll(string(v.Status), "_", " "), Message: msg}
 }

@@ -3,6 +3,8 @@ package event
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -51,11 +53,39 @@ func inputSummary(v ToolStarted) string {
 }
 
 // oneLine sanitises s, joins its lines with "⏎" and cuts it to max runes.
+//
+// A cut keeps a trailing "(see URL)" whole and shortens the text before it,
+// so a long gate message still ends with its documentation link; the
+// result is then at most max runes.
 func oneLine(s string, max int) string {
 	s = strings.TrimSpace(s)
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\n", " ⏎ ")
-	return sanitize(s, max)
+	clean := sanitize(s, math.MaxInt)
+	if utf8.RuneCountInString(clean) <= max {
+		return clean
+	}
+	if link := trailingLink(clean); link != "" {
+		// room is what is left for the text after " …" and the link.
+		room := max - utf8.RuneCountInString(link) - 2
+		if room >= minTextBeforeLink {
+			head := strings.TrimSpace(strings.TrimSuffix(clean, link))
+			return sanitize(head, room) + " " + link
+		}
+	}
+	return sanitize(clean, max)
+}
+
+// minTextBeforeLink is the least text worth keeping before a trailing
+// link; with less room the cut drops the link instead.
+const minTextBeforeLink = 40
+
+// trailingLinkRE matches a "(see URL)" at the end of a message.
+var trailingLinkRE = regexp.MustCompile(`\(see https?://[^\s()]+\)$`)
+
+// trailingLink is s's trailing "(see URL)", or "" when s has none.
+func trailingLink(s string) string {
+	return trailingLinkRE.FindString(s)
 }
 
 // sanitize drops control characters (terminal escapes included; a tab
