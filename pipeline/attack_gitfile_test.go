@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
-	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
 // gitfileAttack makes a repository of its own with core.fsmonitor set
@@ -64,28 +62,12 @@ func TestAttackSubmoduleGitfile(t *testing.T) {
 				t.Setenv("XDG_CACHE_HOME", t.TempDir())
 				mark := filepath.Join(t.TempDir(), "mark")
 				repo := repoWithSubmodule(t, map[string]string{"Makefile": "all:\n\tsh attack.sh\n", "attack.sh": c.attack(mark)}, c.embedded)
-				section, env := "", []string{"PATH=" + os.Getenv("PATH")}
-				if pin == "off" {
-					section = "sandbox: {mode: off}\n"
-				} else {
-					env = append(env, sandbox.LayersEnv+"="+pin)
-				}
-				spec := filepath.Join(t.TempDir(), "task.yaml")
-				mustWrite(t, spec, gateSpec+section)
-				srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
-				out := t.TempDir()
-				var stderr bytes.Buffer
-				_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
-					APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: env})
+				r := testRun{spec: gateSpec, repo: repo, replies: []llmtest.Reply{makeTurn(), llmtest.Turn{Text: "Built."}.Reply()}}.sandboxed(pin).exec(t)
 				_ = os.Remove(mark)
 				if hostGitRuns(t, repo, mark) {
-					t.Errorf("git status/checkout on the host ran the core.fsmonitor of a repository the submodule's gitfile was pointed at (run error %v)", err)
+					t.Errorf("git status/checkout on the host ran the core.fsmonitor of a repository the submodule's gitfile was pointed at (run error %v)", r.err)
 				}
-				data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
-				if rerr != nil {
-					t.Fatal(rerr)
-				}
-				gates, _ := gatesOf(t, validLog(t, data))
+				gates, _ := gatesOf(t, r.recs)
 				if !slices.ContainsFunc(gates, func(g event.GateFailed) bool { return slices.Contains(g.Paths, c.path) }) {
 					t.Errorf("no gate names the submodule's gitfile: %+v", gates)
 				}

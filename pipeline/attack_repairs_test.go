@@ -432,33 +432,9 @@ func TestAttackRepairReadsFIFO(t *testing.T) {
 					nested = "test -d sub || git init -q sub; "
 				}
 				repo := gittest.Repo(t, map[string]string{"Makefile": "all:\n\t" + nested + "mkdir -p .git/info; rm -f " + f + "; mkfifo " + f + "; echo x > a.txt\n"})
-				section, env := "", []string{"PATH=" + os.Getenv("PATH")}
-				if pin == "off" {
-					section = "sandbox: {mode: off}\n"
-				} else {
-					env = append(env, sandbox.LayersEnv+"="+pin)
-				}
-				spec := filepath.Join(t.TempDir(), "task.yaml")
-				mustWrite(t, spec, gateSpec+section)
-				srv := newModel(t, makeTurn(), makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
-				out := t.TempDir()
-				done := make(chan error, 1)
-				go func() {
-					_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
-						APIKey: "sk-unit-0123456789abcdef", Stderr: &bytes.Buffer{}, Environ: env})
-					done <- err
-				}()
-				var err error
-				select {
-				case err = <-done:
-				case <-time.After(time.Minute):
-					t.Fatalf("the run still hangs a minute after a command put a FIFO at %s", f)
-				}
-				data, rerr := os.ReadFile(filepath.Join(out, "events.jsonl"))
-				if rerr != nil {
-					t.Fatal(rerr)
-				}
-				recs := validLog(t, data)
+				r := testRun{spec: gateSpec, repo: repo, replies: []llmtest.Reply{makeTurn(), makeTurn(), llmtest.Turn{Text: "Built."}.Reply()}}.
+					sandboxed(pin).execWithin(t, time.Minute, "the run still hangs a minute after a command put a FIFO at "+f)
+				recs, err := r.recs, r.err
 				gates, _ := gatesOf(t, recs)
 				named := err != nil && strings.Contains(err.Error(), f)
 				for _, g := range gates {

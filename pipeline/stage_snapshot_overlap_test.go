@@ -126,8 +126,6 @@ func TestBaseSnapshotOverlapsTheSession(t *testing.T) {
 // run.finished.
 func TestCancelDuringBaseSnapshot(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	spec := filepath.Join(t.TempDir(), "task.yaml")
-	mustWrite(t, spec, stepBenchSpec)
 	repo := filepath.Join(t.TempDir(), "repo")
 	mustWrite(t, filepath.Join(repo, "notes.txt"), "one\n")
 	srv := newModel(t,
@@ -135,26 +133,20 @@ func TestCancelDuringBaseSnapshot(t *testing.T) {
 		llmtest.Turn{Text: "Done."}.Reply())
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	out := t.TempDir()
-	var stderr bytes.Buffer
-	res, err := Exec(ctx, ExecOptions{
-		Task: spec, Repo: repo, Out: out, Quiet: true,
-		BaseURL: srv.URL(), APIKey: "sk-unit-0123456789abcdef", Stdout: io.Discard, Stderr: &stderr,
-		baseHook: func() {
-			if !waitRequests(srv, 1, 20*time.Second) {
-				t.Error("no model request while the base snapshot was held")
-			}
-			cancel()
-		},
-	})
-	if err == nil || res.ExitCode != ExitCancelled {
-		t.Fatalf("Exec: exit %d, %v, want %d\n%s", res.ExitCode, err, ExitCancelled, stderr.String())
+	cancelHeld := func() {
+		if !waitRequests(srv, 1, 20*time.Second) {
+			t.Error("no model request while the base snapshot was held")
+		}
+		cancel()
 	}
-	data, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
+	r := testRun{spec: stepBenchSpec, repo: repo, srv: srv, ctx: ctx, opts: func(o *ExecOptions) {
+		o.Stdout = io.Discard
+		o.baseHook = cancelHeld
+	}}.exec(t)
+	if r.err == nil || r.res.ExitCode != ExitCancelled {
+		t.Fatalf("Exec: exit %d, %v, want %d\n%s", r.res.ExitCode, r.err, ExitCancelled, r.stderr)
 	}
-	recs := validLog(t, data)
+	recs, out := r.recs, r.out
 	var started event.RunStarted
 	if err := recs[0].Decode(&started); err != nil || recs[0].Type != "run.started" || started.BaseTree != "" {
 		t.Errorf("first record %s base_tree %q (%v), want run.started with no base tree", recs[0].Type, started.BaseTree, err)
