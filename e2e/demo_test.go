@@ -19,9 +19,15 @@ func TestMakeDemoIsTheReadmeCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	setUp, _, _ := strings.Cut(strings.SplitN(string(readme), "## Set up\n", 2)[1], "\n## ")
+	// Commands are the lines of its ```sh blocks (TestDocCommands requires
+	// fences).
 	var cmds []string
+	inFence := false
 	for _, line := range strings.Split(setUp, "\n") {
-		if strings.HasPrefix(line, "    ") {
+		switch {
+		case strings.HasPrefix(line, "```"):
+			inFence = !inFence && strings.TrimPrefix(line, "```") == "sh"
+		case inFence && strings.TrimSpace(line) != "":
 			cmds = append(cmds, strings.TrimSpace(line))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/llm/llmtest"
 	"github.com/seed43ef5acb/runner/runner/event"
+	"github.com/seed43ef5acb/runner/runner/outdir"
 )
 
 const anthropicSpec = `version: 1
@@ -81,6 +82,21 @@ func claudePlatforms() []claudePlatform {
 			return strings.HasPrefix(h.Get("Authorization"), "AWS4-HMAC-SHA256 Credential=")
 		},
 	}, {
+		// A Bedrock API key: AWS access keys set too, so a run that signed
+		// instead of sending the key would be refused by the key fake.
+		name: "bedrock-key", server: llmtest.NewBedrockKeyServer, overloaded: unavailable,
+		spec: strings.NewReplacer("model: claude-sonnet-4-5", "model: us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+			"provider: {wire: anthropic}", "provider: {platform: bedrock, region: "+llmtest.BedrockRegion+"}").Replace(anthropicSpec),
+		env: func(t *testing.T, _ *llmtest.AnthropicServer) []string {
+			t.Helper()
+			none := filepath.Join(t.TempDir(), "none")
+			return append(baseEnv(t), "AWS_BEARER_TOKEN_BEDROCK="+llmtest.BedrockAPIKey,
+				"AWS_ACCESS_KEY_ID="+llmtest.BedrockAccessKeyID, "AWS_SECRET_ACCESS_KEY="+llmtest.BedrockSecretAccessKey,
+				"AWS_CONFIG_FILE="+none, "AWS_SHARED_CREDENTIALS_FILE="+none, "AWS_EC2_METADATA_DISABLED=true")
+		},
+		secrets:    []string{llmtest.BedrockAPIKey, llmtest.BedrockSecretAccessKey},
+		authorized: func(h http.Header) bool { return h.Get("Authorization") == "Bearer "+llmtest.BedrockAPIKey },
+	}, {
 		name: "vertex", server: llmtest.NewVertexServer, overloaded: overloaded,
 		spec: strings.Replace(anthropicSpec, "provider: {wire: anthropic}",
 			"provider: {platform: vertex, region: "+llmtest.VertexRegion+", project: "+llmtest.VertexProject+"}", 1),
@@ -139,6 +155,12 @@ func testClaudeSession(t *testing.T, pl claudePlatform) {
 	if !strings.Contains(string(reqs[2].Raw), `"signature":"sig-1"`) {
 		t.Errorf("the thinking block did not go back with its signature")
 	}
+	// The files the run writes exist, so the walk reads each of them.
+	for _, f := range []string{outdir.EventsFile, outdir.ResultFile, outdir.SummaryFile, outdir.PatchFile, outdir.HistoryFile} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("the run wrote no %s: %v", f, err)
+		}
+	}
 	assertNoSecrets(t, pl.secrets, out, cassette)
 	// Replay needs no credentials.
 	checkReplay(t, spec, cassette, "--wire", "anthropic")
@@ -150,11 +172,13 @@ func testClaudeSession(t *testing.T, pl claudePlatform) {
 	// The server's lock, taken once after the write, orders it before
 	// every request the runner process makes, as the race detector sees it.
 	_ = srv2.Requests()
-	res = runRunner(t, repo, pl.env(t, srv2), "exec", spec, "--out", filepath.Join(repo, ".runner", "runs", "second"), "--base-url", srv2.URL(),
+	second := filepath.Join(repo, ".runner", "runs", "second")
+	res = runRunner(t, repo, pl.env(t, srv2), "exec", spec, "--out", second, "--base-url", srv2.URL(),
 		"--continue", out, "--prompt", "Check it again.", "--quiet")
 	if res.code != 0 {
 		t.Fatalf("continue exit %d\n%s", res.code, res.stderr)
 	}
+	assertNoSecrets(t, pl.secrets, second)
 	// Breakpoints move to the newest message; the rest is byte for byte.
 	strip := func(b []byte) string {
 		return strings.ReplaceAll(string(b), `,"cache_control":{"type":"ephemeral"}`, "")
@@ -223,7 +247,8 @@ func TestClaudePlatformNeedsCredentials(t *testing.T) {
 			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NO_COLOR=1", "AWS_CONFIG_FILE=" + none,
 				"AWS_SHARED_CREDENTIALS_FILE=" + none, "AWS_EC2_METADATA_DISABLED=true"}
 			res := runRunner(t, repo, env, "exec", writeSpec(t, pl.spec), "--out", t.TempDir(), "--base-url", srv.URL(), "--quiet")
-			want := map[string]string{"bedrock": "AWS_ACCESS_KEY_ID", "vertex": "GOOGLE_APPLICATION_CREDENTIALS"}[pl.name]
+			want := map[string]string{"bedrock": "AWS_ACCESS_KEY_ID", "bedrock-key": "AWS_BEARER_TOKEN_BEDROCK",
+				"vertex": "GOOGLE_APPLICATION_CREDENTIALS"}[pl.name]
 			if res.code != 2 || !strings.Contains(res.stderr, want) || len(srv.Requests()) != 0 {
 				t.Errorf("exit %d, %d model calls\n%s", res.code, len(srv.Requests()), res.stderr)
 			}

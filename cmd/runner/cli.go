@@ -171,12 +171,23 @@ func usageCommand(err error) string {
 	return strings.Join(append(words, "--help"), " ")
 }
 
-// missingArgument rewrites kong's `expected "<SHELL>"` for a command run
-// without its argument: "missing <SHELL>: the shell: bash, zsh or fish;
-// usage: runner completion <SHELL> [flags]". It returns "" otherwise.
+// missingArgument rewrites kong's error for a command run without its
+// argument: "missing <SHELL>: the shell: bash, zsh or fish; usage:
+// runner completion <SHELL> [flags]". It returns "" otherwise.
+//
+// Kong checks required flags before positionals, so `runner batch run`
+// alone would name only --out; the spec is named first, then the flags.
 func missingArgument(err error) string {
 	var perr *kong.ParseError
-	if !errors.As(err, &perr) || perr.Context == nil || !strings.HasPrefix(err.Error(), `expected "<`) {
+	if !errors.As(err, &perr) || perr.Context == nil {
+		return ""
+	}
+	flags := ""
+	switch msg := err.Error(); {
+	case strings.HasPrefix(msg, `expected "<`):
+	case strings.HasPrefix(msg, "missing flags: "):
+		flags = "; " + msg
+	default:
 		return ""
 	}
 	node := perr.Context.Selected()
@@ -191,7 +202,7 @@ func missingArgument(err error) string {
 		if help != "" {
 			help = ": " + strings.ToLower(help[:1]) + help[1:]
 		}
-		return fmt.Sprintf("missing %s%s; usage: runner %s", p.Summary(), help, node.Summary())
+		return fmt.Sprintf("missing %s%s%s; usage: runner %s", p.Summary(), help, flags, node.Summary())
 	}
 	return ""
 }

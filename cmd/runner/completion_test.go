@@ -167,4 +167,14 @@ func TestHelpCommand(t *testing.T) {
 	if code != 2 || !strings.Contains(out, `unexpected argument nope`) || !strings.Contains(out, "runner --help") {
 		t.Errorf("runner help nope: exit %d, %q; want exit 2 naming the argument and runner --help", code, out)
 	}
+	// A typo gets kong's suggestion, as it does without help.
+	for _, c := range []struct{ words, want string }{
+		{"exce", `unexpected argument exce, did you mean "exec"?`},
+		{"batch rnu", `unexpected argument rnu, did you mean "run"?`},
+	} {
+		out, code := run(append([]string{"help"}, strings.Fields(c.words)...)...)
+		if code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("runner help %s: exit %d, %q; want exit 2 and %q", c.words, code, out, c.want)
+		}
+	}
 }

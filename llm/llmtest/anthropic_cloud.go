@@ -44,6 +44,10 @@ const (
 	VertexToken   = "ya29.llmtest-access-token-0123456789"
 )
 
+// BedrockAPIKey is the Bedrock API key NewBedrockKeyServer requires, in
+// the ABSK form the AWS console issues.
+const BedrockAPIKey = "ABSKbGxtdGVzdC1iZWRyb2NrLWtleS1hdC0wMTIzNDU2Nzg5OmxsbXRlc3Qvc2VjcmV0"
+
 // BedrockRuntime is Amazon Bedrock's InvokeModelWithResponseStream for
 // Claude: a SigV4 signature for service bedrock, the model in the path,
 // anthropic_version bedrock-2023-05-31 and no model or stream in the body
@@ -51,12 +55,52 @@ const (
 // Messages API's own rules, answered as Bedrock's ValidationException.
 func BedrockRuntime() Personality {
 	return Personality{Name: "bedrock-runtime", Source: "Amazon Bedrock InvokeModelWithResponseStream (docs.aws.amazon.com/bedrock/latest/APIReference)",
-		check: bedrockCheck}
+		check: func(req RecordedRequest) (Reply, bool) { return bedrockCheck(req, sigV4Auth) }}
+}
+
+// BedrockRuntimeKey is BedrockRuntime authenticated by a Bedrock API key:
+// "Authorization: Bearer <key>" and no SigV4 signature. A request with
+// neither, or with a bearer token and SigV4 headers both, is refused
+// (docs.aws.amazon.com/bedrock, "Use an Amazon Bedrock API key").
+func BedrockRuntimeKey(key string) Personality {
+	return Personality{Name: "bedrock-runtime-key", Source: "Amazon Bedrock InvokeModelWithResponseStream with a Bedrock API key (docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html)",
+		check: func(req RecordedRequest) (Reply, bool) {
+			return bedrockCheck(req, func(r RecordedRequest) (string, string) { return bearerAuth(r, key) })
+		}}
+}
+
+// sigV4Auth is the SigV4 check as an authentication rule: the AWS error
+// type and message, or "" when the signature matches.
+func sigV4Auth(req RecordedRequest) (string, string) {
+	if msg := verifySigV4(req); msg != "" {
+		return "InvalidSignatureException", msg
+	}
+	return "", ""
+}
+
+// bearerAuth checks a Bedrock API key sent as a bearer token: the AWS
+// error type and message, or "" when the request carries exactly key.
+func bearerAuth(req RecordedRequest, key string) (string, string) {
+	auths := req.Header.Values("Authorization")
+	sigV4 := req.Header.Get("X-Amz-Date") != "" || req.Header.Get("X-Amz-Security-Token") != "" ||
+		strings.Contains(req.Query, "X-Amz-Signature=")
+	switch {
+	case len(auths) == 0 && !sigV4:
+		return "MissingAuthenticationTokenException", "Missing Authentication Token"
+	case len(auths) > 1 || sigV4 && len(auths) == 1 && strings.HasPrefix(auths[0], "Bearer "):
+		return "InvalidSignatureException", "Only one auth mechanism allowed: a Bedrock API key (Authorization: Bearer) or a SigV4 signature, not both."
+	case len(auths) == 0 || !strings.HasPrefix(auths[0], "Bearer "):
+		return "UnrecognizedClientException", "This endpoint accepts a Bedrock API key only: send Authorization: Bearer <key>."
+	case strings.TrimPrefix(auths[0], "Bearer ") != key:
+		return "UnrecognizedClientException", "The security token included in the request is invalid."
+	}
+	return "", ""
 }
 
 var bedrockPath = regexp.MustCompile(`/model/([^/]+)/invoke-with-response-stream$`)
 
-func bedrockCheck(req RecordedRequest) (Reply, bool) {
+// bedrockCheck judges a request with auth, the authentication rule.
+func bedrockCheck(req RecordedRequest, auth func(RecordedRequest) (string, string)) (Reply, bool) {
 	amz := func(status int, typ, msg string) (Reply, bool) {
 		r := jsonReply(status, map[string]string{"message": msg})
 		r.Header["x-amzn-ErrorType"] = typ + ":http://internal.amazon.com/coral/com.amazon.bedrock/"
@@ -66,8 +110,8 @@ func bedrockCheck(req RecordedRequest) (Reply, bool) {
 	if req.Method != http.MethodPost || m == nil {
 		return amz(http.StatusNotFound, "UnknownOperationException", "Unknown operation "+req.Method+" "+req.Path)
 	}
-	if msg := verifySigV4(req); msg != "" {
-		return amz(http.StatusForbidden, "InvalidSignatureException", msg)
+	if typ, msg := auth(req); msg != "" {
+		return amz(http.StatusForbidden, typ, msg)
 	}
 	if req.Body == nil {
 		return amz(http.StatusBadRequest, "ValidationException", "Malformed input request, please reformat your input and try again.")
@@ -187,6 +231,13 @@ func vertexCheck(req RecordedRequest) (Reply, bool) {
 func NewBedrockServer(t testing.TB, script ...AnthropicStep) *AnthropicServer {
 	t.Helper()
 	return newAnthropicServer(t, BedrockRuntime(), EventStream, script)
+}
+
+// NewBedrockKeyServer is NewBedrockServer authenticated by the Bedrock API
+// key BedrockAPIKey (AWS_BEARER_TOKEN_BEDROCK) instead of SigV4.
+func NewBedrockKeyServer(t testing.TB, script ...AnthropicStep) *AnthropicServer {
+	t.Helper()
+	return newAnthropicServer(t, BedrockRuntimeKey(BedrockAPIKey), EventStream, script)
 }
 
 // NewVertexServer is NewAnthropicServer behind VertexAI, with a token
