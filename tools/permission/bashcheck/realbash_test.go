@@ -91,7 +91,7 @@ func effects(t *testing.T, bash, wt, command string) []string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bash, "-c", command)
 	cmd.Dir = wt
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GOCACHE=" + goCache(t), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + quietGoHome(t), "GOCACHE=" + goCache(t), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	_ = cmd.Run() // many attacks exit non-zero after doing their harm
@@ -111,6 +111,22 @@ func effects(t *testing.T, bash, wt, command string) []string {
 	}
 	os.Remove(filepath.Join(wt, "go.mod"))
 	return did
+}
+
+// quietGoHome is an empty $HOME with Go telemetry off. With it on, a go
+// command leaves a child process writing under $HOME/.config/go/telemetry,
+// and the test's TempDir cleanup fails with "directory not empty".
+func quietGoHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	dir := filepath.Join(home, ".config", "go", "telemetry")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mode"), []byte("off"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home
 }
 
 // goCache is a shared build cache for the go commands the cases run.
