@@ -219,8 +219,8 @@ func TestBinaryPatchOmitted(t *testing.T) {
 // limit that lives in the user's pack file (git gc) is read lazily through
 // the alternate and diffed into a delta that git applies.
 func TestBinaryPatchFromUserPack(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("a 9 MiB delta: seconds normally, a minute under the race detector")
+	if testing.Short() {
+		t.Skip("builds and diffs a 9 MiB binary (-short)")
 	}
 	isolateGit(t)
 	ctx := context.Background()
