@@ -2,12 +2,14 @@ package snapshot
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -84,6 +86,8 @@ func (s *Store) loadCache() (*dirNode, error) {
 	}
 	root := &dirNode{}
 	nodes := map[string]*dirNode{"": root}
+	var pbuf []byte
+	var rec [53]byte
 	for {
 		n, err := binary.ReadUvarint(br)
 		if err == io.EOF {
@@ -92,15 +96,15 @@ func (s *Store) loadCache() (*dirNode, error) {
 		if err != nil || n > 1<<16 {
 			return nil, ErrCorruptCache
 		}
-		p := make([]byte, n)
-		var rec [53]byte
+		p := slices.Grow(pbuf[:0], int(n))[:n] // one buffer for every path: an entry keeps only its name
+		pbuf = p
 		if _, err := io.ReadFull(br, p); err != nil {
 			return nil, ErrCorruptCache
 		}
 		if _, err := io.ReadFull(br, rec[:]); err != nil {
 			return nil, ErrCorruptCache
 		}
-		if err := addCached(nodes, string(p), rec); err != nil {
+		if err := addCached(nodes, p, &rec); err != nil {
 			return nil, err
 		}
 	}
@@ -110,16 +114,19 @@ func (s *Store) loadCache() (*dirNode, error) {
 	return root, nil
 }
 
-func addCached(nodes map[string]*dirNode, p string, rec [53]byte) error {
-	dir, name := "", p
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+// addCached adds the record of path p to its directory's node. The
+// entry's name is a string of its own: a substring of the whole path
+// would keep the directory's part alive once for every file.
+func addCached(nodes map[string]*dirNode, p []byte, rec *[53]byte) error {
+	dir, name := p[:0], p
+	if i := bytes.LastIndexByte(p, '/'); i >= 0 {
 		dir, name = p[:i], p[i+1:]
 	}
-	parent := nodes[dir]
-	if parent == nil || name == "" {
+	parent := nodes[string(dir)]
+	if parent == nil || len(name) == 0 {
 		return ErrCorruptCache
 	}
-	e := entry{name: name, mode: binary.LittleEndian.Uint32(rec[0:])}
+	e := entry{name: string(name), mode: binary.LittleEndian.Uint32(rec[0:])}
 	copy(e.hash[:], rec[4:24])
 	e.st = statInfo{
 		size:  int64(binary.LittleEndian.Uint64(rec[24:])),
@@ -130,7 +137,7 @@ func addCached(nodes map[string]*dirNode, p string, rec [53]byte) error {
 	}
 	if e.mode == modeDir {
 		e.dir = &dirNode{tree: e.hash, valid: true}
-		nodes[p] = e.dir
+		nodes[string(p)] = e.dir
 	}
 	parent.entries = append(parent.entries, e)
 	return nil

@@ -71,6 +71,16 @@ func parseIndexFast(data []byte, add func(name string, tf trackedFile)) error {
 	return checkExtensions(body[min(off, len(body)):])
 }
 
+// indexEntryCount is the entry count an index file's header states,
+// bounded by what its size can hold (62 bytes an entry): a capacity hint
+// that a corrupt header cannot turn into a huge allocation.
+func indexEntryCount(data []byte) int {
+	if len(data) < 12 || string(data[:4]) != "DIRC" {
+		return 0
+	}
+	return min(int(binary.BigEndian.Uint32(data[8:])), len(data)/62)
+}
+
 // checkExtensions refuses a split index, whose entries live in another
 // file.
 func checkExtensions(ext []byte) error {
