@@ -1,6 +1,7 @@
 package safefs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -317,7 +318,11 @@ func readAll(f *os.File, max int64) ([]byte, error) {
 	if max >= 0 {
 		rd = io.LimitReader(f, max+1)
 	}
-	data, err := io.ReadAll(rd)
+	// Sized from the stat, with room to see EOF: io.ReadAll's doublings
+	// allocated twice a 2.4 MB .git/index read whole.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(rd)
+	data := buf.Bytes()
 	if err == nil && max >= 0 && int64(len(data)) > max {
 		return nil, &fs.PathError{Op: "read", Path: f.Name(), Err: ErrTooLarge}
 	}
