@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/alecthomas/kong"
 	"github.com/willabides/kongplete"
@@ -60,7 +61,42 @@ type HelpCmd struct {
 // exits 0; an unknown command is a usage error (exit 2).
 func (c *HelpCmd) Run(kctx *kong.Context) error {
 	if _, err := kctx.Kong.Parse(append(slices.Clone(c.Command), "--help")); err != nil {
-		return fmt.Errorf("%w: help: %w (runner --help lists the commands)", pipeline.ErrUsage, err)
+		node, words := kctx.Model.Node, []string{"runner"}
+		for _, w := range c.Command {
+			child := subcommand(node, w)
+			if child == nil {
+				break
+			}
+			node, words = child, append(words, w)
+		}
+		at := strings.Join(words, " ")
+		if names := subcommandNames(node); len(names) > 0 {
+			return fmt.Errorf("%w: help: %w (%s has the commands %s; %s --help describes them)",
+				pipeline.ErrUsage, err, at, strings.Join(names, ", "), at)
+		}
+		return fmt.Errorf("%w: help: %w (%s --help describes it)", pipeline.ErrUsage, err, at)
 	}
 	return nil
+}
+
+// subcommand is the visible command of n named or aliased name, or nil.
+func subcommand(n *kong.Node, name string) *kong.Node {
+	for _, c := range n.Children {
+		if c.Type == kong.CommandNode && !c.Hidden && (c.Name == name || slices.Contains(c.Aliases, name)) {
+			return c
+		}
+	}
+	return nil
+}
+
+// subcommandNames are the names of n's visible commands, sorted.
+func subcommandNames(n *kong.Node) []string {
+	var names []string
+	for _, c := range n.Children {
+		if c.Type == kong.CommandNode && !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }

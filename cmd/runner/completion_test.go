@@ -163,9 +163,16 @@ func TestHelpCommand(t *testing.T) {
 			t.Errorf("runner help %s: exit %d, output differs from --help:\n%s", strings.Join(words, " "), code, got)
 		}
 	}
-	out, code := run("help", "nope")
-	if code != 2 || !strings.Contains(out, `unexpected argument nope`) || !strings.Contains(out, "runner --help") {
-		t.Errorf("runner help nope: exit %d, %q; want exit 2 naming the argument and runner --help", code, out)
+	// An unknown command is named, with the commands there are at the
+	// deepest level the words reached.
+	for _, c := range []struct{ words, want string }{
+		{"nope", `unexpected argument nope (runner has the commands batch, completion, exec, `},
+		{"batch nope", `unexpected argument nope (runner batch has the commands `},
+	} {
+		out, code := run(append([]string{"help"}, strings.Fields(c.words)...)...)
+		if code != 2 || !strings.Contains(out, c.want) || !strings.Contains(out, "--help describes them") {
+			t.Errorf("runner help %s: exit %d, %q; want exit 2 and %q", c.words, code, out, c.want)
+		}
 	}
 	// A typo gets kong's suggestion, as it does without help.
 	for _, c := range []struct{ words, want string }{
