@@ -120,8 +120,10 @@ func (p Paths) rulesFor(rs Ruleset, pattern string) (Ruleset, string) {
 // Root is the work tree's absolute, symlink-free path.
 func (p Paths) Root() string { return p.root }
 
-// Resolve cleans p (relative paths are relative to the work tree), resolves
-// every symlink on the way, including a dangling one at the end, and
+// Resolve places name in the work tree (when relative) and resolves it
+// component by component as the kernel does: every symlink on the way,
+// including a dangling one at the end, and each ".." from where the
+// components before it led (link/../x climbs from the link's target). It
 // reports where the result lies. Errors: ErrEmptyPath, ErrNULByte,
 // ErrSymlinkLoop.
 func (p Paths) Resolve(name string) (Target, error) {
@@ -131,11 +133,7 @@ func (p Paths) Resolve(name string) (Target, error) {
 	if strings.IndexByte(name, 0) >= 0 {
 		return Target{}, ErrNULByte
 	}
-	abs := name
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(p.root, abs)
-	}
-	real, err := resolveSymlinks(filepath.Clean(abs))
+	real, err := resolveSymlinks(JoinRaw(p.root, name))
 	if err != nil {
 		return Target{}, fmt.Errorf("resolve %s: %w", name, err)
 	}
@@ -144,6 +142,16 @@ func (p Paths) Resolve(name string) (Target, error) {
 		t.Rel, t.Inside = rel, true
 	}
 	return t, nil
+}
+
+// JoinRaw is name placed in dir without cleaning it: ".." after a
+// symlink must climb from the link's target, as the kernel does, so only
+// resolution may remove it (link/../x is not x).
+func JoinRaw(dir, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // within returns the slash path of target relative to root when target is

@@ -41,12 +41,13 @@ func mustRules(t *testing.T, policy map[string]any) Ruleset {
 }
 
 // TestBashCases runs the shared bash cases (testdata/README.md): round 2
-// (bash.jsonl) and round 3 (bash-r3.jsonl).
+// (bash.jsonl), round 3 (bash-r3.jsonl) and our variants of their kinds
+// (variants.jsonl).
 func TestBashCases(t *testing.T) {
 	t.Parallel()
 	wt := caseTree(t)
 	var cases []permtest.Case
-	for _, f := range []string{"bash.jsonl", "bash-r3.jsonl"} {
+	for _, f := range []string{"bash.jsonl", "bash-r3.jsonl", "variants.jsonl"} {
 		cases = append(cases, permtest.LoadCases(t, filepath.Join("testdata", f))...)
 	}
 	for _, c := range cases {

@@ -167,9 +167,11 @@ func (a *analyzer) expandGlob(w word) {
 		if dir == unknownDir {
 			continue
 		}
-		full := pat
-		if !filepath.IsAbs(pat) {
-			full = filepath.Join(dir, pat)
+		full, ok := a.globBase(permission.JoinRaw(dir, pat))
+		if !ok {
+			a.addPath(w.text, w.text, permission.DefaultDeny(permission.Read, w.text, fmt.Sprintf(
+				"the glob %s climbs with '..' after a wildcard, so where it lands cannot be judged; name the directory", w.text)))
+			return
 		}
 		matches, err := filepath.Glob(full)
 		if err != nil {
@@ -187,6 +189,33 @@ func (a *analyzer) expandGlob(w word) {
 			a.resolvedPath(w.text, m, true)
 		}
 	}
+}
+
+// globBase places the ".." components of the glob full as the kernel
+// does: the part up to the last ".." is resolved (link/../x climbs from
+// the link's target, not back to where link is) and the rest is globbed
+// there. ok is false when a wildcard comes before a "..".
+func (a *analyzer) globBase(full string) (string, bool) {
+	comps := strings.Split(filepath.ToSlash(full), "/")
+	last := -1
+	for i, c := range comps {
+		if c == ".." {
+			last = i
+		}
+	}
+	if last < 0 {
+		return filepath.Clean(full), true
+	}
+	for _, c := range comps[:last] {
+		if strings.ContainsAny(c, "*?[\\") {
+			return "", false
+		}
+	}
+	t, err := a.paths.Resolve(strings.Join(comps[:last+1], "/"))
+	if err != nil {
+		return "", false
+	}
+	return filepath.Join(append([]string{t.Abs}, comps[last+1:]...)...), true
 }
 
 // skipsDotfile reports a match bash's glob would not produce: a component
@@ -232,7 +261,7 @@ func (a *analyzer) pathWord(subject string, pw pathWord, protect bool) {
 		}
 		for _, dir := range dirs.sorted() {
 			if dir != unknownDir {
-				a.resolvedPath(subject, filepath.Join(dir, pw.name), protect)
+				a.resolvedPath(subject, permission.JoinRaw(dir, pw.name), protect)
 				continue
 			}
 			if protect {

@@ -116,7 +116,7 @@ func (a *analyzer) globRel(dir, value string) (string, bool) {
 	}
 	name := dirPart
 	if !filepath.IsAbs(name) {
-		name = filepath.Join(dir, dirPart)
+		name = permission.JoinRaw(dir, dirPart)
 	}
 	if name == "" {
 		name = "/"

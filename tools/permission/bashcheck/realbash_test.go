@@ -253,7 +253,7 @@ func TestRealBash(t *testing.T) {
 		t.Skipf("bash is not installed: %v", err)
 	}
 	wt := scratchTree(t)
-	for _, c := range append(realCases(), roundThreeCases()...) {
+	for _, c := range append(append(realCases(), roundThreeCases()...), variantCases()...) {
 		t.Run(c.kind+"/"+c.cmd, func(t *testing.T) {
 			if _, err := exec.LookPath(c.need); c.need != "" && err != nil {
 				t.Skipf("%s is not installed: %v", c.need, err)

@@ -258,7 +258,7 @@ func (a *analyzer) walkReads(args []word) {
 					if dir == unknownDir {
 						continue
 					}
-					name = filepath.Join(dir, name)
+					name = permission.JoinRaw(dir, name)
 				}
 				a.walkDir(op.text, args[0].lit(), name, spec)
 			}
