@@ -37,6 +37,8 @@ func overflowWordings() []string {
 		"reduce the length of the messages",          // vLLM, Groq context_length_exceeded
 		"prompt exceeds max length",                  // Zhipu GLM code 1261
 		"input is too long for requested model",      // Amazon Bedrock
+		"prompt token count of",                      // GitHub Copilot "prompt token count of 93854 exceeds the limit of 90000" (jjleng/copilot-more#35)
+		"too many tokens: total number of tokens",    // Cohere "too many tokens: total number of tokens (prompt and prediction) cannot exceed 2048" (cohere-ai/sandbox-topically#4)
 	}
 }
 
@@ -47,7 +49,8 @@ func overflowWordings() []string {
 // 14810", continuedev/continue#10218): waiting never makes such a request
 // fit, only a smaller one does.
 func isOverflow(status int, code, typ, msg string) bool {
-	if code == "context_length_exceeded" || typ == "exceed_context_size_error" || status == 413 {
+	if code == "context_length_exceeded" || code == "model_max_prompt_tokens_exceeded" || // GitHub Copilot
+		typ == "exceed_context_size_error" || status == 413 {
 		return true
 	}
 	for _, w := range overflowWordings() {
