@@ -75,6 +75,13 @@ func (g GitTripwire) Check() (event.GateFailed, bool) {
 	if slices.ContainsFunc(changed, func(p string) bool { return strings.Contains(p, "objects/") }) {
 		msg += " and removed new packs, but a replaced object file cannot be put back: git checks it out as it is now, so run `git fsck` and re-fetch or re-clone before trusting this repository"
 	}
+	if top := g.Tripwire.top; top.armed && slices.Contains(changed, ".git") {
+		was := "the work tree had no .git: the runner removed the one a command made"
+		if top.data != nil {
+			was = "the work tree's .git was a gitfile: the runner put its bytes back"
+		}
+		msg += "; git finds this work tree's repository through .git, and " + was
+	}
 	if links := g.Tripwire.gitlinks; len(links) > 0 {
 		msg += "; the index had gained the nested repositories " + strings.Join(links, ", ") +
 			" as submodules (`git status` runs the programs their own git config names): it is as the run found it"

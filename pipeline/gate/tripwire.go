@@ -29,6 +29,7 @@ type Tripwire struct {
 	index      armedIndex             // the index, for the gitlinks a command adds
 	gitlinks   []string               // gitlinks a command added (restore)
 	subGits    map[string]watched     // the submodules' .git entries (gitfiles, embedded configs and hooks)
+	top        dotGit                 // the work tree's .git when it is a gitfile or missing
 	lost       []string               // paths the restore could not put back, with why
 }
 
@@ -55,7 +56,8 @@ func tripwireDirs() []string { return []string{"hooks", "refs"} }
 func ArmTripwire(workTree string) *Tripwire {
 	t := &Tripwire{root: safefs.New(resolved(workTree)), files: map[string][]byte{}, submodules: map[string]string{}}
 	// No repository, or a linked worktree's gitfile: its config is outside
-	// the tree, read-only in the sandbox.
+	// the tree, read-only in the sandbox, but the entry itself is not.
+	t.armDotGit()
 	fi, err := t.root.Lstat(".git")
 	switch {
 	case err == nil && fi.IsDir():
@@ -149,8 +151,11 @@ func (t *Tripwire) readGitDir(sub string, out map[string]watched) {
 // its place or in a parent's is replaced, not followed), and returns the
 // changed paths (".git/…"). What it could not put back is in t.lost.
 func (t *Tripwire) restore() []string {
-	if t == nil || !t.gitDir {
+	if t == nil {
 		return nil
+	}
+	if !t.gitDir {
+		return append(t.restoreDotGit(), t.restoreSubmoduleGits()...)
 	}
 	now := t.read()
 	var changed []string
