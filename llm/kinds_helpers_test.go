@@ -137,3 +137,55 @@ func jsonError(status int, body string, header ...string) llmtest.Reply {
 }
 
 func usage(in, out int64) *llm.Usage { return &llm.Usage{InputTokens: in, OutputTokens: out} }
+
+// nativeCase is a replyCase for a native wire: the same reply and
+// outcome, read by the anthropic or responses provider.
+type nativeCase struct {
+	name   string
+	source string
+	reply  llmtest.Reply
+	want   replyView
+}
+
+// runNativeCases serves every case to the provider newWire makes for the
+// server and checks the stream contract and the outcome. Tools read and
+// list are offered.
+func runNativeCases(t *testing.T, newWire func(llm.Config) (*llm.NativeProvider, error), cases []nativeCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if c.source == "" {
+				t.Fatal("a reply case names its source")
+			}
+			srv := llmtest.NewServer(t, c.reply)
+			p, err := newWire(llm.Config{BaseURL: srv.URL(), APIKey: "k", HTTPClient: srv.Client()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var events []llm.Event
+			req := llm.Request{Model: "m", Tools: []llm.ToolDef{{Name: "read"}, {Name: "list"}}}
+			for ev := range p.Stream(t.Context(), req) {
+				events = append(events, ev)
+			}
+			checkSequence(t, events)
+			if diff := cmp.Diff(c.want, view(events)); diff != "" {
+				t.Errorf("source %s\n(-want +got):\n%s\nevents:%s", c.source, diff, dump(events))
+			}
+		})
+	}
+}
+
+// sseEvents frames JSON payloads as named SSE events, the event name
+// taken from each payload's "type".
+func sseEvents(payloads ...string) llmtest.Reply {
+	var b strings.Builder
+	for _, p := range payloads {
+		var head struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal([]byte(p), &head)
+		b.WriteString("event: " + head.Type + "\ndata: " + p + "\n\n")
+	}
+	return llmtest.SSE(b.String())
+}

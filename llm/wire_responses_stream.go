@@ -129,13 +129,34 @@ func (d *responsesDecoder) payload(raw []byte) bool {
 		}
 		return a.fail(inStreamError(e))
 	case "error":
-		return a.fail(inStreamError(raw))
+		return a.fail(responsesErrorEvent(raw, ev.Error))
 	case "":
 		if len(ev.Error) > 0 && string(ev.Error) != "null" {
 			return a.fail(inStreamError(ev.Error)) // "event: error", wrapped by sseReader
 		}
 	}
 	return a.alive
+}
+
+// responsesErrorEvent classifies an error event. OpenAI documents its
+// members at the top level ({"type":"error","code","message","param"});
+// the API also sends them nested under "error" (openai/openai-dotnet#881,
+// Effect-TS/effect#7262), where a top-level reading finds no code.
+func responsesErrorEvent(raw, nested json.RawMessage) *Error {
+	if len(nested) > 0 && string(nested) != "null" {
+		return inStreamError(nested)
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return inStreamError(raw)
+	}
+	delete(top, "type") // the event's type ("error"), not the error's
+	b := errorFields(top)
+	if b.Message == "" {
+		b.Message = "the response stream reported an error"
+	}
+	return classify(errorFacts{InStream: true, Code: b.Code, Type: b.Type, Message: b.Message,
+		RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod})
 }
 
 func (d *responsesDecoder) itemAdded(index int, raw json.RawMessage) bool {
