@@ -9,23 +9,70 @@ import (
 // responsesDecoder reads a Responses stream: response.created, output
 // items (added, their deltas, done), and one terminal event:
 // response.completed, response.incomplete, response.failed or error.
+//
+// An item's content is taken from the first place it appears: its deltas,
+// else its done events (output_text.done, function_call_arguments.done,
+// output_item.done), else the terminal response's output. Gateways that
+// translate other APIs send some items only whole (lidge-jun/opencodex#4652,
+// NVIDIA-NeMo/Switchyard#777).
 type responsesDecoder struct {
-	a     *assembler
-	calls map[string]*respCallAcc // by item id
-	order []string                // call item ids in arrival order
-	items map[int]json.RawMessage // finished output items by output_index
-	done  bool
+	a      *assembler
+	calls  map[string]*respCallAcc // by item id
+	order  []string                // call item ids in arrival order
+	items  map[int]json.RawMessage // finished output items by output_index
+	seen   map[string]bool         // items added or done, by id and by "#index"
+	texted map[string]bool         // message items whose text was shown, likewise
+	done   bool
 }
 
 type respCallAcc struct {
 	callID, name string
-	args         []byte
+	args         []byte  // the streamed argument deltas
+	final        *string // function_call_arguments.done's arguments
 	index        int
 	call         *ToolCall
 }
 
+// arguments are the call's final arguments: those given (an item's), else
+// function_call_arguments.done's, else the deltas joined.
+func (c *respCallAcc) arguments(given string) string {
+	switch {
+	case given != "":
+		return given
+	case c.final != nil && *c.final != "":
+		return *c.final
+	}
+	return string(c.args)
+}
+
 func newResponsesDecoder(a *assembler) *responsesDecoder {
-	return &responsesDecoder{a: a, calls: map[string]*respCallAcc{}, items: map[int]json.RawMessage{}}
+	return &responsesDecoder{a: a, calls: map[string]*respCallAcc{}, items: map[int]json.RawMessage{},
+		seen: map[string]bool{}, texted: map[string]bool{}}
+}
+
+// itemKeys are the keys an item is known by: its id, if any, and its
+// output index.
+func itemKeys(id string, index int) []string {
+	keys := []string{"#" + strconv.Itoa(index)}
+	if id != "" {
+		keys = append(keys, id)
+	}
+	return keys
+}
+
+func mark(m map[string]bool, id string, index int) {
+	for _, k := range itemKeys(id, index) {
+		m[k] = true
+	}
+}
+
+func marked(m map[string]bool, id string, index int) bool {
+	for _, k := range itemKeys(id, index) {
+		if m[k] {
+			return true
+		}
+	}
+	return false
 }
 
 type respEvent struct {
@@ -35,6 +82,8 @@ type respEvent struct {
 	ItemID       string          `json:"item_id"`
 	Delta        string          `json:"delta"`
 	Arguments    *string         `json:"arguments"`
+	Text         string          `json:"text"`    // output_text.done
+	Refusal      string          `json:"refusal"` // refusal.done
 	Item         json.RawMessage `json:"item"`
 	Response     *respResponse   `json:"response"`
 	Error        json.RawMessage `json:"error"`
@@ -49,7 +98,8 @@ type respResponse struct {
 	IncompleteDetails *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
-	Usage *respUsage `json:"usage"`
+	Usage  *respUsage        `json:"usage"`
+	Output []json.RawMessage `json:"output"`
 }
 
 type respUsage struct {
@@ -83,6 +133,11 @@ type respItem struct {
 	CallID    string `json:"call_id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	Content   []struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
+	} `json:"content"`
 }
 
 func (d *responsesDecoder) payload(raw []byte) bool {
@@ -99,8 +154,11 @@ func (d *responsesDecoder) payload(raw []byte) bool {
 		return d.itemAdded(ev.OutputIndex, ev.Item)
 	case "response.output_text.delta", "response.refusal.delta":
 		if ev.Delta != "" {
+			mark(d.texted, ev.ItemID, ev.OutputIndex)
 			return a.textDelta(ev.Delta)
 		}
+	case "response.output_text.done", "response.refusal.done":
+		return d.wholeText(ev.ItemID, ev.OutputIndex, ev.Text+ev.Refusal)
 	case "response.reasoning_summary_part.added":
 		if ev.SummaryIndex > 0 {
 			return a.reasoningDelta("\n\n")
@@ -113,6 +171,10 @@ func (d *responsesDecoder) payload(raw []byte) bool {
 		if c := d.call(ev.ItemID, ev.OutputIndex); c != nil && ev.Delta != "" {
 			c.args = append(c.args, ev.Delta...)
 			return a.emit(Event{Type: EventToolInputDelta, ID: c.callID, ToolName: c.name, Delta: ev.Delta})
+		}
+	case "response.function_call_arguments.done":
+		if c := d.call(ev.ItemID, ev.OutputIndex); c != nil && ev.Arguments != nil {
+			c.final = ev.Arguments
 		}
 	case "response.output_item.done":
 		return d.itemDone(ev.OutputIndex, ev.Item)
@@ -159,9 +221,22 @@ func responsesErrorEvent(raw, nested json.RawMessage) *Error {
 		RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod})
 }
 
+// wholeText shows the text of a message item that streamed no deltas.
+func (d *responsesDecoder) wholeText(itemID string, index int, text string) bool {
+	if text == "" || marked(d.texted, itemID, index) {
+		return d.a.alive
+	}
+	mark(d.texted, itemID, index)
+	return d.a.textDelta(text)
+}
+
 func (d *responsesDecoder) itemAdded(index int, raw json.RawMessage) bool {
 	var it respItem
-	if json.Unmarshal(raw, &it) != nil || it.Type != "function_call" {
+	if json.Unmarshal(raw, &it) != nil {
+		return d.a.alive
+	}
+	mark(d.seen, it.ID, index)
+	if it.Type != "function_call" {
 		return d.a.alive
 	}
 	if !d.a.closeReasoning() || !d.a.closeText() {
@@ -198,17 +273,25 @@ func (d *responsesDecoder) itemDone(index int, raw json.RawMessage) bool {
 	if json.Unmarshal(raw, &it) != nil {
 		return d.a.alive
 	}
+	mark(d.seen, it.ID, index)
 	switch it.Type {
 	case "function_call":
 		c := d.call(it.ID, index)
+		if c == nil { // never added: the call arrives whole
+			if !d.itemAdded(index, raw) {
+				return false
+			}
+			c = d.call(it.ID, index)
+		}
 		if c == nil || c.call != nil {
 			return d.a.alive
 		}
+		args := c.arguments(it.Arguments)
 		acc := &callAcc{name: c.name, eventID: c.callID}
-		acc.args.WriteString(it.Arguments)
+		acc.args.WriteString(args)
 		tc := acc.toolCall(d.a.tools)
 		c.call = &tc
-		d.items[index] = mustJSON(respCall{Type: "function_call", CallID: c.callID, Name: c.name, Arguments: it.Arguments})
+		d.items[index] = mustJSON(respCall{Type: "function_call", CallID: c.callID, Name: c.name, Arguments: args})
 		return d.a.emit(Event{Type: EventToolInputEnd, ID: c.callID, ToolName: c.name})
 	case "reasoning":
 		if kept := keptReasoning(raw); kept != nil {
@@ -216,6 +299,26 @@ func (d *responsesDecoder) itemDone(index int, raw json.RawMessage) bool {
 		}
 	case "message":
 		d.items[index] = keptMessage(raw)
+		text := ""
+		for _, p := range it.Content {
+			text += p.Text + p.Refusal
+		}
+		return d.wholeText(it.ID, index, text)
+	}
+	return d.a.alive
+}
+
+// snapshot takes the items of the terminal response's output that the
+// stream never added nor finished.
+func (d *responsesDecoder) snapshot(r *respResponse) bool {
+	for i, raw := range r.Output {
+		var it respItem
+		if json.Unmarshal(raw, &it) != nil || marked(d.seen, it.ID, i) {
+			continue
+		}
+		if !d.itemDone(i, raw) {
+			return false
+		}
 	}
 	return d.a.alive
 }
@@ -255,6 +358,9 @@ func keptMessage(raw json.RawMessage) json.RawMessage {
 func (d *responsesDecoder) finish(r *respResponse) {
 	a := d.a
 	d.done = true
+	if r != nil && !d.snapshot(r) {
+		return
+	}
 	if !a.closeReasoning() || !a.closeText() {
 		return
 	}
@@ -266,7 +372,7 @@ func (d *responsesDecoder) finish(r *respResponse) {
 				return
 			}
 			acc := &callAcc{name: c.name, eventID: c.callID}
-			acc.args.Write(c.args)
+			acc.args.WriteString(c.arguments(""))
 			tc := acc.toolCall(a.tools)
 			c.call = &tc
 		}

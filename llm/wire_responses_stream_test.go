@@ -12,10 +12,34 @@ import (
 const (
 	respCreated  = `{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","status":"in_progress","model":"gpt-x","output":[]}}`
 	respMsgAdded = `{"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","status":"in_progress","content":[]}}`
+	respFCAdded  = `{"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"read","arguments":"","status":"in_progress"}}`
 )
 
 func respText(s string) string {
 	return `{"type":"response.output_text.delta","output_index":0,"item_id":"msg_1","content_index":0,"delta":` + quote(s) + `}`
+}
+
+func respMsgDone(s string) string {
+	return `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":` + quote(s) + `,"annotations":[]}]}}`
+}
+
+func respArgs(s string) string {
+	return `{"type":"response.function_call_arguments.delta","output_index":1,"item_id":"fc_1","delta":` + quote(s) + `}`
+}
+
+func respArgsDone(s string) string {
+	return `{"type":"response.function_call_arguments.done","output_index":1,"item_id":"fc_1","arguments":` + quote(s) + `}`
+}
+
+func respFCDone(args string) string {
+	return `{"type":"response.output_item.done","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"read","arguments":` + quote(args) + `,"status":"completed"}}`
+}
+
+// respEnd is the terminal event of the given status; extra adds members
+// to the response (incomplete_details, output).
+func respEnd(status, extra string) string {
+	return `{"type":"response.` + status + `","response":{"id":"resp_1","status":"` + status + `","model":"gpt-x"` + extra +
+		`,"usage":{"input_tokens":10,"output_tokens":5}}}`
 }
 
 // TestResponsesErrorEvents: the error event in its documented flat form
@@ -50,4 +74,48 @@ func TestResponsesErrorEvents(t *testing.T) {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestResponsesWholeItems: an item's content comes from the first place it
+// appears (deltas, done events, the terminal response's output) and is
+// shown once. Gateways that translate other APIs send some items only
+// whole; a reader of deltas alone loses them.
+func TestResponsesWholeItems(t *testing.T) {
+	t.Parallel()
+	u := &llm.Usage{InputTokens: 10, OutputTokens: 5}
+	text := replyView{Text: "Hallo", Finish: llm.FinishStop, Usage: u}
+	call := replyView{Finish: llm.FinishToolCalls, Usage: u, Calls: []string{`read {"path":"a.go"}`}}
+	snapshot := `,"output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Hallo","annotations":[]}]},` +
+		`{"type":"function_call","id":"fc_1","call_id":"call_1","name":"read","arguments":"{\"path\":\"a.go\"}","status":"completed"}]`
+	cases := []nativeCase{
+		{name: "deltas, then every done event and the snapshot: shown once", source: "OpenAI Responses streaming guide: deltas, then .done events, then response.completed with the whole output",
+			reply: sseEvents(respCreated, respMsgAdded, respText("Hal"), respText("lo"), `{"type":"response.output_text.done","output_index":0,"item_id":"msg_1","content_index":0,"text":"Hallo"}`,
+				respMsgDone("Hallo"), respFCAdded, respArgs(`{"path":`), respArgs(`"a.go"}`), respArgsDone(`{"path":"a.go"}`), respFCDone(`{"path":"a.go"}`), respEnd("completed", snapshot)),
+			want: replyView{Text: "Hallo", Finish: llm.FinishToolCalls, Usage: u, Calls: []string{`read {"path":"a.go"}`}}},
+		{name: "message text only in output_text.done", source: "https://github.com/lidge-jun/opencodex/pull/4652 (done-only Responses events from a gateway)",
+			reply: sseEvents(respCreated, respMsgAdded, `{"type":"response.output_text.done","output_index":0,"item_id":"msg_1","content_index":0,"text":"Hallo"}`, respEnd("completed", "")),
+			want:  text},
+		{name: "message text only in output_item.done", source: "https://github.com/lidge-jun/opencodex/pull/4652",
+			reply: sseEvents(respCreated, respMsgAdded, respMsgDone("Hallo"), respEnd("completed", "")),
+			want:  text},
+		{name: "refusal only in output_item.done", source: "OpenAI Responses output content part {type: refusal, refusal}",
+			reply: sseEvents(respCreated, respMsgAdded, `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"refusal","refusal":"I can't help with that."}]}}`, respEnd("completed", "")),
+			want:  replyView{Text: "I can't help with that.", Finish: llm.FinishStop, Usage: u}},
+		{name: "call only in output_item.done", source: "https://github.com/lidge-jun/opencodex/pull/4652 (function_call item never added, no argument deltas)",
+			reply: sseEvents(respCreated, respFCDone(`{"path":"a.go"}`), respEnd("completed", "")),
+			want:  call},
+		{name: "arguments only in function_call_arguments.done", source: "OpenAI Responses streaming: function_call_arguments.done carries the whole arguments; a gateway that sends no output_item.done",
+			reply: sseEvents(respCreated, respFCAdded, respArgsDone(`{"path":"a.go"}`), respEnd("completed", "")),
+			want:  call},
+		{name: "arguments.done corrects the deltas", source: "OpenAI Responses streaming: the .done event carries the final arguments",
+			reply: sseEvents(respCreated, respFCAdded, respArgs(`{"path":"a.`), respArgsDone(`{"path":"a.go"}`), respEnd("completed", "")),
+			want:  call},
+		{name: "item done without arguments keeps the deltas", source: "output_item.done of a gateway that leaves arguments empty (lidge-jun/opencodex#4652 shapes)",
+			reply: sseEvents(respCreated, respFCAdded, respArgs(`{"path":"a.go"}`), respFCDone(""), respEnd("completed", "")),
+			want:  call},
+		{name: "everything only in the terminal response", source: "https://github.com/NVIDIA-NeMo/Switchyard/pull/777 (recover Responses terminal snapshot output)",
+			reply: sseEvents(respCreated, respEnd("completed", snapshot)),
+			want:  replyView{Text: "Hallo", Finish: llm.FinishToolCalls, Usage: u, Calls: []string{`read {"path":"a.go"}`}}},
+	}
+	runNativeCases(t, llm.NewResponses, cases)
 }
