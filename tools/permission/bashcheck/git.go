@@ -26,6 +26,8 @@ func gitScriptOptions(sub string) (long []string, short string) {
 		return []string{"receive-pack", "exec"}, ""
 	case "archive":
 		return []string{"exec"}, ""
+	case "send-email":
+		return []string{"sendmail-cmd", "to-cmd", "cc-cmd", "header-cmd"}, ""
 	case "fetch-pack":
 		return []string{"upload-pack", "exec"}, ""
 	case "filter-branch":

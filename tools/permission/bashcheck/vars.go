@@ -59,8 +59,10 @@ func guardWhy(name string) string {
 	case "GOFLAGS", "GOENV", "GOROOT", "GOTOOLCHAIN", "GOBIN", "GCCGO", "CC", "CXX", "FC", "AR", "PKG_CONFIG",
 		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB",
 		"RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "MAKEFLAGS", "BASH_XTRACEFD", "EXECIGNORE",
-		"BASH_LOADABLES_PATH", "INPUTRC":
+		"BASH_LOADABLES_PATH", "INPUTRC", "TAR_OPTIONS", "ZIPOPT", "GCONV_PATH", "RSYNC_RSH":
 		return "changes which programs or files later commands use"
+	case "XDG_CONFIG_HOME":
+		return "changes where programs read their settings ($XDG_CONFIG_HOME/git/config)"
 	}
 	return ""
 }
@@ -229,12 +231,22 @@ func programSetting(key, value string) bool {
 func runsProgram(key string) bool {
 	for _, p := range []string{"alias.", "filter.", "protocol.", "credential", "pager.", "core.pager", "core.sshcommand", "core.editor",
 		"core.fsmonitor", "core.hookspath", "core.askpass", "core.gitproxy", "diff.external", "sequence.editor",
-		"uploadpack.packobjectshook", "include.", "includeif."} {
+		"uploadpack.packobjectshook", "include.", "includeif.", "sendemail.", "instaweb.", "init.templatedir",
+		"interactive.difffilter", "web.browser", "browser.", "man."} {
 		if strings.HasPrefix(key, p) {
 			return true
 		}
 	}
-	for _, s := range []string{".textconv", ".command", ".driver", ".program", ".helper", ".cmd", ".path", ".tool"} {
+	if strings.HasPrefix(key, "submodule.") && strings.HasSuffix(key, ".update") {
+		return true // update = !command
+	}
+	// core.alternateRefsCommand, gpg.ssh.defaultKeyCommand, remote.NAME.uploadpack…
+	for _, s := range []string{"command", "cmd", "pack"} {
+		if strings.HasSuffix(key, s) {
+			return true
+		}
+	}
+	for _, s := range []string{".textconv", ".driver", ".program", ".helper", ".path", ".tool"} {
 		if strings.HasSuffix(key, s) {
 			return true
 		}
