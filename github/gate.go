@@ -79,13 +79,15 @@ func Gate(ctx context.Context, client *gh.Client, ev *Event, o GateOptions) (Dec
 	c := &ev.GitHub
 	kind := gateKindOf(c)
 	switch {
+	case c.EventName == EventPush && ev.Event["deleted"] == true:
+		return skip("the push deleted %s: there is no commit to work on", cmp.Or(refOf(ev), "its ref")), nil
 	case kind == gateNone:
 		return run("event %s needs write access to start", c.EventName), nil
 	case kind == gateUnknown && !allowedEvent(c.EventName, o.AllowEvents):
 		return refuse("event %s is not one the trigger gate knows: it may carry someone else's input; "+
 			"if everyone who can cause it may start the agent, name it in the allow-events input (RUNNER_ALLOW_EVENTS=%s)",
 			c.EventName, c.EventName), nil
-	case kind == gateUnknown && len(eventActors(ev)) == 0:
+	case kind == gateUnknown && len(eventActors(ev, kind)) == 0:
 		return run("event %s is allowed by allow-events and names no actor", c.EventName), nil
 	}
 	if c.Action == "deleted" {
@@ -98,17 +100,29 @@ func Gate(ctx context.Context, client *gh.Client, ev *Event, o GateOptions) (Dec
 	} else if o.SelfLogin != "" && strings.EqualFold(c.Actor, o.SelfLogin) {
 		return skip("started by the runner's own identity %s", o.SelfLogin), nil
 	}
-	actors := eventActors(ev)
-	if len(actors) == 0 {
-		actors = []string{""} // gateActor refuses: the event names no actor
+	if w, ok := writerOf(ev, kind); ok && w.login == "" {
+		return refuse("the %s payload does not name the %s (%s is missing or null), so its write access cannot be checked; "+
+			"GitHub always sends it: check that GITHUB_EVENT_PATH is the file Actions wrote for the event", c.EventName, w.role, w.key), nil
 	}
+	actors := eventActors(ev, kind)
+	if len(actors) == 0 {
+		actors = []actor{{role: "actor"}} // gateActor refuses: the event names no actor
+	}
+	logins := make([]string, 0, len(actors))
 	for _, a := range actors {
 		d, err := gateActor(ctx, client, c, a, o)
 		if err != nil || !d.Run {
 			return d, err
 		}
+		logins = append(logins, a.login)
 	}
-	return run("%s may trigger runs", strings.Join(actors, " and ")), nil
+	return run("%s may trigger runs", strings.Join(logins, " and ")), nil
+}
+
+// refOf is a push payload's ref ("" without one).
+func refOf(ev *Event) string {
+	ref, _ := ev.Event["ref"].(string)
+	return ref
 }
 
 // needsAPI reports whether Gate will read permissions for ev.
@@ -117,7 +131,7 @@ func needsAPI(ev *Event, o GateOptions) bool {
 	case gateNone:
 		return false
 	case gateUnknown:
-		return allowedEvent(ev.GitHub.EventName, o.AllowEvents) && len(eventActors(ev)) > 0
+		return allowedEvent(ev.GitHub.EventName, o.AllowEvents) && len(eventActors(ev, gateUnknown)) > 0
 	}
 	return true
 }
@@ -168,27 +182,75 @@ func gateKindOf(c *Context) gateKind {
 	return gateUnknown
 }
 
+// actor is a login the gate checks: who it is in the event (role), the
+// payload key it came from and the account type the payload gives.
+type actor struct {
+	login, typ string
+	role, key  string
+}
+
 // eventActors are the logins the event names, each once: the actor, the
-// comment's author, and a workflow run's actor and triggering actor.
-func eventActors(ev *Event) []string {
+// writer of its text (writerOf), and a workflow run's actor and
+// triggering actor.
+func eventActors(ev *Event, kind gateKind) []actor {
 	c := &ev.GitHub
-	var out []string
-	add := func(login string) {
-		if login != "" && !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, login) }) {
-			out = append(out, login)
+	var out []actor
+	add := func(a actor) {
+		if a.login != "" && !slices.ContainsFunc(out, func(o actor) bool { return strings.EqualFold(o.login, a.login) }) {
+			out = append(out, a)
 		}
 	}
-	add(c.Actor)
-	add(c.CommentAuthor)
+	add(actor{login: c.Actor, typ: c.ActorType, role: "actor", key: "sender.login"})
+	if w, ok := writerOf(ev, kind); ok {
+		add(w)
+	}
 	if wr, ok := ev.Event["workflow_run"].(map[string]any); ok {
 		for _, k := range []string{"actor", "triggering_actor"} {
-			if u, ok := wr[k].(map[string]any); ok {
-				login, _ := u["login"].(string)
-				add(login)
-			}
+			login, typ := userOf(wr, k)
+			add(actor{login: login, typ: typ, role: "workflow run's " + strings.ReplaceAll(k, "_", " "), key: "workflow_run." + k + ".login"})
 		}
 	}
 	return out
+}
+
+// writerOf is the author of the text an event carries: a comment's or
+// review's author, an issue's or discussion's author (a label or an edit
+// by a writer does not make someone else's text theirs), a fork's pull
+// request's author. ok is false for events without such text.
+func writerOf(ev *Event, kind gateKind) (a actor, ok bool) {
+	c := &ev.GitHub
+	var obj, role string
+	switch {
+	case c.EventName == EventIssues:
+		obj, role = "issue", "issue's author"
+	case c.EventName == EventDiscussion:
+		obj, role = "discussion", "discussion's author"
+	case c.EventName == EventPullRequestReview:
+		obj, role = "review", "review's author"
+	case kind == gateComment:
+		obj, role = "comment", "comment's author"
+	case c.EventName == EventPullRequestTarget && kind == gateActors:
+		obj, role = "pull_request", "pull request's author"
+	default:
+		return actor{}, false
+	}
+	m, _ := ev.Event[obj].(map[string]any)
+	login, typ := userOf(m, "user")
+	if obj == "comment" || obj == "review" { // the resolved context is what gateText judged
+		if !strings.EqualFold(login, c.CommentAuthor) {
+			typ = ""
+		}
+		login = c.CommentAuthor
+	}
+	return actor{login: login, typ: typ, role: role, key: obj + ".user.login"}, true
+}
+
+// userOf reads m[key].login and m[key].type ("" when absent or null).
+func userOf(m map[string]any, key string) (login, typ string) {
+	u, _ := m[key].(map[string]any)
+	login, _ = u["login"].(string)
+	typ, _ = u["type"].(string)
+	return login, typ
 }
 
 // gateText applies the self and trigger-phrase checks.
@@ -226,27 +288,29 @@ func issueBody(ev *Event) string {
 }
 
 // gateActor checks one login: bots by name, people by permission.
-func gateActor(ctx context.Context, client *gh.Client, c *Context, login string, o GateOptions) (Decision, error) {
+func gateActor(ctx context.Context, client *gh.Client, c *Context, a actor, o GateOptions) (Decision, error) {
+	login := a.login
 	if login == "" {
 		return refuse("the event names no actor"), nil
 	}
-	if IsBot(login) || (strings.EqualFold(login, c.Actor) && c.ActorType == "Bot") {
+	if IsBot(login) || a.typ == "Bot" || (strings.EqualFold(login, c.Actor) && c.ActorType == "Bot") {
 		if botAllowed(login, o.AllowBots) {
 			return run("bot %s is allowed", login), nil
 		}
-		return refuse("bot %s is not in allow-bots", login), nil
+		return refuse("bot %s (the %s) is not in allow-bots", login, a.role), nil
 	}
 	perm, err := permission(ctx, client, c.Owner, c.Repo, login)
 	if err != nil {
 		if isStatus(err, http.StatusNotFound) {
-			return refuse("%s is not a collaborator of %s", login, c.Repository), nil
+			return refuse("%s is not a collaborator of %s (the %s, %s)", login, c.Repository, a.role, a.key), nil
 		}
 		return Decision{}, fmt.Errorf("github: permission of %s: %w", login, err)
 	}
 	if perm.writes() {
 		return run("%s has %s permission", login, perm.name()), nil
 	}
-	return refuse("%s has %s permission on %s; write, maintain or admin is needed", login, perm.name(), c.Repository), nil
+	return refuse("%s has %s permission on %s; write, maintain or admin is needed (the %s, %s)",
+		login, perm.name(), c.Repository, a.role, a.key), nil
 }
 
 // IsBot reports whether a login is a bot account's ("…[bot]").

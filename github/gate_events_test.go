@@ -13,7 +13,7 @@ import (
 // gate does not know is refused, naming the input that allows it.
 func TestGateEventsWithOthersInput(t *testing.T) {
 	const repo = `"repository":{"full_name":"sample-author/Hello-World"}`
-	fork := `{"action":"opened",` + repo + `,"sender":{"login":"outsider","type":"User"},"pull_request":{"number":7,` +
+	fork := `{"action":"opened",` + repo + `,"sender":{"login":"outsider","type":"User"},"pull_request":{"number":7,"user":{"login":"outsider"},` +
 		`"title":"t","head":{"ref":"f","sha":"s","repo":{"full_name":"outsider/Hello-World"}},"base":{"ref":"main"}}}`
 	own := strings.Replace(fork, "outsider/Hello-World", "sample-author/Hello-World", 1)
 	tests := []struct {
