@@ -5,7 +5,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -189,14 +191,17 @@ func LoadEvent(name string, payload []byte) (*Event, error) {
 	if name == "" {
 		return nil, fmt.Errorf("%w: empty event name", ErrEvent)
 	}
-	raw := map[string]any{}
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("%w: %s payload is not a JSON object: %w", ErrEvent, name, err)
+	payload = bytes.TrimPrefix(payload, []byte("\ufeff")) // a byte order mark an editor added
+	raw, err := decodeObject(payload)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s payload %w", ErrEvent, name, err)
 	}
 	var p eventPayload
 	if err := json.Unmarshal(payload, &p); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil, fmt.Errorf("%w: %s payload: %s is a JSON %s, want %s", ErrEvent, name, te.Field, te.Value, jsonKind(te.Type))
+		}
 		return nil, fmt.Errorf("%w: %s payload: %w", ErrEvent, name, err)
 	}
 	ev := &Event{Event: raw, GitHub: Context{EventName: name, Action: p.Action}}
@@ -220,6 +225,47 @@ func LoadEvent(name string, payload []byte) (*Event, error) {
 		ev.CommentOn = p.Comment.location()
 	}
 	return ev, nil
+}
+
+// decodeObject decodes one JSON object, numbers as json.Number; its
+// error completes "payload …" (is empty, is not a JSON object, …).
+func decodeObject(payload []byte) (map[string]any, error) {
+	if len(bytes.TrimSpace(payload)) == 0 {
+		return nil, errors.New("is empty")
+	}
+	var raw map[string]any
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			return nil, fmt.Errorf("is a JSON %s, not an object", te.Value)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, errors.New("is cut short: its JSON object does not end")
+		}
+		return nil, fmt.Errorf("is not a JSON object: %w", err)
+	}
+	if raw == nil {
+		return nil, errors.New("is null, not a JSON object")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("has more after its JSON object (at byte %d)", dec.InputOffset())
+	}
+	return raw, nil
+}
+
+// jsonKind names a Go type as the JSON it decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return t.String()
 }
 
 // fillKind reads the event-specific keys.
@@ -321,7 +367,7 @@ func Load(ctx context.Context, e *Env, client *gh.Client) (*Event, error) {
 	}
 	ev, err := LoadEvent(e.EventName, data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", e.EventPath, err)
+		return nil, fmt.Errorf("%s (GITHUB_EVENT_PATH): %w; it must be the event's JSON as Actions wrote it", e.EventPath, err)
 	}
 	ev.ApplyEnv(e)
 	if client != nil {

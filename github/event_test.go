@@ -84,7 +84,7 @@ func TestLoadEventReview(t *testing.T) {
 func TestLoadEventErrors(t *testing.T) {
 	tests := []struct{ name, payload, want string }{
 		{"issue_comment", `not json`, "not a JSON object"},
-		{"issue_comment", `[1,2]`, "not a JSON object"},
+		{"issue_comment", `[1,2]`, "is a JSON array, not an object"},
 		{"issue_comment", `{"comment":{"id":1}}`, "no issue.number"},
 		{"issue_comment", `{"issue":{"number":4}}`, "no comment"},
 		{"issue_comment", `{"issue":{"number":"4"}}`, "issue.number"},
@@ -222,5 +222,33 @@ func TestContextMap(t *testing.T) {
 	var b strings.Builder
 	if err := tpl.Execute(&b, map[string]any{"GitHub": m}); err != nil || b.String() != "3 sample-commenter/github-workflow-event-json" {
 		t.Errorf("got %q, %v", b.String(), err)
+	}
+}
+
+// TestLoadEventNotJSON: a payload that is not one JSON object fails to
+// load with ErrEvent, naming the event and what is wrong with it.
+func TestLoadEventNotJSON(t *testing.T) {
+	want := map[string]string{
+		"empty": "pull_request payload is empty", "text": "pull_request payload is not a JSON object: invalid character",
+		"array": "pull_request payload is a JSON array, not an object", "null": "pull_request payload is null",
+		"truncated": "pull_request payload is cut short", "trailing": "pull_request payload has more after its JSON object",
+		"number-string": "pull_request.number is a JSON string, want a number", "bom": "pull_request payload has no pull_request.number",
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "gate", "not-json.*.txt"))
+	if err != nil || len(files) != len(want) {
+		t.Fatalf("fixtures: %v (%d, want %d)", err, len(files), len(want))
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "not-json."), ".txt")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = LoadEvent("pull_request", data)
+			if !errors.Is(err, ErrEvent) || !strings.Contains(err.Error(), want[name]) {
+				t.Fatalf("error = %v, want ErrEvent saying %q", err, want[name])
+			}
+		})
 	}
 }
