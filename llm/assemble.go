@@ -140,6 +140,8 @@ func (a *assembler) delta(d *delta) bool {
 		reasoning += string(d.ReasoningContent)
 	case d.Reasoning != "":
 		reasoning += string(d.Reasoning)
+	case d.ReasoningText != "":
+		reasoning += string(d.ReasoningText)
 	}
 	a.details.add(d.ReasoningDetails)
 	if reasoning != "" && !a.reasoningDelta(reasoning) {

@@ -43,6 +43,7 @@ type delta struct {
 	Refusal          lenientString   `json:"refusal"` // OpenAI: read as text
 	ReasoningContent lenientString   `json:"reasoning_content"`
 	Reasoning        lenientString   `json:"reasoning"`
+	ReasoningText    lenientString   `json:"reasoning_text"` // GitHub Copilot (BerriAI/litellm#35021)
 	ReasoningDetails json.RawMessage `json:"reasoning_details"`
 	ToolCalls        []toolCallDelta `json:"tool_calls"`
 }
