@@ -343,5 +343,5 @@ func finishReason(sent string, calls []ToolCall) FinishReason {
 func inStreamError(raw json.RawMessage) *Error {
 	b := parseErrorValue(raw)
 	return classify(errorFacts{InStream: true, Code: b.Code, Type: b.Type, Message: b.Message,
-		RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod})
+		RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod, BodyHeader: b.Header})
 }

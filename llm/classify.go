@@ -21,6 +21,9 @@ type errorBody struct {
 	// QuotaPeriod is the window of an exhausted quota named in Gemini's
 	// details ("second", "minute", "day"), "" when none is named.
 	QuotaPeriod string
+	// Header holds rate-limit headers a gateway copied into the body
+	// (OpenRouter's error.metadata.headers); nil when none.
+	Header http.Header
 }
 
 // parseErrorBody reads an HTTP error body of any shape: {"error": {...}},
@@ -79,6 +82,9 @@ func errorFields(obj map[string]json.RawMessage) errorBody {
 	if d, ok := obj["details"]; ok {
 		b.RetryDelay, b.QuotaPeriod = googleDetails(d)
 	}
+	if m, ok := obj["metadata"]; ok {
+		b.Header = metadataHeaders(m)
+	}
 	if b.Message == "" {
 		var list []string
 		if json.Unmarshal(obj["message"], &list) == nil {
@@ -86,6 +92,25 @@ func errorFields(obj map[string]json.RawMessage) errorBody {
 		}
 	}
 	return b
+}
+
+// metadataHeaders reads the headers OpenRouter copies into an error's
+// metadata ({"headers": {"X-RateLimit-Reset": "1788825600000", …}});
+// nil when there are none.
+func metadataHeaders(raw json.RawMessage) http.Header {
+	var m struct {
+		Headers map[string]json.RawMessage `json:"headers"`
+	}
+	if json.Unmarshal(raw, &m) != nil || len(m.Headers) == 0 {
+		return nil
+	}
+	h := http.Header{}
+	for k, v := range m.Headers {
+		if s := rawText(v); s != "" {
+			h.Set(k, s)
+		}
+	}
+	return h
 }
 
 // rawText returns a JSON string's value, a number's text, or "" for
@@ -114,9 +139,10 @@ type errorFacts struct {
 	Message  string
 	Header   http.Header
 	Now      time.Time
-	// RetryDelay and QuotaPeriod come from the body (errorBody).
+	// RetryDelay, QuotaPeriod and BodyHeader come from the body (errorBody).
 	RetryDelay  time.Duration
 	QuotaPeriod string
+	BodyHeader  http.Header
 }
 
 // classify applies the README rules in their order: context overflow
@@ -163,11 +189,19 @@ func classify(f errorFacts) *Error {
 }
 
 // serverDelay is the wait the server asked for: headers (retryAfter), then
-// Gemini's RetryInfo, then a delay written in the message; 0 when none.
+// headers copied into the body, then Gemini's RetryInfo, then a delay
+// written in the message; 0 when none.
 func serverDelay(f errorFacts) time.Duration {
 	var d time.Duration
 	if f.Header != nil {
 		d = retryAfter(f.Header, f.Now)
+	}
+	if d == 0 && f.BodyHeader != nil {
+		now := f.Now
+		if now.IsZero() {
+			now = time.Now()
+		}
+		d = retryAfter(f.BodyHeader, now)
 	}
 	if d == 0 {
 		d = f.RetryDelay
@@ -235,7 +269,10 @@ func parseReset(v string, now time.Time) (time.Duration, bool) {
 	if err != nil || s < 0 {
 		return 0, false
 	}
-	if s > 1e9 { // a Unix time
+	switch {
+	case s > 1e12: // a Unix time in milliseconds (OpenRouter)
+		return max(time.UnixMilli(int64(s)).Sub(now), 0), true
+	case s > 1e9: // a Unix time
 		return max(time.Unix(int64(s), 0).Sub(now), 0), true
 	}
 	return time.Duration(s * float64(time.Second)), true

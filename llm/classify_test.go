@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +31,7 @@ func TestRetryAfter(t *testing.T) {
 		{"longest reset when none exhausted", map[string]string{"x-ratelimit-reset-requests": "20ms", "x-ratelimit-reset-tokens": "1m30s"}, 90 * time.Second},
 		{"reset in seconds", map[string]string{"x-ratelimit-reset": "7"}, 7 * time.Second},
 		{"reset as unix time", map[string]string{"x-ratelimit-reset-requests": "1767366305"}, 60 * time.Second},
+		{"reset as unix milliseconds (OpenRouter)", map[string]string{"x-ratelimit-reset": "1767366305000"}, 60 * time.Second},
 		{"garbage", map[string]string{"retry-after": "soon"}, 0},
 		{"none", nil, 0},
 	}
@@ -94,7 +97,7 @@ func TestParseErrorBody(t *testing.T) {
 		{``, errorBody{}},
 	}
 	for _, tt := range tests {
-		if got := parseErrorBody([]byte(tt.body)); got != tt.want {
+		if got := parseErrorBody([]byte(tt.body)); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: got %+v, want %+v", tt.body, got, tt.want)
 		}
 	}
@@ -116,5 +119,25 @@ func TestSSELongLineAndFacts(t *testing.T) {
 	}
 	if !facts.Done || facts.Comments != 2 || facts.Events != 1 || activity == 0 {
 		t.Errorf("facts %+v, activity %d", facts, activity)
+	}
+}
+
+// TestBodyRateLimitHeaders: OpenRouter copies the upstream's rate-limit
+// headers into error.metadata.headers; their reset is the wait when the
+// response itself names none, and a real header still wins.
+func TestBodyRateLimitHeaders(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+	reset := strconv.FormatInt(now.Add(25*time.Second).UnixMilli(), 10)
+	body := `{"error":{"message":"Rate limit exceeded: free-models-per-min. ","code":429,"metadata":{"headers":` +
+		`{"X-RateLimit-Limit":"20","X-RateLimit-Remaining":"0","X-RateLimit-Reset":"` + reset + `"},"provider_name":null}}}`
+	b := parseErrorBody([]byte(body))
+	facts := errorFacts{Status: 429, Code: b.Code, Message: b.Message, Now: now, BodyHeader: b.Header}
+	if e := classify(facts); e.Class != ClassRetryable || e.RetryAfter != 25*time.Second {
+		t.Errorf("body headers: %s after %v, want retryable after 25s", e.Class, e.RetryAfter)
+	}
+	facts.Header = http.Header{"Retry-After": {"3"}}
+	if e := classify(facts); e.RetryAfter != 3*time.Second {
+		t.Errorf("with Retry-After 3: waits %v, want 3s", e.RetryAfter)
 	}
 }

@@ -141,7 +141,7 @@ func (p *NativeProvider) statusError(resp *http.Response) *Error {
 	}
 	return classify(errorFacts{
 		Status: resp.StatusCode, Code: b.Code, Type: b.Type, Message: b.Message,
-		Header: resp.Header, Now: p.now(), RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod,
+		Header: resp.Header, Now: p.now(), RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod, BodyHeader: b.Header,
 	})
 }
 

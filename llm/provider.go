@@ -227,7 +227,7 @@ func (p *Provider) openError(ctx, parent context.Context, st *callState, sent []
 		e := classify(errorFacts{
 			Status: st.status, Code: b.Code, Type: b.Type, Message: b.Message,
 			Header: st.header, Now: p.now(), InStream: false,
-			RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod,
+			RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod, BodyHeader: b.Header,
 		})
 		e.Err = err // go-openai's *APIError or *RequestError
 		if m := rejectedMember(st.status, b, sent); m != "" && e.Class == ClassFatal {

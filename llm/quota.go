@@ -26,6 +26,10 @@ var exhaustedWords = []string{
 	"used all available credits", "monthly spending limit", // xAI
 	"please recharge", "余额不足", "欠费", "请充值", // Zhipu, Chinese gateways
 	"requires more system memory", // Ollama: the model does not fit, a 500
+	// OpenRouter's daily cap on free models, a 429 "Rate limit exceeded:
+	// free-models-per-day" that lasts until midnight UTC
+	// (openclaw/openclaw#147546); free-models-per-min passes.
+	"free-models-per-day",
 }
 
 // isExhausted reports whether an error says a quota, balance or resource is

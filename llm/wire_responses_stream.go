@@ -218,7 +218,7 @@ func responsesErrorEvent(raw, nested json.RawMessage) *Error {
 		b.Message = "the response stream reported an error"
 	}
 	return classify(errorFacts{InStream: true, Code: b.Code, Type: b.Type, Message: b.Message,
-		RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod})
+		RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod, BodyHeader: b.Header})
 }
 
 // wholeText shows the text of a message item that streamed no deltas.
