@@ -34,7 +34,9 @@ type callSet struct {
 //     the first id wins (Poolside resends a fresh id on every fragment);
 //   - without an index: a known id continues its call; a new id with a
 //     name starts a call (Gemini sends whole calls); a new id without a
-//     name, or no id, continues the last call.
+//     name, or no id, continues the last call;
+//   - either way, a named delta with new arguments after a call whose
+//     arguments are complete starts a new call (followedBy).
 func (s *callSet) route(d *toolCallDelta) *callAcc {
 	id, named := string(d.ID), d.Function.Name != ""
 	if d.Index != nil {
@@ -43,7 +45,7 @@ func (s *callSet) route(d *toolCallDelta) *callAcc {
 		}
 		idx := int64(*d.Index)
 		c := s.byIndex[idx]
-		if c == nil || (named && id != "" && c.wireID != "" && id != c.wireID) {
+		if c == nil || (named && id != "" && c.wireID != "" && id != c.wireID) || c.followedBy(d) {
 			c = s.add()
 			s.byIndex[idx] = c
 		}
@@ -52,7 +54,7 @@ func (s *callSet) route(d *toolCallDelta) *callAcc {
 	}
 	if id != "" {
 		for _, c := range s.calls {
-			if c.wireID == id {
+			if c.wireID == id && !c.followedBy(d) {
 				s.last = c
 				return c
 			}
@@ -61,10 +63,31 @@ func (s *callSet) route(d *toolCallDelta) *callAcc {
 			return s.add()
 		}
 	}
-	if s.last == nil {
+	if s.last == nil || s.last.followedBy(d) {
 		return s.add()
 	}
 	return s.last
+}
+
+// followedBy reports whether d starts a call after c rather than
+// continuing it: c has a name and complete object arguments, and d brings
+// a function name with the start of an object that neither repeats nor
+// extends c's arguments.
+// Servers that give parallel calls one index or none, or one id, are told
+// apart this way (Ollama: ollama/ollama#15457 and #7881, through
+// huggingface/smolagents#1958; LibreChat-AI/agents#260;
+// camel-ai/camel#3662).
+func (c *callAcc) followedBy(d *toolCallDelta) bool {
+	if d.Function.Name == "" || c.name == "" {
+		return false
+	}
+	frag := argumentFragment(d.Function.Arguments)
+	cur := c.args.String()
+	trimmed := strings.TrimSpace(cur)
+	if !strings.HasPrefix(strings.TrimSpace(frag), "{") || trimmed == "" || trimmed[0] != '{' || !json.Valid([]byte(trimmed)) {
+		return false
+	}
+	return frag != cur && !strings.HasPrefix(frag, cur)
 }
 
 func (s *callSet) add() *callAcc {
