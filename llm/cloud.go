@@ -178,23 +178,27 @@ func (e *eventStreamSSE) translate(msg eventstream.Message) {
 		}
 		_ = json.Unmarshal(msg.Payload, &body)
 		typ, status := bedrockErrorType(header(":exception-type"))
+		if typ == "" {
+			typ = "api_error"
+		}
 		e.emitError(typ, status, header(":exception-type")+": "+body.Message)
 	case "error":
 		e.emitError("api_error", "", header(":error-code")+": "+header(":error-message"))
 	}
 }
 
-// bedrockErrorType maps a Bedrock stream exception to the Anthropic error
-// type and the HTTP status Bedrock gives it (InvokeModelWithResponseStream's
+// bedrockErrorType maps a Bedrock exception to the Anthropic error type and
+// the HTTP status Bedrock gives it (InvokeModelWithResponseStream's
 // errors), which the classifier judges: throttling waits, service trouble
 // is retried, a validation error is fatal or, by its message, compacts.
+// An exception it does not know is "", "".
 func bedrockErrorType(exception string) (typ, status string) {
 	switch strings.ToLower(exception) {
-	case "throttlingexception":
+	case "throttlingexception", "toomanyrequestsexception":
 		return "rate_limit_error", "429"
 	case "internalserverexception":
 		return "api_error", "500"
-	case "serviceunavailableexception":
+	case "serviceunavailableexception", "modelnotreadyexception":
 		return "overloaded_error", "503"
 	case "modelstreamerrorexception":
 		return "api_error", "424"
@@ -203,7 +207,27 @@ func bedrockErrorType(exception string) (typ, status string) {
 	case "validationexception":
 		return "invalid_request_error", "400"
 	}
-	return "api_error", ""
+	return "", ""
+}
+
+// amazonErrorType is the error type of an AWS error response: its
+// x-amzn-ErrorType header ("ThrottlingException:http://internal…"), else
+// the body's __type, mapped by bedrockErrorType; "" when neither names a
+// known exception. Bedrock sends throttling with HTTP 400 too
+// (anthropics/anthropic-sdk-python#1289), so the name decides.
+func amazonErrorType(h http.Header, body []byte) string {
+	name := h.Get("x-amzn-ErrorType")
+	if name == "" {
+		var b struct {
+			Type string `json:"__type"`
+		}
+		_ = json.Unmarshal(body, &b)
+		name = b.Type
+	}
+	name, _, _ = strings.Cut(name, ":")
+	name = name[strings.LastIndexByte(name, '#')+1:] // "com.amazon…#ThrottlingException"
+	typ, _ := bedrockErrorType(strings.TrimSpace(name))
+	return typ
 }
 
 func (e *eventStreamSSE) emit(data []byte) {

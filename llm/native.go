@@ -139,6 +139,9 @@ func (p *NativeProvider) statusError(resp *http.Response) *Error {
 	if b.Message == "" {
 		b.Message = http.StatusText(resp.StatusCode)
 	}
+	if b.Type == "" {
+		b.Type = amazonErrorType(resp.Header, raw)
+	}
 	return classify(errorFacts{
 		Status: resp.StatusCode, Code: b.Code, Type: b.Type, Message: b.Message,
 		Header: resp.Header, Now: p.now(), RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod, BodyHeader: b.Header,

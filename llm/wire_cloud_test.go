@@ -83,9 +83,10 @@ func TestCloudThreeStepSession(t *testing.T) {
 }
 
 // TestCloudErrors classifies the platforms' errors: Bedrock's 503, its
-// in-stream throttling and server exceptions are retried, a validation
-// error is fatal, a stream cut between messages is retried; Vertex's 529
-// is retried; a bad signature or token is fatal.
+// throttling (in-stream, or HTTP 400 named by x-amzn-ErrorType) and
+// server exceptions are retried, a validation error is fatal, a stream
+// cut between messages is retried; Vertex's 529 is retried; a bad
+// signature or token is fatal.
 func TestCloudErrors(t *testing.T) {
 	t.Parallel()
 	raw := func(r llmtest.Reply) llmtest.AnthropicStep { return llmtest.AnthropicStep{Raw: &r} }
@@ -96,6 +97,9 @@ func TestCloudErrors(t *testing.T) {
 	}
 	unavailable := llmtest.HTTPError(503, `{"message":"Bedrock is unable to process your request."}`,
 		"x-amzn-ErrorType", "ServiceUnavailableException:http://internal.amazon.com/coral/com.amazon.bedrock/")
+	amzn := func(status int, typ, msg string) llmtest.AnthropicStep {
+		return raw(llmtest.HTTPError(status, `{"message":"`+msg+`"}`, "x-amzn-ErrorType", typ+":http://internal.amazon.com/coral/com.amazon.bedrock/"))
+	}
 	for _, tc := range []struct {
 		name     string
 		platform llm.Platform
@@ -104,6 +108,17 @@ func TestCloudErrors(t *testing.T) {
 		class    llm.ErrorClass
 	}{
 		{"bedrock 503", llm.PlatformBedrock, raw(unavailable), nil, llm.ClassRetryable},
+		// Bedrock throttles with HTTP 400 too; the exception name decides
+		// (anthropics/anthropic-sdk-python#1289, #940).
+		{"bedrock throttling as a 400", llm.PlatformBedrock, amzn(400, "ThrottlingException", "Rate exceeded"), nil, llm.ClassRetryable},
+		{"bedrock too many requests as a 400", llm.PlatformBedrock, amzn(400, "TooManyRequestsException", "Too many requests"), nil, llm.ClassRetryable},
+		// ModelNotReadyException is modeled as transient, ModelErrorException
+		// is not (majiayu000/litellm-rs#1014).
+		{"bedrock model not ready as a 424", llm.PlatformBedrock, amzn(424, "ModelNotReadyException", "Model is not ready to serve inference requests."), nil, llm.ClassRetryable},
+		{"bedrock model error 424 stays fatal", llm.PlatformBedrock, amzn(424, "ModelErrorException", "The model produced an invalid response."), nil, llm.ClassFatal},
+		{"bedrock validation 400 stays fatal", llm.PlatformBedrock, amzn(400, "ValidationException", "messages.0.content: Field required"), nil, llm.ClassFatal},
+		{"bedrock prompt too long 400", llm.PlatformBedrock, amzn(400, "ValidationException", "The model returned the following errors: prompt is too long: 200049 tokens > 200000 maximum"), nil, llm.ClassContextOverflow},
+		{"bedrock __type in the body", llm.PlatformBedrock, raw(llmtest.HTTPError(400, `{"__type":"com.amazon.coral.availability#ThrottlingException","message":"Rate exceeded"}`)), nil, llm.ClassRetryable},
 		{"bedrock throttling in stream", llm.PlatformBedrock, raw(exception("throttlingException", "Too many tokens, please wait before trying again.")), nil, llm.ClassRetryable},
 		{"bedrock server error in stream", llm.PlatformBedrock, raw(exception("internalServerException", "The system encountered an unexpected error during processing.")), nil, llm.ClassRetryable},
 		{"bedrock validation in stream", llm.PlatformBedrock, raw(exception("validationException", "messages.1.content: tool_use ids must be unique")), nil, llm.ClassFatal},
