@@ -60,7 +60,7 @@ func TestActionPromptIsLiteral(t *testing.T) {
 			out := filepath.Join(temp, "output")
 			cmd := exec.CommandContext(t.Context(), "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", script)
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "RUNNER_TEMP=" + temp, "GITHUB_OUTPUT=" + out,
-				"RUNNER_TASK=", "RUNNER_PROMPT=" + tt.prompt}
+				"RUNNER_TASK=", "RUNNER_PROMPT=" + tt.prompt, "RUNNER_INPUT_MODEL=m1", "RUNNER_INPUT_COMMENT=", "RUNNER_INPUT_PULL_REQUEST="}
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Run(); err != nil {
@@ -70,7 +70,8 @@ func TestActionPromptIsLiteral(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir, ok := strings.CutPrefix(strings.TrimSpace(string(outputs)), "dir=")
+			first, _, _ := strings.Cut(string(outputs), "\n")
+			dir, ok := strings.CutPrefix(first, "dir=")
 			if !ok {
 				t.Fatalf("prep outputs %q", outputs)
 			}

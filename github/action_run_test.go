@@ -42,8 +42,13 @@ func fakeRunner(args []string) int {
 		environ[k] = v
 	}
 	rec := record{Args: args, Env: map[string]string{}}
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "GITHUB_TOKEN", "RUNNER_MODEL", "RUNNER_COMMENT", "RUNNER_PULL_REQUEST", "RUNNER_TRIGGER", "RUNNER_ALLOW_BOTS"} {
+	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "GITHUB_TOKEN", "RUNNER_MODEL", "RUNNER_COMMENT", "RUNNER_PULL_REQUEST", "RUNNER_TRIGGER", "RUNNER_ALLOW_BOTS"} {
 		rec.Env[k] = environ[k]
+	}
+	for k, v := range environ { // the inputs' carriers must not reach the runner
+		if strings.HasPrefix(k, "RUNNER_INPUT_") {
+			rec.Env[k] = v
+		}
 	}
 	name := "exec.json"
 	if len(args) > 0 && args[0] == "github" {
@@ -178,7 +183,7 @@ func TestActionRunsTaskWithInputs(t *testing.T) {
 func TestActionInlinePrompt(t *testing.T) {
 	t.Parallel()
 	prompt := "  leading spaces kept\nkey: value & {{ .GitHub.Number }}\n\n\"quotes\" 'single' $(x) `y` ${HOME}\n# not a comment"
-	r := newActionRun(t, map[string]string{"prompt": prompt}, eventEnv(t, "schedule", "schedule.json", ""))
+	r := newActionRun(t, map[string]string{"prompt": prompt, "model": "m1"}, eventEnv(t, "schedule", "schedule.json", ""))
 	r.runAll(fakeGoDir(t))
 	if r.failed {
 		t.Fatal("a step failed")

@@ -56,7 +56,7 @@ func TestActionLint(t *testing.T) {
 	if a.Runs.Using != "composite" {
 		t.Fatalf("runs.using = %q", a.Runs.Using)
 	}
-	wantInputs := []string{"task", "prompt", "model", "base-url", "api-key", "github-token", "set", "max-steps", "comment", "pull-request", "trigger", "allow-bots", "allow-events"}
+	wantInputs := []string{"task", "prompt", "model", "base-url", "api-key", "anthropic-api-key", "github-token", "set", "max-steps", "comment", "pull-request", "trigger", "allow-bots", "allow-events"}
 	used := map[string]bool{}
 	for _, s := range a.Runs.Steps {
 		if strings.Contains(s.Run, "${{") {
@@ -136,6 +136,7 @@ type actionRun struct {
 	temp    string
 	outputs map[string]map[string]string
 	failed  bool
+	log     strings.Builder // every step's stdout and stderr
 }
 
 func newActionRun(t *testing.T, inputs map[string]string, base map[string]string) *actionRun {
@@ -204,6 +205,7 @@ func (r *actionRun) step(s actionStep, path string) int {
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	err := cmd.Run()
+	r.log.Write(stderr.Bytes())
 	code := cmd.ProcessState.ExitCode()
 	if err != nil && code < 0 {
 		r.t.Fatalf("step %s: %v", s.ID, err)
