@@ -112,7 +112,7 @@ type outState struct {
 	patchPath  string
 	outReal    string // the out dir, resolved when made (redactOutFiles)
 	writer     *event.Writer
-	console    *event.Console
+	console    *consoleView
 	sink       event.Sink
 	// logSinks are the log, the denials and the console (in sink, which
 	// redacts): holdStart holds them until run.started can be written

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"golang.org/x/term"
 
@@ -79,11 +80,11 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	sinks := []event.Sink{r.logGuard, r.denials}
 	if !r.opts.Quiet {
 		tty := isTerminal(r.opts.Stderr)
-		r.console = event.NewConsole(r.opts.Stderr, event.ConsoleOptions{
+		r.console = &consoleView{Console: event.NewConsole(r.opts.Stderr, event.ConsoleOptions{
 			TTY: tty, Color: event.UseColor(r.opts.Color, r.getenv, tty),
 			GitHubActions: r.getenv("GITHUB_ACTIONS") == "true",
 			RetryAttempts: retryAttempts(r.opts.Backoff),
-		})
+		})}
 		sinks = append(sinks, r.console)
 	}
 	r.logSinks = event.Multi(sinks...)
@@ -91,6 +92,41 @@ func (r *execRun) openOutputs(_ context.Context) error {
 		r.liveSink = r.telemetryRun().Sink(r.runID)
 	}
 	r.sink = event.Redacting(event.Multi(r.logSinks, r.liveSink), r.redactor)
+	return nil
+}
+
+// consoleView is the console as a sink of the run: a view for whoever
+// reads stderr, not the record. A write that fails (the reader closed the
+// pipe, as `runner exec … | head` does, or its disk is full) ends the view
+// and not the run, which goes on to write events.jsonl to its end.
+type consoleView struct {
+	*event.Console
+	failed atomic.Bool
+}
+
+// Emit implements event.Sink; after a failed write it writes nothing.
+func (v *consoleView) Emit(p event.Payload) error {
+	if v.failed.Load() {
+		return nil
+	}
+	err := v.Console.Emit(p)
+	if errors.Is(err, event.ErrNilPayload) {
+		return err
+	}
+	if err != nil {
+		v.failed.Store(true)
+	}
+	return nil
+}
+
+// Close ends the view's open blocks unless a write has already failed.
+func (v *consoleView) Close() error {
+	if v.failed.Load() {
+		return nil
+	}
+	if err := v.Console.Close(); err != nil {
+		v.failed.Store(true)
+	}
 	return nil
 }
 

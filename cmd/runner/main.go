@@ -26,7 +26,12 @@ func main() {
 }
 
 // run is the whole program; SIGINT, SIGTERM and SIGHUP cancel its context.
+// SIGPIPE is caught, not ignored: a reader that went away (`runner exec …
+// | head`) fails the write to stdout or stderr with EPIPE instead of
+// killing the run before it records its end, and the commands the run
+// starts still get the default action, since exec resets caught signals.
 func run() int {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	streams := Streams{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
