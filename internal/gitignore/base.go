@@ -2,6 +2,7 @@ package gitignore
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,9 +40,19 @@ func Base(repo *Repo, cfg Config) *Stack {
 	return st
 }
 
+// MaxFile is the largest file ReadRegular reads (16 MiB), and the
+// largest .gitignore the tree walk reads. A command can make a sparse
+// file of any size in the work tree or a nested .git; read whole, one
+// took the runner to 8.8 GB of memory.
+const MaxFile = 16 << 20
+
+// ErrTooLarge is ReadRegular's error for a file over MaxFile.
+var ErrTooLarge = errors.New("larger than the 16 MiB the runner reads")
+
 // ReadRegular reads a file that must not be a symlink (git does not follow
 // a symlinked .gitignore); anything else gives os.ErrNotExist. It opens
-// without blocking, so a FIFO a command put there cannot hang the caller.
+// without blocking, so a FIFO a command put there cannot hang the caller,
+// and it refuses a file over MaxFile (ErrTooLarge).
 func ReadRegular(p string) ([]byte, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -58,7 +69,14 @@ func ReadRegular(p string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, os.ErrNotExist
 	}
-	return io.ReadAll(f)
+	if fi.Size() > MaxFile {
+		return nil, fmt.Errorf("%s: %w", p, ErrTooLarge)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1)) // it may grow after the stat
+	if err == nil && len(b) > MaxFile {
+		return nil, fmt.Errorf("%s: %w", p, ErrTooLarge)
+	}
+	return b, err
 }
 
 // PathExcluded reports whether the work-tree-relative slash path rel (a

@@ -405,7 +405,7 @@ func (w *walker) readIgnore(dirfd int, rel string, ents []dirent) []gitignore.Pa
 		if err != nil {
 			return nil
 		}
-		b, err := readSmall(fd, 16<<20)
+		b, err := readSmall(fd, gitignore.MaxFile)
 		CloseFd(fd)
 		if err != nil {
 			return nil
