@@ -85,21 +85,42 @@ func geminiOverflow(msg string) bool {
 	return i >= 0 && strings.Contains(msg[i:], "exceeds the maximum number of tokens allowed")
 }
 
-var retryInMessage = regexp.MustCompile(`(?:try again|retry) in ((?:\d+(?:\.\d+)?(?:ms|s|m|h))+)`)
+var (
+	retryInMessage = regexp.MustCompile(`(?:try again|retry) in ((?:\d+(?:\.\d+)?(?:ms|s|m|h))+)\b`)
+	// retryInWords is a delay with its unit in words: Azure "Please retry
+	// after 8 seconds.", "Try again in 59 seconds.".
+	retryInWords = regexp.MustCompile(`(?:try again|retry) (?:in|after) (\d+(?:\.\d+)?) ?(milliseconds?|seconds?|secs?|minutes?|mins?|hours?)\b`)
+)
+
+// wordUnits are the units retryInWords reads.
+var wordUnits = map[byte]time.Duration{'m': time.Minute, 's': time.Second, 'h': time.Hour}
 
 // messageRetryDelay reads a delay written into the message: OpenAI and
 // Groq "Please try again in 4.77s" / "in 1m30s" / "in 20ms", Gemini
-// "Please retry in 36.429760048s.". 0 when there is none.
+// "Please retry in 36.429760048s.", Azure "Please retry after 8
+// seconds.". 0 when there is none.
 func messageRetryDelay(msg string) time.Duration {
-	m := retryInMessage.FindStringSubmatch(strings.ToLower(msg))
+	msg = strings.ToLower(msg)
+	if m := retryInMessage.FindStringSubmatch(msg); m != nil {
+		if d, err := time.ParseDuration(m[1]); err == nil && d >= 0 {
+			return d
+		}
+	}
+	m := retryInWords.FindStringSubmatch(msg)
 	if m == nil {
 		return 0
 	}
-	d, err := time.ParseDuration(m[1])
-	if err != nil || d < 0 {
+	n, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
 		return 0
 	}
-	return d
+	unit := wordUnits[m[2][0]]
+	if strings.HasPrefix(m[2], "milli") {
+		unit = time.Millisecond
+	} else if strings.HasPrefix(m[2], "min") {
+		unit = time.Minute
+	}
+	return time.Duration(n * float64(unit))
 }
 
 // googleDetails reads the google.rpc details of a Gemini error
