@@ -9,14 +9,11 @@ import (
 	"github.com/seed43ef5acb/runner/runner/report"
 )
 
-// commentWanted: RUNNER_COMMENT ("true"/"false", the action's input) wins
+// commentWanted: RUNNER_COMMENT (true/false in any case, the action's input) wins
 // over the spec's github.comment.
 func (r *execRun) commentWanted() bool {
-	switch r.getenv("RUNNER_COMMENT") {
-	case "true":
-		return true
-	case "false":
-		return false
+	if on, set := r.githubSwitch("RUNNER_COMMENT"); set {
+		return on
 	}
 	return r.spec.GitHub.Comment
 }

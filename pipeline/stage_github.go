@@ -50,6 +50,9 @@ func (r *execRun) setupGitHub(ctx context.Context) error {
 		}
 		return skip("not running in GitHub Actions")
 	}
+	if err := r.checkGitHubSwitches(); err != nil {
+		return err
+	}
 	a, err := github.Setup(ctx, r.environMap(), &http.Client{Transport: r.httpTransport()})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInfra, err) // the github package's errors say "github: "

@@ -23,7 +23,11 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 func (r *execRun) setupModel(ctx context.Context) error {
 	r.modelName = cmp.Or(r.opts.Model, r.spec.Model)
 	if r.modelName == "" {
-		return fmt.Errorf("%w: no model: set model in the task spec, --model or RUNNER_MODEL", ErrUsage)
+		where := ", --model or RUNNER_MODEL"
+		if r.inActions() {
+			where = " or the action's model input (RUNNER_MODEL)"
+		}
+		return fmt.Errorf("%w: no model: set model in the task spec%s", ErrUsage, where)
 	}
 	r.catalog = catalogFor(r.spec)
 	named := llm.Wire(cmp.Or(r.opts.Wire, r.spec.Provider.Wire))

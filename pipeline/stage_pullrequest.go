@@ -11,14 +11,11 @@ import (
 	"github.com/seed43ef5acb/runner/runner/event"
 )
 
-// pullRequestWanted: RUNNER_PULL_REQUEST ("true"/"false", the action's
+// pullRequestWanted: RUNNER_PULL_REQUEST (true/false in any case, the action's
 // input) wins over the spec's github.pull_request.
 func (r *execRun) pullRequestWanted() bool {
-	switch r.getenv("RUNNER_PULL_REQUEST") {
-	case "true":
-		return true
-	case "false":
-		return false
+	if on, set := r.githubSwitch("RUNNER_PULL_REQUEST"); set {
+		return on
 	}
 	return r.spec.GitHub.PullRequest != nil
 }
