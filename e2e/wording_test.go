@@ -34,7 +34,7 @@ func TestConsoleSaysItOnce(t *testing.T) {
 		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
 	for _, want := range []string{
-		"↻ retry 1/5 in ", ": provider error (retryable, HTTP 503): overloaded\n",
+		"↻ retry 1/5 in ", ": provider error (retryable, HTTP 503) from POST " + srv.URL() + "/chat/completions: overloaded\n",
 		`⊘ denied bash "rm -rf /": no rule allows it (default deny)` + "\n",
 		"runner: check status failed (attempt 2 of 2)\n",
 	} {

@@ -64,7 +64,7 @@ func TestCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			replayed := collect(t, mustNew(t, llm.Config{BaseURL: "http://replay.invalid/v1",
+			replayed := collect(t, mustNew(t, llm.Config{BaseURL: srv.URL(), // the cassette answers: nothing is contacted
 				HTTPClient: &http.Client{Transport: cas.RoundTripper()}}), req)
 			if diff := eventsDiff(events, replayed); diff != "" {
 				t.Errorf("replay differs (-live +replay):\n%s", diff)

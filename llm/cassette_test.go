@@ -88,7 +88,7 @@ func TestCassetteRecordReplay(t *testing.T) {
 		t.Fatalf("cassette holds %d exchanges, want 4", len(cas.Exchanges))
 	}
 	rt := cas.RoundTripper()
-	play, err := llm.New(llm.Config{BaseURL: "http://replay.invalid/v1", HTTPClient: &http.Client{Transport: rt}})
+	play, err := llm.New(llm.Config{BaseURL: srv.URL(), HTTPClient: &http.Client{Transport: rt}})
 	if err != nil {
 		t.Fatal(err)
 	}

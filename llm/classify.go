@@ -39,6 +39,9 @@ func parseErrorBody(body []byte) errorBody {
 	}
 	var top map[string]json.RawMessage
 	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &top) != nil {
+		if text, ok := htmlExcerpt(body); ok {
+			return errorBody{Message: text}
+		}
 		return errorBody{Message: truncate(string(body), 2000)}
 	}
 	if v, ok := top["error"]; ok && string(v) != "null" {
@@ -150,9 +153,9 @@ type errorFacts struct {
 // rate limit: Groq sends it as 413 rate_limit_exceeded), then an exhausted
 // quota (fatal, unless its details name a per-second or per-minute window,
 // which passes), rate limiting (retryable), server-side failures
-// (retryable), other 4xx (fatal), and finally in-stream errors with no
-// usable signal (retryable with a small cap, the caller's job). A retryable
-// error carries the server's delay: headers first (retryAfter), then
+// (retryable, but for 501 and its non-transient kin), other 4xx (fatal),
+// and finally in-stream errors with no usable signal (retryable with a
+// small cap, the caller's job). A retryable error carries the server's delay: headers first (retryAfter), then
 // Gemini's RetryInfo, then a delay written in the message.
 func classify(f errorFacts) *Error {
 	e := &Error{Status: f.Status, Code: f.Code, Type: f.Type, Message: f.Message}
@@ -172,6 +175,8 @@ func classify(f errorFacts) *Error {
 	case status == 429 || code == "429" || strings.Contains(typ, "rate_limit") || strings.Contains(typ, "throttl") ||
 		strings.Contains(code, "rate_limit") || strings.Contains(msg, "please wait") || shortQuota:
 		e.Class = ClassRetryable
+	case nonTransient(status):
+		e.Class = ClassFatal
 	case status >= 500 || status == 408 || isServerSide(code) || isServerSide(typ) ||
 		strings.Contains(msg, "overloaded") || strings.Contains(msg, "internal server error"):
 		e.Class = ClassRetryable

@@ -64,7 +64,7 @@ func runReplyCases(t *testing.T, cases []replyCase) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			replayed := collect(t, mustNew(t, llm.Config{BaseURL: "http://replay.invalid/v1",
+			replayed := collect(t, mustNew(t, llm.Config{BaseURL: srv.URL(), // the cassette answers: nothing is contacted
 				HTTPClient: &http.Client{Transport: cas.RoundTripper()}}), req)
 			// A cassette keeps the bytes, not how the connection ended, so a
 			// cut replays as a clean end: the outcome must match, the

@@ -199,7 +199,12 @@ type Error struct {
 	// come up by waiting: its name does not resolve, or nothing listens on
 	// its loopback port. Retried once, not for the whole backoff.
 	Unreachable bool
-	Err         error // underlying cause, if any
+	// Request is the failed call's "METHOD URL", the URL without query or
+	// user info; "" when unknown.
+	Request string
+	// Hint is what to check, when the status suggests it ("" when none).
+	Hint string
+	Err  error // underlying cause, if any
 }
 
 func (e *Error) Error() string {
@@ -214,7 +219,15 @@ func (e *Error) Error() string {
 	if e.Code != "" {
 		s += ", " + e.Code
 	}
-	return s + "): " + msg
+	s += ")"
+	if e.Request != "" {
+		s += " from " + e.Request
+	}
+	s += ": " + msg
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -64,6 +64,9 @@ type NativeProvider struct {
 	auth    Authorizer // nil: the wire's key header
 	idle    time.Duration
 	now     func() time.Time
+	// versionBase is the base URL a 404 is checked against (versionHint):
+	// the responses wire's; "" for the anthropic wire, which adds /v1.
+	versionBase string
 }
 
 func newNative(w nativeWire, cfg Config, defaultBase string) (*NativeProvider, error) {
@@ -142,10 +145,12 @@ func (p *NativeProvider) statusError(resp *http.Response) *Error {
 	if b.Type == "" {
 		b.Type = amazonErrorType(resp.Header, raw)
 	}
-	return classify(errorFacts{
+	e := classify(errorFacts{
 		Status: resp.StatusCode, Code: b.Code, Type: b.Type, Message: b.Message,
 		Header: resp.Header, Now: p.now(), RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod, BodyHeader: b.Header,
 	})
+	e.Request, e.Hint = requestLine(resp.Request), versionHint(resp.StatusCode, p.versionBase)
+	return e
 }
 
 // read feeds the body's data payloads to the decoder: the SSE framing is

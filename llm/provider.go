@@ -79,6 +79,7 @@ type Provider struct {
 	now           func() time.Time
 	sendReasoning bool
 	baseURL       string
+	versionBase   string // the base URL a 404 is checked against (versionHint); "" for Azure
 	profile       *Profile
 	dropped       *droppedMembers // members the endpoint rejected
 }
@@ -132,8 +133,12 @@ func New(cfg Config) (*Provider, error) {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
+	versionBase := ""
+	if cfg.Azure == nil {
+		versionBase = cfg.BaseURL
+	}
 	return &Provider{
-		client: openai.NewClientWithConfig(oc), idle: idle, now: time.Now,
+		client: openai.NewClientWithConfig(oc), idle: idle, now: time.Now, versionBase: versionBase,
 		sendReasoning: cfg.SendReasoningContent, baseURL: profileURL(cfg), profile: cloneProfile(cfg.Profile),
 		dropped: &droppedMembers{},
 	}, nil
@@ -230,6 +235,7 @@ func (p *Provider) openError(ctx, parent context.Context, st *callState, sent []
 			RetryDelay: b.RetryDelay, QuotaPeriod: b.QuotaPeriod, BodyHeader: b.Header,
 		})
 		e.Err = err // go-openai's *APIError or *RequestError
+		e.Request, e.Hint = st.request, versionHint(st.status, p.versionBase)
 		if m := rejectedMember(st.status, b, sent); m != "" && e.Class == ClassFatal {
 			e.Class, e.Resend, e.RetryAfter = ClassRetryable, true, 0
 			e.Message += " (the runner sends the request again " + p.dropped.rejected(m) + ")"

@@ -22,6 +22,7 @@ type callState struct {
 	patch    map[string]json.RawMessage // body members set before sending
 	activity func()                     // called when bytes arrive
 
+	request string // "METHOD URL" of the call (requestLine)
 	status  int
 	header  http.Header
 	errBody []byte
@@ -55,6 +56,9 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		if err := patchBody(req, st.patch); err != nil {
 			return nil, err
 		}
+	}
+	if st != nil {
+		st.request = requestLine(req)
 	}
 	resp, err := d.client.Do(req)
 	if err != nil || st == nil {

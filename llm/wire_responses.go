@@ -16,7 +16,11 @@ type responsesWire struct{}
 // NewResponses returns a provider for the Responses API at cfg.BaseURL
 // (the OpenAI default when empty), authenticated with a bearer key.
 func NewResponses(cfg Config) (*NativeProvider, error) {
-	return newNative(responsesWire{}, cfg, "https://api.openai.com/v1")
+	p, err := newNative(responsesWire{}, cfg, "https://api.openai.com/v1")
+	if err == nil {
+		p.versionBase = p.baseURL
+	}
+	return p, err
 }
 
 func (responsesWire) path(string) string { return "/responses" }
