@@ -90,6 +90,8 @@ func newCloud(cfg Config) (*NativeProvider, error) {
 // "Anthropic Claude Messages API", "InvokeModelWithResponseStream").
 type bedrockWire struct{ anthropicWire }
 
+func (bedrockWire) baseVar() string { return "ANTHROPIC_BEDROCK_BASE_URL" }
+
 func (bedrockWire) path(model string) string {
 	return "/model/" + url.PathEscape(model) + "/invoke-with-response-stream"
 }
@@ -249,6 +251,8 @@ type vertexWire struct {
 	anthropicWire
 	cloud Cloud
 }
+
+func (vertexWire) baseVar() string { return "ANTHROPIC_VERTEX_BASE_URL" }
 
 func (w vertexWire) path(model string) string {
 	return "/projects/" + url.PathEscape(w.cloud.Project) + "/locations/" + url.PathEscape(w.cloud.Region) +

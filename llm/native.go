@@ -30,6 +30,9 @@ type nativeWire interface {
 	body(req Request) ([]byte, error)
 	// decoder reads one response's events into a.
 	decoder(a *assembler) streamDecoder
+	// baseVar is the environment variable that sets the base URL, named
+	// in the hint of an unreachable endpoint.
+	baseVar() string
 }
 
 // framer is a wire whose stream is not SSE (Bedrock's event stream): it
@@ -122,7 +125,7 @@ func (p *NativeProvider) stream(c *call, req Request) {
 	}
 	resp, err := p.client.Do(hreq)
 	if err != nil {
-		a.fail(transportError(ctx, parent, err))
+		a.fail(transportError(ctx, parent, err, p.wire.baseVar()))
 		return
 	}
 	defer resp.Body.Close()
@@ -183,7 +186,7 @@ func (p *NativeProvider) read(ctx, parent context.Context, resp *http.Response, 
 			d.end()
 			return
 		default:
-			a.fail(transportError(ctx, parent, err))
+			a.fail(transportError(ctx, parent, err, p.wire.baseVar()))
 			return
 		}
 	}

@@ -212,7 +212,7 @@ func (p *Provider) stream(c *call, req Request) {
 			a.end(true)
 			return
 		default:
-			a.fail(transportError(ctx, parent, err))
+			a.fail(transportError(ctx, parent, err, "OPENAI_BASE_URL"))
 			return
 		}
 	}
@@ -245,13 +245,14 @@ func (p *Provider) openError(ctx, parent context.Context, st *callState, sent []
 	if errors.Is(err, ErrBadRequest) {
 		return &Error{Class: ClassFatal, Message: err.Error(), Err: err}
 	}
-	return transportError(ctx, parent, err)
+	return transportError(ctx, parent, err, "OPENAI_BASE_URL")
 }
 
 // transportError classifies a failed read or send: the caller's cancel is
 // fatal (and wraps its cause), an idle timeout and network failures are
-// retryable, a cassette that cannot answer is fatal.
-func transportError(ctx, parent context.Context, err error) *Error {
+// retryable, a cassette that cannot answer is fatal. baseVar is the
+// environment variable of the wire's base URL, named in the hint.
+func transportError(ctx, parent context.Context, err error, baseVar string) *Error {
 	switch {
 	case parent.Err() != nil:
 		cause := context.Cause(parent)
@@ -266,7 +267,7 @@ func transportError(ctx, parent context.Context, err error) *Error {
 	default:
 		if why := unreachable(err); why != "" {
 			return &Error{Class: ClassRetryable, Unreachable: true, Err: err,
-				Message: "cannot reach the model endpoint: " + why + ": check the base URL (--base-url or OPENAI_BASE_URL) or start the server there"}
+				Message: "cannot reach the model endpoint: " + why + ": check the base URL (--base-url or " + baseVar + ") or start the server there"}
 		}
 		return &Error{Class: ClassRetryable, Message: "connection failed: " + err.Error(), Err: err}
 	}

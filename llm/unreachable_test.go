@@ -57,3 +57,42 @@ func TestUnreachableEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreachableNamesWireVariable checks that the hint of an unreachable
+// endpoint names the base URL variable of the wire in use.
+func TestUnreachableNamesWireVariable(t *testing.T) {
+	t.Parallel()
+	ln, err := new(net.ListenConfig).Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String() + "/v1"
+	_ = ln.Close()
+	cases := []struct {
+		name    string
+		wire    llm.Wire
+		cloud   *llm.Cloud
+		baseVar string
+	}{
+		{"chat", llm.WireChat, nil, "OPENAI_BASE_URL"},
+		{"responses", llm.WireResponses, nil, "OPENAI_BASE_URL"},
+		{"anthropic", llm.WireAnthropic, nil, "ANTHROPIC_BASE_URL"},
+		{"bedrock", llm.WireAnthropic, &llm.Cloud{Platform: llm.PlatformBedrock, Region: "us-east-1"}, "ANTHROPIC_BEDROCK_BASE_URL"},
+		{"vertex", llm.WireAnthropic, &llm.Cloud{Platform: llm.PlatformVertex, Region: "global", Project: "p"}, "ANTHROPIC_VERTEX_BASE_URL"},
+	}
+	for _, c := range cases {
+		p, err := llm.NewWire(c.wire, llm.Config{BaseURL: base, APIKey: "k", Cloud: c.cloud, Authorizer: noAuth{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := firstError(t, p)
+		if want := "(--base-url or " + c.baseVar + ")"; !e.Unreachable || !strings.Contains(e.Error(), want) {
+			t.Errorf("%s: want an unreachable error naming %q, got %v", c.name, want, e)
+		}
+	}
+}
+
+// noAuth is an Authorizer that adds nothing.
+type noAuth struct{}
+
+func (noAuth) Authorize(*http.Request, []byte) error { return nil }

@@ -42,6 +42,8 @@ func NewAnthropic(cfg Config) (*NativeProvider, error) {
 
 func (anthropicWire) path(string) string { return "/messages" }
 
+func (anthropicWire) baseVar() string { return "ANTHROPIC_BASE_URL" }
+
 func (anthropicWire) header(h http.Header, key string) {
 	h.Set("x-api-key", key)
 	h.Set("anthropic-version", AnthropicVersion)

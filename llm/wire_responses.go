@@ -25,6 +25,8 @@ func NewResponses(cfg Config) (*NativeProvider, error) {
 
 func (responsesWire) path(string) string { return "/responses" }
 
+func (responsesWire) baseVar() string { return "OPENAI_BASE_URL" }
+
 func (responsesWire) header(h http.Header, key string) {
 	h.Set("Authorization", "Bearer "+key)
 }
