@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/github/githubtest"
@@ -99,12 +100,17 @@ func TestGatePayloads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+strings.Join(tt.opts.AllowBots, ",")+strings.Join(tt.opts.AllowEvents, ","), func(t *testing.T) {
-			var asked []string
+			var (
+				mu    sync.Mutex // the server's goroutine appends, the test reads
+				asked []string
+			)
 			reg := githubtest.New(t, "/api-v3")
 			loginRE := regexp.MustCompile(`/collaborators/([^/]+)/permission$`)
 			reg.RegisterPrefix(http.MethodGet, "/repos/sample-author/Hello-World/collaborators/", func(w http.ResponseWriter, r *http.Request) {
 				login := loginRE.FindStringSubmatch(r.URL.Path)[1]
+				mu.Lock()
 				asked = append(asked, login)
+				mu.Unlock()
 				if p, ok := gatePerms[login]; ok {
 					permReply(p, p)(w, r)
 					return
@@ -136,6 +142,8 @@ func TestGatePayloads(t *testing.T) {
 			if got != tt.want || !strings.Contains(d.Reason, tt.reason) {
 				t.Errorf("decision %+v, want %s with %q", d, tt.want, tt.reason)
 			}
+			mu.Lock()
+			defer mu.Unlock()
 			if !slices.Equal(asked, tt.asked) {
 				t.Errorf("asked the permission of %q, want %q", asked, tt.asked)
 			}
