@@ -1,10 +1,15 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"golang.org/x/net/http/httpproxy"
 
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/tools/sandbox"
@@ -34,7 +39,8 @@ func (r *execRun) startNetProxy(ctx context.Context, pol *sandbox.Policy) error 
 	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		return fmt.Errorf("%w: the network proxy: %w", ErrInfra, err)
 	}
-	srv, err := netproxy.Listen(ctx, sock, netproxy.Options{Allow: list, Resolve: r.opts.resolveHost, LoopbackNames: r.opts.loopbackNames})
+	srv, err := netproxy.Listen(ctx, sock, netproxy.Options{Allow: list, Resolve: r.opts.resolveHost, LoopbackNames: r.opts.loopbackNames,
+		Upstream: r.upstreamProxy()})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInfra, err)
 	}
@@ -47,6 +53,20 @@ func (r *execRun) startNetProxy(ctx context.Context, pol *sandbox.Policy) error 
 		fmt.Fprintln(r.opts.Stderr, "runner: WARNING: sandbox.mode is off: sandbox.network.allow only sets HTTP_PROXY and HTTPS_PROXY; nothing stops a direct connection")
 	}
 	return nil
+}
+
+// upstreamProxy is how the runner's own environment reaches a URL: the
+// proxy that HTTPS_PROXY or HTTP_PROXY names (upper case first, as Go and
+// curl read them), or none for NO_PROXY's hosts and loopback. The allow
+// list proxy goes out through it, so allowed hosts work behind a
+// company's egress proxy. Nil when neither variable is set.
+func (r *execRun) upstreamProxy() func(*url.URL) (*url.URL, error) {
+	either := func(k string) string { return cmp.Or(r.getenv(k), r.getenv(strings.ToLower(k))) }
+	cfg := httpproxy.Config{HTTPProxy: either("HTTP_PROXY"), HTTPSProxy: either("HTTPS_PROXY"), NoProxy: either("NO_PROXY")}
+	if cfg.HTTPProxy == "" && cfg.HTTPSProxy == "" {
+		return nil
+	}
+	return cfg.ProxyFunc()
 }
 
 // emitNetwork writes one network.access event per host:port the proxy

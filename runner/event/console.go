@@ -163,7 +163,8 @@ func (c *Console) render(b *strings.Builder, p Payload) {
 }
 
 // networkLine is a network.access line: "network: allowed host:port (3
-// requests)" or, in yellow, a denied one.
+// requests)", with the first upstream error when some failed, or, in
+// yellow, a denied one.
 func (c *Console) networkLine(v NetworkAccess) string {
 	hp := net.JoinHostPort(sanitize(v.Host, 120), strconv.Itoa(v.Port))
 	n := fmt.Sprintf(" (%d request%s)", v.Requests, map[bool]string{true: "", false: "s"}[v.Requests == 1])
@@ -172,6 +173,9 @@ func (c *Console) networkLine(v NetworkAccess) string {
 	}
 	if v.Failed > 0 {
 		n += fmt.Sprintf(", %d unreachable", v.Failed)
+		if v.Error != "" {
+			n += ": " + sanitize(v.Error, 200)
+		}
 	}
 	return "network: allowed " + hp + n
 }

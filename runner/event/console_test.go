@@ -155,3 +155,26 @@ func TestFormatHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleNetworkLine: an allowed host that could not be reached says
+// why (the first upstream error), control characters and all made safe;
+// a denied one says how to allow it.
+func TestConsoleNetworkLine(t *testing.T) {
+	var b strings.Builder
+	c := NewConsole(&b, ConsoleOptions{})
+	for _, a := range []NetworkAccess{
+		{Host: "registry.test", Port: 443, Allowed: true, Requests: 2, Failed: 1, Error: "lookup registry.test: no such host\x1b[2J"},
+		{Host: "ok.test", Port: 80, Allowed: true, Requests: 1},
+		{Host: "evil.test", Port: 443, Requests: 1},
+	} {
+		if err := c.Emit(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "network: allowed registry.test:443 (2 requests), 1 unreachable: lookup registry.test: no such host[2J\n" +
+		"network: allowed ok.test:80 (1 request)\n" +
+		"network: denied evil.test:443 (1 request): add it to sandbox.network.allow to allow it\n"
+	if b.String() != want {
+		t.Errorf("console:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -44,6 +45,12 @@ type Options struct {
 	// internalAddr); tests whose upstreams listen on 127.0.0.1 turn it on.
 	// Link-local and unspecified addresses stay refused.
 	LoopbackNames bool
+	// Upstream is the proxy the runner itself reaches target through
+	// (nil, or a nil URL: directly). The pipeline sets it from the
+	// runner's HTTPS_PROXY, HTTP_PROXY and NO_PROXY, so that an allowed
+	// host is reached through a company's egress proxy. Through it the
+	// proxy resolves no names: the egress proxy does.
+	Upstream func(target *url.URL) (*url.URL, error)
 	// OnFirst, when not nil, is called (from the request's goroutine) the
 	// first time a host:port is allowed or denied.
 	OnFirst func(Access)
@@ -83,12 +90,22 @@ func Listen(ctx context.Context, path string, opts Options) (*Server, error) {
 // Serve serves the proxy on ln until Close.
 func Serve(ln net.Listener, opts Options) *Server {
 	s := &Server{opts: opts, ln: ln, conns: map[net.Conn]struct{}{}}
-	tr := &http.Transport{
-		Proxy:                 nil, // never the runner's own proxy settings
-		DialContext:           s.dialUpstream,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       30 * time.Second,
-		ResponseHeaderTimeout: 5 * time.Minute,
+	tr := &routeTransport{s: s,
+		direct: &http.Transport{
+			Proxy:                 nil, // Upstream decides, in routeTransport
+			DialContext:           s.dialUpstream,
+			MaxIdleConnsPerHost:   4,
+			IdleConnTimeout:       30 * time.Second,
+			ResponseHeaderTimeout: 5 * time.Minute,
+		},
+		viaUp: &http.Transport{
+			Proxy: func(r *http.Request) (*url.URL, error) { return s.upstreamFor(r.URL.Scheme, r.URL.Host) },
+			// the runner's own proxy, which its environment names, is dialled as it is
+			DialContext:           (&net.Dialer{Timeout: dialTimeout}).DialContext,
+			MaxIdleConnsPerHost:   4,
+			IdleConnTimeout:       30 * time.Second,
+			ResponseHeaderTimeout: 5 * time.Minute,
+		},
 	}
 	s.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -117,7 +134,7 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	s.tunnels.Wait()
-	if t, ok := s.rp.Transport.(*http.Transport); ok {
+	if t, ok := s.rp.Transport.(*routeTransport); ok {
 		t.CloseIdleConnections()
 	}
 	return err
@@ -202,7 +219,7 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request) {
 		deny(w, host, port)
 		return
 	}
-	up, err := s.dialUpstream(r.Context(), "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	up, err := s.dialTarget(r.Context(), net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		s.upstreamFailed(w, r, err)
 		return
