@@ -28,6 +28,7 @@ type assembler struct {
 	details   reasoningDetails
 	think     thinkSplitter // a leading <think> block in the content
 	streamErr *Error        // in-stream error to report at the end (finish_reason "error")
+	onFinish  func()        // called once the reply says it is finished; may be nil
 }
 
 func newAssembler(tools []ToolDef, yield func(Event) bool) *assembler {
@@ -87,6 +88,14 @@ func (a *assembler) chunk(c *chunk) bool {
 	return a.alive
 }
 
+// finishing reports, once, that the reply said it is finished.
+func (a *assembler) finishing() {
+	if f := a.onFinish; f != nil {
+		a.onFinish = nil
+		f()
+	}
+}
+
 // takeModel keeps the first model the reply names.
 func (a *assembler) takeModel(m string) {
 	if a.model == "" {
@@ -125,6 +134,7 @@ func (a *assembler) choice(ch *choice) bool {
 	}
 	if ch.FinishReason != "" {
 		a.finish, a.sawFinish = string(ch.FinishReason), true
+		a.finishing()
 		if m := lookupFinish(a.finish); m.Fail != "" && a.streamErr == nil {
 			a.streamErr = &Error{Class: m.Fail, Message: m.Detail}
 		}

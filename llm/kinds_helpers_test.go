@@ -179,6 +179,11 @@ func runNativeCases(t *testing.T, newWire func(llm.Config) (*llm.NativeProvider,
 // sseEvents frames JSON payloads as named SSE events, the event name
 // taken from each payload's "type".
 func sseEvents(payloads ...string) llmtest.Reply {
+	return llmtest.SSE(sseEventsText(payloads...))
+}
+
+// sseEventsText is sseEvents' body.
+func sseEventsText(payloads ...string) string {
 	var b strings.Builder
 	for _, p := range payloads {
 		var head struct {
@@ -187,5 +192,5 @@ func sseEvents(payloads ...string) llmtest.Reply {
 		_ = json.Unmarshal([]byte(p), &head)
 		b.WriteString("event: " + head.Type + "\ndata: " + p + "\n\n")
 	}
-	return llmtest.SSE(b.String())
+	return b.String()
 }

@@ -192,19 +192,41 @@ func (p *NativeProvider) read(ctx, parent context.Context, resp *http.Response, 
 	}
 }
 
+// finishGrace bounds the wait for what may follow a reply's end (a usage
+// chunk, [DONE], message_stop) once the reply says it is finished.
+const finishGrace = 5 * time.Second
+
 // call is one streamed model call of any wire: its context, cancelled
 // with ErrIdleTimeout when no bytes or events come for idle (time in the
 // consumer, which may run a tool per event, is not idle), and its
 // assembler.
+//
+// Once the reply is finished (finishing), the rest must come within
+// finishGrace: bytes no longer restart the timer, so a server that keeps
+// the connection open with heartbeats after the end cannot hold the step
+// (maximhq/bifrost#6784, diegosouzapw/OmniRoute#6777).
 type call struct {
 	ctx, parent context.Context
 	a           *assembler
 	timer       *time.Timer
 	idle        time.Duration
+	finished    bool // the reply said it is finished
 }
 
 // activity restarts the idle timer: bytes arrived.
-func (c *call) activity() { c.timer.Reset(c.idle) }
+func (c *call) activity() {
+	if !c.finished {
+		c.timer.Reset(c.idle)
+	}
+}
+
+// finishing starts the grace for what follows the reply's end.
+func (c *call) finishing() {
+	if !c.finished {
+		c.finished = true
+		c.timer.Reset(min(c.idle, finishGrace))
+	}
+}
 
 // streamCall is the Stream of every wire: start, then run's events; the
 // call's context and timer end with it.
@@ -223,6 +245,7 @@ func streamCall(parent context.Context, idle time.Duration, req Request, run fun
 			defer c.timer.Reset(idle)
 			return yield(ev)
 		})
+		c.a.onFinish = c.finishing
 		run(c, req)
 	}
 }

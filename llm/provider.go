@@ -207,8 +207,10 @@ func (p *Provider) stream(c *call, req Request) {
 		case errors.Is(err, io.EOF):
 			a.end(st.facts.Done)
 			return
-		case a.sawFinish && a.streamErr == nil && parent.Err() == nil:
-			// The turn is complete; only the usage chunk or [DONE] was lost.
+		case a.sawFinish && parent.Err() == nil:
+			// The turn is complete; only the usage chunk or [DONE] was lost
+			// (or never came within finishGrace). end reports a
+			// finish_reason that was an error.
 			a.end(true)
 			return
 		default:

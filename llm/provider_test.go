@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -371,5 +373,86 @@ func TestReasoningDetailsMerged(t *testing.T) {
 	want := `[{"format":"google-gemini-v1","index":0,"text":"**Planning** I will list the files first.","type":"reasoning.text"}]`
 	if last.Type != llm.EventFinishStep || string(last.ReasoningDetails) != want {
 		t.Errorf("reasoning details %s, want %s", last.ReasoningDetails, want)
+	}
+}
+
+// TestHeartbeatsAfterFinish: a server that keeps the connection open with
+// heartbeats after the reply's end, sending neither [DONE] nor
+// message_stop, cannot hold the step (maximhq/bifrost#6784,
+// diegosouzapw/OmniRoute#6777). The server never ends the response; only
+// the client can end the step.
+func TestHeartbeatsAfterFinish(t *testing.T) {
+	t.Parallel()
+	forever := func(head, beat string) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, head)
+			w.(http.Flusher).Flush()
+			for {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+				if _, err := io.WriteString(w, beat); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+			}
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	anthStart := `{"type":"message_start","message":{"model":"claude-x","usage":{"input_tokens":9,"output_tokens":1}}}`
+	for _, tc := range []struct {
+		name, head, beat, wire string
+		want                   replyView
+	}{
+		{"chat: SSE comments after the finish chunk", "data: " + content("Hi") + "\n\ndata: " + finish(`"stop"`) + "\n\n", ": keep-alive\n\n", "chat",
+			replyView{Text: "Hi", Finish: llm.FinishStop}},
+		{"chat: empty data events after the finish chunk", "data: " + content("Hi") + "\n\ndata: " + finish(`"stop"`) + "\n\n", "data: \n\n", "chat",
+			replyView{Text: "Hi", Finish: llm.FinishStop}},
+		{"chat: heartbeats after finish_reason error", "data: " + content("Hi") + "\n\ndata: " + finish(`"error"`) + "\n\n", ": keep-alive\n\n", "chat",
+			replyView{Text: "Hi", Class: llm.ClassRetryable}},
+		{"anthropic: pings after message_delta", sseEventsText(anthStart,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`,
+			`{"type":"content_block_stop","index":0}`,
+			`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`),
+			"event: ping\ndata: {\"type\":\"ping\"}\n\n", "anthropic", replyView{Text: "Hi", Class: llm.ClassRetryable}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := forever(tc.head, tc.beat)
+			// A regression hangs; the deadline turns it into a failure.
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			cfg := llm.Config{BaseURL: srv.URL + "/v1", APIKey: "k", HTTPClient: srv.Client(), IdleTimeout: time.Minute}
+			var s interface {
+				Stream(context.Context, llm.Request) iter.Seq[llm.Event]
+			}
+			var err error
+			if tc.wire == "anthropic" {
+				s, err = llm.NewAnthropic(cfg)
+			} else {
+				s, err = llm.New(cfg)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var events []llm.Event
+			for ev := range s.Stream(ctx, llm.Request{Model: "m"}) {
+				events = append(events, ev)
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("the step did not end while the server kept sending heartbeats: %s", dump(events))
+			}
+			checkSequence(t, events)
+			got := view(events)
+			got.Usage = nil
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -127,6 +127,7 @@ func (d *anthropicDecoder) payload(raw []byte) bool {
 	case "message_delta":
 		if ev.Delta != nil && ev.Delta.StopReason != "" {
 			d.stop = ev.Delta.StopReason
+			d.a.finishing() // message_stop is all that may follow
 		}
 		d.usage.merge(ev.Usage)
 	case "message_stop":
