@@ -213,6 +213,11 @@ type analyzer struct {
 	dash     map[syntax.Node]dirSet // where each `cd -` may land (dirFlow)
 	dashTo   dirSet                 // that of the command being judged
 	pathSeen map[string]bool        // path checks already recorded
+	// stdin is the standard input of the script's commands that read a
+	// pipe, a here-document or a file (collectStdin); stdinNow is that of
+	// the command being judged.
+	stdin    map[*syntax.CallExpr]stdinSource
+	stdinNow stdinSource
 }
 
 // pendingEdit is a file write whose check waits for placeEdits.
@@ -246,10 +251,10 @@ func (a *analyzer) script(src string, depth int) {
 		a.unjudgeable(src, fmt.Sprintf("the command nests more than %d levels deep, too deep to judge", maxNesting))
 		return
 	}
-	saved := a.vars
+	saved, savedIn := a.vars, a.stdin
 	vars, routes := collectVars(f)
-	a.vars = vars
-	defer func() { a.vars = saved }()
+	a.vars, a.stdin = vars, collectStdin(f)
+	defer func() { a.vars, a.stdin = saved, savedIn }()
 	a.guardRoutes(routes)
 	a.flowDirs(f)
 	outer := a.linkable // this script's commands run after a link the caller's earlier commands made
@@ -274,6 +279,7 @@ func (a *analyzer) script(src string, depth int) {
 			return false
 		case *syntax.CallExpr:
 			a.dirs, a.dashTo = a.dirsAt(n), a.dash[n]
+			a.stdinNow = a.stdin[n]
 			a.linkable = outer || links.after(n)
 			a.call(n, depth)
 		case *syntax.DeclClause:
@@ -432,6 +438,11 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		a.judge(assigns, nil, nil, false)
 		return
 	}
+	if args[0].lit() == "--" && len(args) > 1 {
+		// `time -p -- rm x`: the parser leaves time's "--" as the program;
+		// bash ends time's options there and runs the rest
+		args = args[1:]
+	}
 	name := args[0]
 	_, text := joinWords(append(append([]word(nil), assigns...), args...))
 	if !name.static() {
@@ -452,6 +463,14 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		return
 	}
 	if why := gitConfigProblem(args); why != "" {
+		a.unjudgeable(text, why)
+		return
+	}
+	if why := commandOptionProblem(prog, args); why != "" {
+		a.unjudgeable(text, why)
+		return
+	}
+	if why := interpreterProblem(prog, args, a.stdinNow); why != "" {
 		a.unjudgeable(text, why)
 		return
 	}

@@ -36,8 +36,13 @@
 //     awk's system(), pipes, @ and -f, tar's options that run a program
 //     (runners.go).
 //   - Wrappers that run their operands (env, timeout, nice, nohup, xargs,
-//     find -exec, sudo, watch, su -c, git rebase --exec, …) and shells
-//     given -c SCRIPT, whose script is parsed and judged recursively.
+//     find -exec, sudo, watch, su -c, ssh-agent, valgrind, git rebase
+//     --exec, …) and shells given -c SCRIPT, whose script is parsed and
+//     judged recursively. Programs that run commands named in options or
+//     input (vim -c, ed, gdb -ex, tmux, zip -TT, ssh ProxyCommand, man
+//     -P) are denied, and so is interpreter code (python -c, perl -e,
+//     node -e, ruby -e, or a program on standard input) that can run a
+//     command (interpreters.go).
 //   - Redirections: output is an edit of its target (edit rules), input a
 //     read of its file; >&N and /dev/null-like sinks write nothing.
 //   - The directories each command may run in (cd, pushd, popd through

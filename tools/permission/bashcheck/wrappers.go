@@ -84,8 +84,12 @@ func wrapperFor(base string) (wrapperSpec, bool) {
 			positional: 1, noCommand: "p"}, true
 	case "taskset":
 		return wrapperSpec{transparent: true, positional: 1, noCommand: "p"}, true
-	case "unshare", "fakeroot", "setpriv", "prlimit", "numactl", "catchsegv", "faketime", "firejail":
+	case "unshare", "fakeroot", "setpriv", "prlimit", "numactl", "catchsegv", "faketime", "firejail",
+		"ssh-agent", "dbus-run-session", "dbus-launch", "valgrind", "nsenter", "systemd-run", "xvfb-run", "unbuffer",
+		"cgexec", "proot", "bwrap", "chpst", "setuidgid", "daemonize", "pkexec", "parallel", "sem", "caffeinate", "rlwrap":
 		return wrapperSpec{}, true
+	case "sg":
+		return wrapperSpec{positional: 1, joinScript: true, scriptShort: "c"}, true
 	case "strace", "ltrace":
 		return wrapperSpec{shortArg: "abeEIoOpPsSuUX", longArg: []string{"output", "trace", "signal", "user", "env"}}, true
 	case "script":
