@@ -179,6 +179,9 @@ func bodyJSON(b []byte) json.RawMessage {
 // Cassette is a recorded session, replayed in order.
 type Cassette struct {
 	Exchanges []Exchange
+	// Source is where the cassette was read from (its path), named in
+	// the errors of a replay that runs past its end or differs from it.
+	Source string
 }
 
 // LoadCassette reads a cassette written by NewRecorder.
@@ -212,13 +215,32 @@ func LoadCassette(r io.Reader) (*Cassette, error) {
 // roles differ from the recorded one fails with ErrCassetteMismatch. Each
 // call returns a fresh replay from the first exchange.
 func (c *Cassette) RoundTripper() http.RoundTripper {
-	return &replayer{exchanges: c.Exchanges}
+	return &replayer{exchanges: c.Exchanges, source: c.Source}
 }
 
 type replayer struct {
 	mu        sync.Mutex
 	exchanges []Exchange
+	source    string
 	next      int
+}
+
+// again is how to fix a cassette that does not fit the run: record it
+// again, live.
+func (r *replayer) again() string {
+	file := r.source
+	if file == "" {
+		file = "FILE"
+	}
+	return "record the session again: run once live with --record " + file + ", then replay that"
+}
+
+// name is "the replayed cassette PATH" for an error message.
+func (r *replayer) name() string {
+	if r.source == "" {
+		return "the replayed cassette"
+	}
+	return "the replayed cassette " + r.source
 }
 
 func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -232,12 +254,14 @@ func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.next++
 	r.mu.Unlock()
 	if n >= len(r.exchanges) {
-		return nil, fmt.Errorf("%w: run made call %d but the cassette holds %d calls; re-record with --record",
-			ErrCassetteExhausted, n+1, len(r.exchanges))
+		return nil, fmt.Errorf("%w: %s holds %d model calls and the run made call %d, past its end "+
+			"(no endpoint was contacted); %s",
+			ErrCassetteExhausted, r.name(), len(r.exchanges), n+1, r.again())
 	}
 	x := r.exchanges[n]
 	if err := matchRequest(x.Request, req, body); err != nil {
-		return nil, fmt.Errorf("%w: call %d: %w; re-record with --record", ErrCassetteMismatch, n+1, err)
+		return nil, fmt.Errorf("%w: %s: model call %d differs from the recorded one: %w (no endpoint was contacted); %s",
+			ErrCassetteMismatch, r.name(), n+1, err, r.again())
 	}
 	h := http.Header{}
 	for k, v := range x.Response.Headers {

@@ -87,6 +87,7 @@ func TestCassetteRecordReplay(t *testing.T) {
 	if len(cas.Exchanges) != 4 {
 		t.Fatalf("cassette holds %d exchanges, want 4", len(cas.Exchanges))
 	}
+	cas.Source = "testdata/session.jsonl"
 	rt := cas.RoundTripper()
 	play, err := llm.New(llm.Config{BaseURL: srv.URL(), HTTPClient: &http.Client{Transport: rt}})
 	if err != nil {
@@ -103,9 +104,19 @@ func TestCassetteRecordReplay(t *testing.T) {
 	// One call more than recorded.
 	events := collect(t, play, llm.Request{Model: "gpt-4.1-mini"})
 	e := lastError(t, events)
-	if !errors.Is(e, llm.ErrCassetteExhausted) || e.Class != llm.ClassFatal ||
-		!strings.Contains(e.Error(), "run made call 5 but the cassette holds 4 calls; re-record with --record") {
+	if !errors.Is(e, llm.ErrCassetteExhausted) || e.Class != llm.ClassFatal {
 		t.Errorf("exhausted: got %v (%s)", e, e.Class)
+	}
+	// It says a cassette answered (not the network), which one, which call
+	// ran past its end and how to record it again.
+	for _, want := range []string{"replay error (fatal): cassette exhausted: the replayed cassette testdata/session.jsonl",
+		"holds 4 model calls and the run made call 5", "no endpoint was contacted", "--record testdata/session.jsonl"} {
+		if !strings.Contains(e.Error(), want) {
+			t.Errorf("exhausted: %q lacks %q", e.Error(), want)
+		}
+	}
+	if strings.Contains(e.Error(), "Post ") || strings.Contains(e.Error(), "provider error") {
+		t.Errorf("exhausted reads as a network error: %s", e.Error())
 	}
 }
 
@@ -149,6 +160,10 @@ func TestCassetteMismatch(t *testing.T) {
 			e := lastError(t, events)
 			if !errors.Is(e, llm.ErrCassetteMismatch) || e.Class != llm.ClassFatal || !strings.Contains(e.Error(), tt.want) {
 				t.Errorf("got %v, want mismatch containing %q", e, tt.want)
+			}
+			if msg := e.Error(); !strings.HasPrefix(msg, "replay error (fatal): cassette mismatch: the replayed cassette: model call 1 differs") ||
+				strings.Contains(msg, "Post ") || !strings.Contains(msg, "--record FILE") {
+				t.Errorf("mismatch does not read as a replay's: %s", msg)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -212,7 +213,11 @@ func (e *Error) Error() string {
 	if msg == "" && e.Err != nil {
 		msg = e.Err.Error()
 	}
-	s := "provider error (" + string(e.Class)
+	kind := "provider error"
+	if errors.Is(e.Err, ErrCassetteExhausted) || errors.Is(e.Err, ErrCassetteMismatch) {
+		kind = "replay error" // the cassette answered, not a provider
+	}
+	s := kind + " (" + string(e.Class)
 	if e.Status != 0 {
 		s += ", HTTP " + itoa(e.Status)
 	}

@@ -265,7 +265,11 @@ func transportError(ctx, parent context.Context, err error, baseVar string) *Err
 		return &Error{Class: ClassRetryable, Message: "incomplete stream: the connection was cut mid-response",
 			Err: fmt.Errorf("%w: %w", ErrIncompleteStream, err)}
 	case errors.Is(err, ErrCassetteExhausted), errors.Is(err, ErrCassetteMismatch):
-		return &Error{Class: ClassFatal, Message: err.Error(), Err: err}
+		msg := err.Error()
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			msg = ue.Err.Error() // not "Post URL: …": nothing was contacted
+		}
+		return &Error{Class: ClassFatal, Message: msg, Err: err}
 	default:
 		if why := unreachable(err); why != "" {
 			return &Error{Class: ClassRetryable, Unreachable: true, Err: err,

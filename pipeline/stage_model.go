@@ -228,6 +228,7 @@ func (r *execRun) transport(_ context.Context) (http.RoundTripper, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: --replay %s: %w", ErrUsage, r.opts.Replay, err)
 		}
+		c.Source = r.opts.Replay
 		r.replayPrompt = recordedPrompt(c)
 		return c.RoundTripper(), nil
 	case r.opts.Record != "" && r.dry:
