@@ -34,6 +34,19 @@ func (e *Entry) ReadFile(max int64) ([]byte, error) {
 	return readAll(f, max)
 }
 
+// Open opens the entry when it is a regular file, as Root.Open: to
+// stream a file of any size, where ReadFile would hold it whole.
+func (e *Entry) Open() (*os.File, error) {
+	if followLinks.Load() {
+		return os.Open(e.full)
+	}
+	f, err := openFileIn(e.dirfd, e.Name, e.full)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: e.full, Err: err}
+	}
+	return f, nil
+}
+
 // Walk calls fn for the entry at rel and, when it is a directory, for
 // every entry below it, parents before children, each directory's
 // entries in name order; it never follows a symlink (one is an entry

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,24 @@ func submodulePaths(root *safefs.Root) []string {
 	return out
 }
 
+// digestMaxFile bounds the files whose content treeDigest reads (64
+// MiB); a bigger one counts by its size, modification time and inode.
+const digestMaxFile = 64 << 20
+
+// hashContent writes a regular file's content to h, streamed, or its
+// stamp when it is over digestMaxFile: a command's sparse terabyte file
+// is neither held (read whole, it crashed the runner) nor read for hours.
+func hashContent(h io.Writer, e *safefs.Entry) {
+	if e.Size > digestMaxFile {
+		fmt.Fprintf(h, "%d\x00%d\x00%d\x00", e.Size, e.ModTime, e.Ino)
+		return
+	}
+	if f, err := e.Open(); err == nil {
+		_, _ = io.Copy(h, io.LimitReader(f, digestMaxFile+1))
+		_ = f.Close()
+	}
+}
+
 // treeDigest hashes the names, modes and contents of the files below the
 // root-relative directory sub (its .git excluded), following no
 // symlink; "" when sub is missing or behind a symlink.
@@ -49,9 +68,7 @@ func treeDigest(root *safefs.Root, sub string) string {
 		rel := strings.TrimPrefix(strings.TrimPrefix(e.Rel, sub), "/")
 		fmt.Fprintf(h, "%s\x00%v\x00", rel, e.Mode.Type())
 		if e.Mode.IsRegular() {
-			if data, err := e.ReadFile(-1); err == nil {
-				h.Write(data)
-			}
+			hashContent(h, e)
 		}
 		return nil
 	})

@@ -2,6 +2,7 @@ package ownfiles
 
 import (
 	"crypto/sha256"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -22,10 +23,17 @@ const StateCap = 64 << 20
 // rights below the writable work tree but not take them away, as for
 // .git) and with the sandbox off.
 type State struct {
-	root   *safefs.Root      // the work tree
-	skip   string            // this run's out dir, work-tree-relative, when inside .runner
-	bytes  map[string][]byte // .runner-relative slash path → content
-	digest map[string][sha256.Size]byte
+	root  *safefs.Root          // the work tree
+	skip  string                // this run's out dir, work-tree-relative, when inside .runner
+	bytes map[string][]byte     // .runner-relative slash path → content
+	files map[string]stateEntry // .runner-relative slash path → what it was
+}
+
+// stateEntry is one entry of .runner as recorded: a regular file's size
+// and digest; size -1 for anything else (a link, a FIFO).
+type stateEntry struct {
+	size int64
+	sum  [sha256.Size]byte
 }
 
 // ArmState records the files of .runner in root (the work tree) but for
@@ -33,29 +41,34 @@ type State struct {
 // for none. It returns nil when the work tree has no .runner. Arm it only
 // where no sandbox layer makes .runner read-only.
 func ArmState(root *safefs.Root, skip string) *State {
-	t := &State{root: root, bytes: map[string][]byte{}, digest: map[string][sha256.Size]byte{}}
+	t := &State{root: root, bytes: map[string][]byte{}, files: map[string]stateEntry{}}
 	if fi, err := t.root.Lstat(".runner"); err != nil || !fi.IsDir() {
 		return nil
 	}
 	if strings.HasPrefix(skip, ".runner/") {
 		t.skip = skip
 	}
-	kept := 0
-	for rel, data := range t.read() {
-		t.digest[rel] = sha256.Sum256(data)
-		if kept+len(data) <= StateCap {
-			t.bytes[rel] = data
-			kept += len(data)
+	kept := int64(0)
+	t.walk(func(rel string, e *safefs.Entry) {
+		st := stateEntry{size: -1}
+		if e.Mode.IsRegular() {
+			st.size = e.Size
+			if data, err := e.ReadFile(StateCap - kept); err == nil {
+				t.bytes[rel], st.sum = data, sha256.Sum256(data)
+				kept += int64(len(data))
+			} else {
+				st.sum = digestOf(e) // over the cap: its digest alone
+			}
 		}
-	}
+		t.files[rel] = st
+	})
 	return t
 }
 
-// read returns .runner's regular files outside this run's out dir, and
-// every other entry (a link, a FIFO) as empty content, so that a planted
-// one counts as added. No symlink is followed, .runner's own included.
-func (t *State) read() map[string][]byte {
-	out := map[string][]byte{}
+// walk calls fn for each entry of .runner outside this run's out dir
+// but directories, by .runner-relative slash path ("." when .runner
+// itself is no directory now). No symlink is followed.
+func (t *State) walk(fn func(rel string, e *safefs.Entry)) {
 	_ = t.root.Walk(".runner", func(e *safefs.Entry) error {
 		if t.skip != "" && (e.Rel == t.skip || strings.HasPrefix(e.Rel, t.skip+"/")) {
 			if e.IsDir() {
@@ -70,14 +83,26 @@ func (t *State) read() map[string][]byte {
 		if e.Rel == ".runner" {
 			rel = "." // .runner itself is no directory now
 		}
-		data := []byte{}
-		if e.Mode.IsRegular() {
-			data, _ = e.ReadFile(-1)
-		}
-		out[rel] = data
+		fn(rel, e)
 		return nil
 	})
-	return out
+}
+
+// digestOf is the SHA-256 of a regular file, streamed: a command's
+// sparse terabyte file costs no memory (read whole, it crashed the
+// runner). An unreadable file gives zeros.
+func digestOf(e *safefs.Entry) [sha256.Size]byte {
+	var sum [sha256.Size]byte
+	f, err := e.Open()
+	if err != nil {
+		return sum
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err == nil {
+		h.Sum(sum[:0])
+	}
+	return sum
 }
 
 // Restore compares .runner with what was recorded, deletes added
@@ -89,25 +114,36 @@ func (t *State) Restore() (changed, lost []string) {
 	if t == nil {
 		return nil, nil
 	}
-	now := t.read()
+	// A file is read only when its size is as recorded: a command's
+	// added or grown file, of any size, is never read.
+	now := map[string]stateEntry{}
+	t.walk(func(rel string, e *safefs.Entry) {
+		st := stateEntry{size: -1}
+		if e.Mode.IsRegular() {
+			st.size = e.Size
+			if old, ok := t.files[rel]; ok && old.size == e.Size {
+				st.sum = digestOf(e)
+			}
+		}
+		now[rel] = st
+	})
 	for rel := range now { // first: a link added where a directory was goes before its files come back
-		if _, ok := t.digest[rel]; !ok {
+		if _, ok := t.files[rel]; !ok {
 			changed = append(changed, path.Join(".runner", rel))
 			_ = t.root.Remove(path.Join(".runner", rel))
 		}
 	}
-	for rel, sum := range t.digest {
-		cur, ok := now[rel]
-		if ok && sha256.Sum256(cur) == sum {
+	for rel, old := range t.files {
+		if cur, ok := now[rel]; ok && cur == old {
 			continue
 		}
 		changed = append(changed, ".runner/"+rel)
-		old, kept := t.bytes[rel]
+		data, kept := t.bytes[rel]
 		if !kept {
 			lost = append(lost, ".runner/"+rel)
 			continue
 		}
-		if err := t.root.WriteFile(path.Join(".runner", rel), old, 0o644); err != nil {
+		if err := t.root.WriteFile(path.Join(".runner", rel), data, 0o644); err != nil {
 			lost = append(lost, ".runner/"+rel)
 		}
 	}

@@ -137,3 +137,40 @@ func TestArmStateWithoutRunnerDir(t *testing.T) {
 		t.Errorf("nil State's Restore = %q, %q", changed, lost)
 	}
 }
+
+// TestStateRestoreSparse: a sparse 1 TiB file added under .runner, and
+// an earlier run's file grown to one, are named and dealt with without
+// being read (read whole, one crashed the runner); a same-size rewrite
+// of a file over StateCap is caught by its digest and named lost.
+func TestStateRestoreSparse(t *testing.T) {
+	wt := t.TempDir()
+	writeFiles(t, wt, map[string]string{".runner/runs/a/result.json": `{"status":"success"}`, ".runner/runs/a/out.log": ""})
+	big := filepath.Join(wt, ".runner", "runs", "a", "big.log")
+	writeFiles(t, wt, map[string]string{".runner/runs/a/big.log": ""})
+	if err := os.Truncate(big, StateCap+1); err != nil {
+		t.Fatal(err)
+	}
+	s := ArmState(safefs.New(wt), "")
+	for _, p := range []string{".runner/runs/added.bin", ".runner/runs/a/out.log"} {
+		writeFiles(t, wt, map[string]string{p: ""})
+		if err := os.Truncate(filepath.Join(wt, filepath.FromSlash(p)), 1<<40); err != nil {
+			t.Skipf("a sparse 1 TiB file: %v", err)
+		}
+	}
+	f, err := os.OpenFile(big, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("forged"), 100); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	changed, lost := s.Restore()
+	want := []string{".runner/runs/a/big.log", ".runner/runs/a/out.log", ".runner/runs/added.bin"}
+	if !slices.Equal(changed, want) || !slices.Equal(lost, []string{".runner/runs/a/big.log"}) {
+		t.Errorf("Restore = %q, lost %q; want %q, big.log lost", changed, lost, want)
+	}
+	if fi, err := os.Stat(filepath.Join(wt, ".runner", "runs", "a", "out.log")); err != nil || fi.Size() != 0 {
+		t.Errorf("out.log after Restore: %v, %v; want it empty again", fi, err)
+	}
+}

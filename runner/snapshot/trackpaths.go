@@ -361,7 +361,7 @@ func (s *Store) dirContext(dir string) (stack *gitignore.Stack, trackedOnly, ok 
 		if trackedOnly {
 			return
 		}
-		if b, err := s.fs.ReadFile(path.Join(d, ".gitignore"), -1); err == nil {
+		if b, err := s.fs.ReadFile(path.Join(d, ".gitignore"), gitignore.MaxFile); err == nil {
 			base := s.prefix
 			if d != "" {
 				base += d + "/"
