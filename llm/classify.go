@@ -164,6 +164,8 @@ func classify(f errorFacts) *Error {
 	if status == 0 {
 		if n, err := strconv.Atoi(f.Code); err == nil && n >= 400 && n <= 599 {
 			status = n // an in-stream error's numeric code stands for a status
+		} else {
+			status = typeStatus[typ] // so does a type that has one status
 		}
 	}
 	shortQuota := f.QuotaPeriod == "second" || f.QuotaPeriod == "minute"
@@ -215,6 +217,15 @@ func serverDelay(f errorFacts) time.Duration {
 		d = messageRetryDelay(f.Message)
 	}
 	return d
+}
+
+// typeStatus is the HTTP status of error types that come with one status
+// only (Anthropic's error types, which gateways also send in a stream):
+// an in-stream authentication error is as fatal as a 401.
+var typeStatus = map[string]int{
+	"authentication_error": 401, "invalid_api_key": 401,
+	"billing_error": 402, "permission_error": 403, "permission_denied": 403,
+	"not_found_error": 404, "request_too_large": 413,
 }
 
 func isServerSide(s string) bool {

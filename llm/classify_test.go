@@ -56,6 +56,15 @@ func TestClassify(t *testing.T) {
 		{"quota beats 429", errorFacts{Status: 429, Code: "insufficient_quota"}, ClassFatal},
 		{"rate limit type", errorFacts{Status: 400, Type: "throttling_exception"}, ClassRetryable},
 		{"numeric 429 code in stream", errorFacts{InStream: true, Code: "429"}, ClassRetryable},
+		// Anthropic's error types that have one status decide in a stream
+		// as that status does (docs.claude.com, "Errors": HTTP errors).
+		{"in-stream authentication_error", errorFacts{InStream: true, Type: "authentication_error", Message: "invalid x-api-key"}, ClassFatal},
+		{"in-stream permission_error", errorFacts{InStream: true, Type: "permission_error", Message: "Your API key does not have permission to use the specified resource."}, ClassFatal},
+		{"in-stream billing_error", errorFacts{InStream: true, Type: "billing_error", Message: "Your credit balance is too low"}, ClassFatal},
+		{"in-stream request_too_large", errorFacts{InStream: true, Type: "request_too_large", Message: "Request exceeds the maximum allowed number of bytes."}, ClassContextOverflow},
+		{"in-stream overloaded_error stays retryable", errorFacts{InStream: true, Type: "overloaded_error", Message: "Overloaded"}, ClassRetryable},
+		{"in-stream invalid_request_error with api_error code stays retryable (case 13)", errorFacts{InStream: true, Code: "api_error", Type: "invalid_request_error", Message: "Internal server error"}, ClassRetryable},
+		{"in-stream error without signals is retried", errorFacts{InStream: true, Message: "something happened"}, ClassRetryable},
 		{"bedrock throttling wording", errorFacts{Status: 400, Message: "Too many tokens, please wait before trying again."}, ClassRetryable},
 		{"overflow before rate limit (Groq 413)", errorFacts{Status: 413, Code: "rate_limit_exceeded", Type: "tokens",
 			Message: "Request too large for model `llama-3.3-70b-versatile` on tokens per minute (TPM): Limit 6000, Requested 14810, please reduce your message size and try again."}, ClassContextOverflow},

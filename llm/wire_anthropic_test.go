@@ -90,6 +90,8 @@ func TestAnthropicErrors(t *testing.T) {
 	}{
 		{"529", raw(llmtest.AnthropicOverloaded()), llm.ClassRetryable},
 		{"in-stream overloaded", raw(inStream), llm.ClassRetryable},
+		{"in-stream authentication_error", raw(llmtest.SSE(strings.Replace(string(inStream.Body), `"type":"overloaded_error","message":"Overloaded"`,
+			`"type":"authentication_error","message":"invalid x-api-key"`, 1))), llm.ClassFatal},
 		{"prompt too long", raw(llmtest.AnthropicError(400, "invalid_request_error", "prompt is too long: 208310 tokens > 200000 maximum")), llm.ClassContextOverflow},
 		{"bad request", raw(llmtest.AnthropicError(400, "invalid_request_error", "tools.0.input_schema: Field required")), llm.ClassFatal},
 		{"rate limit", raw(llmtest.AnthropicError(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")), llm.ClassRetryable},
