@@ -3,6 +3,7 @@ package llm_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seed43ef5acb/runner/llm"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
@@ -39,6 +40,29 @@ func TestReplySSEFraming(t *testing.T) {
 				"event\ndata: " + end + "\n\ndata: [DONE]\n\n"), want: want},
 		{name: "anthropic-style ping events between chunks", source: "Anthropic streaming docs: event: ping with data {\"type\": \"ping\"}",
 			reply: llmtest.SSE("event: ping\ndata: {\"type\": \"ping\"}\n\n" + lf), want: want},
+	}
+	runReplyCases(t, cases)
+}
+
+// TestReplySplitReads: the body arrives in two network reads split inside
+// a multi-byte UTF-8 character, of text and of tool-call arguments. Lines
+// are framed on bytes, so no character is cut (the fault of per-read
+// decoders: api7/aisix#111, zeroclaw-labs/zeroclaw#4754).
+func TestReplySplitReads(t *testing.T) {
+	t.Parallel()
+	text := "data: " + content("Grüße, 世界 🌍") + "\n\ndata: " + finish(`"stop"`) + "\n\ndata: [DONE]\n\n"
+	call := "data: " + callChunk("", 0, "c1", "write", `{"text":"世界 🌍"}`) + "\n\ndata: " + finish(`"tool_calls"`) + "\n\ndata: [DONE]\n\n"
+	inside := func(body, char string, k int) int { return strings.Index(body, char) + k } // k bytes into char
+	cases := []replyCase{
+		{name: "text split inside a 2-byte character", source: "https://github.com/api7/aisix/issues/111",
+			reply: llmtest.Reply{Body: []byte(text), Pause: 20 * time.Millisecond, PauseAfter: inside(text, "ü", 1)},
+			want:  replyView{Text: "Grüße, 世界 🌍", Finish: llm.FinishStop}},
+		{name: "text split inside a 4-byte character", source: "https://github.com/danielmiessler/Fabric/pull/2203 (F0 9F | 8C 8D)",
+			reply: llmtest.Reply{Body: []byte(text), Pause: 20 * time.Millisecond, PauseAfter: inside(text, "🌍", 2)},
+			want:  replyView{Text: "Grüße, 世界 🌍", Finish: llm.FinishStop}},
+		{name: "tool arguments split inside a 3-byte character", source: "https://github.com/zeroclaw-labs/zeroclaw/pull/4754 (CJK split across chunks)",
+			reply: llmtest.Reply{Body: []byte(call), Pause: 20 * time.Millisecond, PauseAfter: inside(call, "界", 1)},
+			tools: []string{"write"}, want: replyView{Finish: llm.FinishToolCalls, Calls: []string{`write {"text":"世界 🌍"}`}}},
 	}
 	runReplyCases(t, cases)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/seed43ef5acb/runner/llm"
+	"github.com/seed43ef5acb/runner/llm/llmtest"
 )
 
 // Responses stream events for the cases below: a created response, a
@@ -116,6 +117,53 @@ func TestResponsesWholeItems(t *testing.T) {
 		{name: "everything only in the terminal response", source: "https://github.com/NVIDIA-NeMo/Switchyard/pull/777 (recover Responses terminal snapshot output)",
 			reply: sseEvents(respCreated, respEnd("completed", snapshot)),
 			want:  replyView{Text: "Hallo", Finish: llm.FinishToolCalls, Usage: u, Calls: []string{`read {"path":"a.go"}`}}},
+	}
+	runNativeCases(t, llm.NewResponses, cases)
+}
+
+// TestResponsesStreamShapes: the Responses stream's terminal events,
+// reasoning summaries and refusals (OpenAI API reference,
+// responses-streaming), through the responses provider.
+func TestResponsesStreamShapes(t *testing.T) {
+	t.Parallel()
+	u := &llm.Usage{InputTokens: 10, OutputTokens: 5}
+	reasoning := []string{`{"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]}}`,
+		`{"type":"response.reasoning_summary_part.added","output_index":0,"item_id":"rs_1","summary_index":0,"part":{"type":"summary_text","text":""}}`,
+		`{"type":"response.reasoning_summary_text.delta","output_index":0,"item_id":"rs_1","summary_index":0,"delta":"Read it."}`,
+		`{"type":"response.reasoning_summary_part.added","output_index":0,"item_id":"rs_1","summary_index":1,"part":{"type":"summary_text","text":""}}`,
+		`{"type":"response.reasoning_summary_text.delta","output_index":0,"item_id":"rs_1","summary_index":1,"delta":"Then fix it."}`}
+	cases := []nativeCase{
+		{name: "response.failed with server_error after text", source: "responses-streaming/response/failed: response.error {code, message}",
+			reply: sseEvents(respCreated, respMsgAdded, respText("Hal"), `{"type":"response.failed","response":{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"The model failed to generate a response."}}}`),
+			want:  replyView{Text: "Hal", Class: llm.ClassRetryable}},
+		{name: "response.failed with rate_limit_exceeded waits", source: "responses-streaming/response/failed with the rate-limit code and its message",
+			reply: sseEvents(respCreated, `{"type":"response.failed","response":{"id":"resp_1","status":"failed","error":{"code":"rate_limit_exceeded","message":"Rate limit reached. Please try again in 2s."}}}`),
+			want:  replyView{Class: llm.ClassRetryable, RetryAfter: 2e9}},
+		{name: "response.failed with context_length_exceeded compacts", source: "responses-streaming/response/failed with the overflow code",
+			reply: sseEvents(respCreated, `{"type":"response.failed","response":{"id":"resp_1","status":"failed","error":{"code":"context_length_exceeded","message":"Your input exceeds the context window of this model."}}}`),
+			want:  replyView{Class: llm.ClassContextOverflow}},
+		{name: "response.failed without an error", source: "responses-streaming/response/failed with error null (a gateway's)",
+			reply: sseEvents(respCreated, `{"type":"response.failed","response":{"id":"resp_1","status":"failed","error":null}}`),
+			want:  replyView{Class: llm.ClassRetryable}},
+		{name: "response.incomplete at max_output_tokens", source: "responses-streaming/response/incomplete: incomplete_details.reason",
+			reply: sseEvents(respCreated, respMsgAdded, respText("Hal"), respEnd("incomplete", `,"incomplete_details":{"reason":"max_output_tokens"}`)),
+			want:  replyView{Text: "Hal", Finish: llm.FinishLength, Usage: u}},
+		{name: "response.incomplete by the content filter", source: "responses-streaming/response/incomplete: content_filter",
+			reply: sseEvents(respCreated, respMsgAdded, respText("Hal"), respEnd("incomplete", `,"incomplete_details":{"reason":"content_filter"}`)),
+			want:  replyView{Text: "Hal", Finish: llm.FinishContentFilter, Usage: u}},
+		{name: "reasoning summary parts", source: "responses-streaming: reasoning_summary_part.added, reasoning_summary_text.delta",
+			reply: sseEvents(append(append([]string{respCreated}, reasoning...), respMsgAdded, respText("Done."), respEnd("completed", ""))...),
+			want:  replyView{Text: "Done.", Reasoning: "Read it.\n\nThen fix it.", Finish: llm.FinishStop, Usage: u}},
+		{name: "refusal deltas", source: "responses-streaming/response/refusal/delta",
+			reply: sseEvents(respCreated, respMsgAdded, `{"type":"response.refusal.delta","output_index":0,"item_id":"msg_1","content_index":0,"delta":"I can't help with that."}`,
+				`{"type":"response.refusal.done","output_index":0,"item_id":"msg_1","content_index":0,"refusal":"I can't help with that."}`, respEnd("completed", "")),
+			want: replyView{Text: "I can't help with that.", Finish: llm.FinishStop, Usage: u}},
+		{name: "cut before the terminal event", source: "a stream that ends without response.completed is incomplete",
+			reply: sseEvents(respCreated, respMsgAdded, respText("Hal")),
+			want:  replyView{Text: "Hal", Class: llm.ClassRetryable}},
+		{name: "[DONE] after response.completed", source: "gateways that end a Responses stream with data: [DONE]",
+			reply: llmtest.SSE(sseEventsText(respCreated, respMsgAdded, respText("Hal"), respEnd("completed", "")) + "data: [DONE]\n\n"),
+			want:  replyView{Text: "Hal", Finish: llm.FinishStop, Usage: u}},
 	}
 	runNativeCases(t, llm.NewResponses, cases)
 }
