@@ -148,7 +148,8 @@ type errorFacts struct {
 	BodyHeader  http.Header
 }
 
-// classify applies the README rules in their order: context overflow
+// classify applies the README rules in their order (status 498 is Groq's
+// flex-tier capacity, a 5xx in all but number): context overflow
 // first (a request that can never fit is compacted, never retried as a
 // rate limit: Groq sends it as 413 rate_limit_exceeded), then an exhausted
 // quota (fatal, unless its details name a per-second or per-minute window,
@@ -179,7 +180,7 @@ func classify(f errorFacts) *Error {
 		e.Class = ClassRetryable
 	case nonTransient(status):
 		e.Class = ClassFatal
-	case status >= 500 || status == 408 || isServerSide(code) || isServerSide(typ) ||
+	case status >= 500 || status == 408 || status == 498 || isServerSide(code) || isServerSide(typ) ||
 		strings.Contains(msg, "overloaded") || strings.Contains(msg, "internal server error"):
 		e.Class = ClassRetryable
 	case status >= 400:
