@@ -74,7 +74,7 @@ func (r *execRun) runAgent(ctx context.Context) error {
 		return nil
 	}
 	cfg := runner.Config{
-		Model: r.model, ModelName: r.modelName,
+		Model: r.model, ModelName: r.modelName, ReasoningEffort: r.spec.ReasoningEffort,
 		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: r.userMessage(),
 		Tools:  r.baseTools(r.redactResults(tools.GuardAll(append(tools.Offered(tools.Builtins(r.toolEnv()), rules), r.mcpTools()...), rules, r.workTree))),
 		Policy: rules, Sink: r.sink,

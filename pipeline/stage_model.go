@@ -47,6 +47,10 @@ func (r *execRun) setupModel(ctx context.Context) error {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 	}
+	if err := r.wire.CheckEffort(r.spec.ReasoningEffort); err != nil {
+		pos, _ := r.spec.Position("reasoning_effort")
+		return fmt.Errorf("%w: %s:%d:%d: %w (change it, or name another wire with provider.wire)", ErrUsage, r.spec.Path, pos.Line, pos.Col, err)
+	}
 	r.baseURL = r.wireBaseURL()
 	cfg := llm.Config{}
 	if platform != llm.PlatformAnthropic {

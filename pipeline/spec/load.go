@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/seed43ef5acb/runner/llm"
 )
 
 // MaxSize is the largest task spec file Load reads, in bytes.
@@ -149,10 +151,13 @@ func (d *Decoder) spec(root *yaml.Node) *Spec {
 		return d.NonEmpty(p, n)
 	}
 	seen := d.Mapping("", root, FieldFuncs{
-		"version":      func(p string, n *yaml.Node) { s.Version = d.version(p, n) },
-		"name":         func(p string, n *yaml.Node) { s.Name = d.name(p, n) },
-		"description":  func(p string, n *yaml.Node) { s.Description = d.Str(p, n) },
-		"model":        func(p string, n *yaml.Node) { s.Model = d.NonEmpty(p, n) },
+		"version":     func(p string, n *yaml.Node) { s.Version = d.version(p, n) },
+		"name":        func(p string, n *yaml.Node) { s.Name = d.name(p, n) },
+		"description": func(p string, n *yaml.Node) { s.Description = d.Str(p, n) },
+		"model":       func(p string, n *yaml.Node) { s.Model = d.NonEmpty(p, n) },
+		"reasoning_effort": func(p string, n *yaml.Node) {
+			s.ReasoningEffort = d.oneOf(p, n, llm.ReasoningEfforts())
+		},
 		"instructions": func(p string, n *yaml.Node) { s.Instructions = d.Str(p, n) },
 		"prompt":       func(p string, n *yaml.Node) { s.Prompt = tmpl(p, n) },
 		"inputs":       func(p string, n *yaml.Node) { s.Inputs = d.inputs(p, n) },

@@ -45,17 +45,20 @@ type Provider struct {
 	Store *bool
 }
 
+// oneOf decodes a non-empty string that must be one of allowed.
+func (d *Decoder) oneOf(path string, n *yaml.Node, allowed []string) string {
+	v := d.NonEmpty(path, n)
+	if v != "" && !slices.Contains(allowed, v) {
+		d.ErrorAt(n, "one of: "+strings.Join(allowed, ", "), "%s: unknown value %q", path, v)
+	}
+	return v
+}
+
 // provider decodes "provider".
 func (d *Decoder) provider(path string, n *yaml.Node) Provider {
 	var p Provider
 	boolPtr := func(p string, n *yaml.Node) *bool { v := d.Boolean(p, n); return &v }
-	oneOf := func(p string, n *yaml.Node, allowed []string) string {
-		v := d.NonEmpty(p, n)
-		if v != "" && !slices.Contains(allowed, v) {
-			d.ErrorAt(n, "one of: "+strings.Join(allowed, ", "), "%s: unknown value %q", p, v)
-		}
-		return v
-	}
+	oneOf := d.oneOf
 	d.Mapping(path, n, FieldFuncs{
 		"wire":               func(q string, n *yaml.Node) { p.Wire = oneOf(q, n, llm.WireNames()) },
 		"platform":           func(q string, n *yaml.Node) { p.Platform = oneOf(q, n, llm.PlatformNames()) },

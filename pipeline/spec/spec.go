@@ -24,6 +24,10 @@ type Spec struct {
 	Description string
 	// Model is the default model ("model"); --model and RUNNER_MODEL override it.
 	Model string
+	// ReasoningEffort asks the model to think less or more
+	// ("reasoning_effort"): one of llm.ReasoningEfforts(), "" to send none.
+	// Each wire names it its own way; see docs/providers.md.
+	ReasoningEffort string
 	// Instructions are added to the system prompt ("instructions").
 	Instructions string
 	// Prompt is the user message, a Go text/template over .Inputs, .Event and

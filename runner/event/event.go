@@ -108,10 +108,12 @@ type RunStarted struct {
 	Model      string `json:"model"`
 	BaseURL    string `json:"base_url"`
 	// Wire is the API spoken: "chat", "responses" or "anthropic".
-	Wire          string            `json:"wire,omitempty"`
-	RunnerVersion string            `json:"runner_version"`
-	Inputs        map[string]string `json:"inputs"`
-	Limits        Limits            `json:"limits"`
+	Wire string `json:"wire,omitempty"`
+	// ReasoningEffort is the spec's reasoning_effort ("" when not set).
+	ReasoningEffort string            `json:"reasoning_effort,omitempty"`
+	RunnerVersion   string            `json:"runner_version"`
+	Inputs          map[string]string `json:"inputs"`
+	Limits          Limits            `json:"limits"`
 	// Sandbox is the OS sandbox of bash and the checks (absent in logs
 	// written before it existed).
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
