@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -87,6 +88,7 @@ func errorFields(obj map[string]json.RawMessage) errorBody {
 	}
 	if m, ok := obj["metadata"]; ok {
 		b.Header = metadataHeaders(m)
+		b.upstream(m)
 	}
 	if b.Message == "" {
 		var list []string
@@ -95,6 +97,35 @@ func errorFields(obj map[string]json.RawMessage) errorBody {
 		}
 	}
 	return b
+}
+
+// upstream merges the upstream provider's error that OpenRouter wraps as
+// a string in metadata.raw under the message "Provider returned error":
+// its message is appended, and its code, type and retry hints fill what
+// the wrapper lacks (a numeric code is the wrapper's status, so the
+// upstream's named code wins), so its overflow, quota or rate-limit
+// wording is judged.
+func (b *errorBody) upstream(metadata json.RawMessage) {
+	var m struct {
+		Raw json.RawMessage `json:"raw"`
+	}
+	if json.Unmarshal(metadata, &m) != nil {
+		return
+	}
+	raw := rawText(m.Raw)
+	if raw == "" {
+		return
+	}
+	in := parseErrorBody([]byte(raw))
+	if in.Message != "" && !strings.Contains(b.Message, in.Message) {
+		b.Message = strings.TrimSpace(b.Message + ": " + in.Message)
+	}
+	if _, err := strconv.Atoi(in.Code); (in.Code != "" && err != nil) || b.Code == "" {
+		b.Code = in.Code // a named upstream code, or any when the wrapper has none
+	}
+	b.Type = cmp.Or(b.Type, in.Type)
+	b.RetryDelay = cmp.Or(b.RetryDelay, in.RetryDelay)
+	b.QuotaPeriod = cmp.Or(b.QuotaPeriod, in.QuotaPeriod)
 }
 
 // metadataHeaders reads the headers OpenRouter copies into an error's

@@ -102,6 +102,10 @@ func TestParseErrorBody(t *testing.T) {
 		{`{"error":{"message":["a","b"]}}`, errorBody{Message: "a, b"}},
 		{`{"object":"error","message":"m","type":"invalid_request_error","code":null}`, errorBody{Type: "invalid_request_error", Message: "m"}},
 		{`{"detail":"Not Found"}`, errorBody{Message: "Not Found"}},
+		{`{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"{\"error\":{\"message\":\"m\",\"type\":\"t\",\"code\":\"c\"}}"}}}`,
+			errorBody{Code: "c", Type: "t", Message: "Provider returned error: m"}},
+		{`{"error":{"message":"Provider returned error","code":502,"metadata":{"raw":"upstream timed out"}}}`,
+			errorBody{Code: "502", Message: "Provider returned error: upstream timed out"}},
 		{`bad gateway`, errorBody{Message: "bad gateway"}},
 		{``, errorBody{}},
 	}
