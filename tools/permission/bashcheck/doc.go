@@ -44,7 +44,9 @@
 //     node -e, ruby -e, or a program on standard input) that can run a
 //     command (interpreters.go).
 //   - Redirections: output is an edit of its target (edit rules), input a
-//     read of its file; >&N and /dev/null-like sinks write nothing.
+//     read of its file; >&N and /dev/null-like sinks write nothing. So
+//     are the files that touch, mkdir, rm, cp, mv, ln, install, truncate,
+//     dd of= and tar -c -f write (fileops.go).
 //   - The directories each command may run in (cd, pushd, popd through
 //     lists, &&, ||, subshells and loops): relative argument paths are
 //     placed there, and checked against external_directory when they

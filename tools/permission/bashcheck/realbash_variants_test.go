@@ -34,5 +34,17 @@ func variantCases() []realCase {
 		{kind: "interpreter-c", cmd: "perl -le 'print `touch .github/PWNED`'", harmful: true, rules: p, need: "perl"},
 		{kind: "interpreter-c", cmd: "node -e 'require(\"child_process\").execSync(\"touch .github/PWNED\")'", harmful: true, rules: p, need: "node"},
 		{kind: "interpreter-c", cmd: "perl -ne 'print if /package/' src/a.go", rules: p, need: "perl"},
+		{kind: "sed-e", cmd: "sed -n '1{e touch .github/PWNED\n}' src/a.go", harmful: true, rules: p},
+		{kind: "sed-e", cmd: "sed -n '1{p;q}' src/a.go", rules: p},
+		{kind: "awk-getline", cmd: `awk 'BEGIN{ARGV[1]=".env"; ARGC=2}{print}'`, harmful: true, rules: p},
+		{kind: "awk-getline", cmd: `awk 'BEGIN{for (i = 1; i < ARGC; i++) print ARGV[i]}' src/a.go`, rules: p},
+		{kind: "dd-operand", cmd: "dd if=/dev/zero of=.github/x count=1", harmful: true, rules: p, need: "dd"},
+		{kind: "dd-operand", cmd: "dd if=link-out/secret.txt", harmful: true, rules: p, need: "dd"},
+		{kind: "tar-write", cmd: "tar -cf .github/x src", harmful: true, rules: p, need: "tar"},
+		{kind: "writer-operand", cmd: "cp src/a.go .github/x", harmful: true, rules: p},
+		{kind: "writer-operand", cmd: "touch .github/x", harmful: true, rules: p},
+		{kind: "writer-operand", cmd: "mkdir -p .github/x", harmful: true, rules: p},
+		{kind: "writer-operand", cmd: "ln -s ../src .github/x", harmful: true, rules: p},
+		{kind: "writer-operand", cmd: "mkdir -p src/new && touch src/new/x.go && cp src/a.go src/new/", rules: p},
 	}
 }

@@ -190,6 +190,10 @@ func awkTextProblem(prog string, io *awkIO) string { //nolint:gocyclo // one sca
 			switch prog[i:j] {
 			case "system":
 				return "awk's system() runs a command, which cannot be judged"
+			case "ARGV", "ARGC":
+				if awkAssigned(prog, j) || prev == ',' {
+					return "awk's program changes " + prog[i:j] + ", so the files it reads are only known at run time"
+				}
 			case "print", "printf":
 				printDepth = depth
 			case "getline":
@@ -204,6 +208,29 @@ func awkTextProblem(prog string, io *awkIO) string { //nolint:gocyclo // one sca
 		}
 	}
 	return ""
+}
+
+// awkAssigned reports an assignment to the name ending at prog[j]
+// (ARGV[1] = "f", ARGC++, ARGC += 1), its subscript skipped.
+func awkAssigned(prog string, j int) bool {
+	k := skipBlanks(prog, j)
+	if k < len(prog) && prog[k] == '[' {
+		for depth := 0; k < len(prog); k++ {
+			if prog[k] == '[' {
+				depth++
+			} else if prog[k] == ']' {
+				if depth--; depth == 0 {
+					break
+				}
+			}
+		}
+		k = skipBlanks(prog, k+1)
+	}
+	rest := prog[min(k, len(prog)):]
+	if strings.HasPrefix(rest, "==") {
+		return false
+	}
+	return strings.HasPrefix(rest, "=") || len(rest) > 1 && strings.IndexByte("+-*/%^", rest[0]) >= 0 && (rest[1] == '=' || rest[1] == rest[0])
 }
 
 // awkGetlineFrom returns the index after the '<' of `getline [var] <`
@@ -282,10 +309,16 @@ func tarProblem(args []word) string {
 				"info-script", "new-volume-script", "rsh-command", "rmt-command") {
 				return "tar " + s + why
 			}
+			if longPrefixOf(name, "absolute-names") {
+				return "tar " + s + " keeps absolute member names: extracting writes anywhere, which cannot be judged"
+			}
 		case strings.HasPrefix(s, "-") || i == 1:
 			for _, c := range strings.TrimPrefix(s, "-") {
 				if c == 'I' || c == 'F' {
 					return "tar -" + string(c) + " (in " + s + ")" + why
+				}
+				if c == 'P' {
+					return "tar -P (in " + s + ") keeps absolute member names: extracting writes anywhere, which cannot be judged"
 				}
 				if strings.HasPrefix(s, "-") && strings.ContainsRune("fCTXbgHKLNV", c) {
 					break // the rest of the word is the option's argument

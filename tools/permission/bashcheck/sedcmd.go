@@ -106,7 +106,9 @@ func (p *sedParser) command() string {
 		p.untilAny("\n") // text or a comment, to the end of the line
 	case ':', 'b', 't', 'T', 'v':
 		p.untilAny(";\n") // a label ends at ';' in GNU sed: what follows is judged
-	case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'q', 'Q', 'x', 'z', 'F', 'L':
+	case '{', '}':
+		// a block's first command follows '{' at once (1{e cmd)
+	case '=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'q', 'Q', 'x', 'z', 'F', 'L':
 		p.untilAny(";\n}")
 	default:
 		return "the sed script has a command (" + string(c) + ") the check does not know"

@@ -116,6 +116,9 @@ func isShell(base string) bool {
 // unwrap finds the commands and scripts a command runs.
 func unwrap(prog string, args []word) wrapped {
 	base := path.Base(prog)
+	if w, ok := unwrapFileProgram(base, args); ok {
+		return w
+	}
 	switch {
 	case base == "find":
 		return unwrapFind(args)
@@ -155,7 +158,7 @@ func unwrap(prog string, args []word) wrapped {
 	case isAwk(base):
 		return awkCommand(args)
 	case base == "tar":
-		return wrapped{problem: tarProblem(args)}
+		return wrapped{problem: tarProblem(args), writes: tarArchiveWrite(args)}
 	case isShell(base):
 		return unwrapShell(args)
 	case base == "npm" || base == "npx":
