@@ -15,6 +15,7 @@ import (
 func overflowWordings() []string {
 	return []string{
 		"maximum context length",                     // OpenAI, vLLM, DeepSeek, OpenRouter, Mistral, Fireworks
+		"maximum context lenght",                     // Mistral's misspelling, seen through LiteLLM
 		"context_length_exceeded",                    // OpenAI, Azure, Groq codes appearing in messages
 		"context window",                             // "exceeds the context window"; MiniMax "context window exceeds limit (2013)" (MiniMax-AI/MiniMax-M2#119)
 		"prompt is too long",                         // Anthropic (whoz-oss/coday#26)
@@ -37,6 +38,7 @@ func overflowWordings() []string {
 		"reduce the length of the messages",          // vLLM, Groq context_length_exceeded
 		"prompt exceeds max length",                  // Zhipu GLM code 1261
 		"input is too long for requested model",      // Amazon Bedrock
+		"contextwindowexceedederror",                 // LiteLLM's exception name: "litellm.ContextWindowExceededError: …" whatever the upstream said
 		"prompt token count of",                      // GitHub Copilot "prompt token count of 93854 exceeds the limit of 90000" (jjleng/copilot-more#35)
 		"too many tokens: total number of tokens",    // Cohere "too many tokens: total number of tokens (prompt and prediction) cannot exceed 2048" (cohere-ai/sandbox-topically#4)
 	}
