@@ -47,6 +47,18 @@ type Part struct {
 	Fin  *StepFinish  // step-finish
 	Diff *event.Patch // patch
 	done bool         // text/reasoning: the -end event arrived
+	// buf holds a streamed text or reasoning part; Text is its String(),
+	// so n deltas cost O(n), not the O(n²) of Text += delta.
+	buf strings.Builder
+}
+
+// appendText adds a streamed delta to a text or reasoning part.
+func (p *Part) appendText(delta string) {
+	if p.buf.Len() == 0 && p.Text != "" {
+		p.buf.WriteString(p.Text)
+	}
+	p.buf.WriteString(delta)
+	p.Text = p.buf.String()
 }
 
 // ToolPart is a tool call and its outcome.

@@ -81,9 +81,9 @@ func keepUsage(t *turn, rest []llm.Event) {
 func (s *Session) handle(ctx context.Context, t *turn, ev llm.Event) bool {
 	switch ev.Type {
 	case llm.EventTextStart, llm.EventTextDelta:
-		t.part(PartText, ev.ID).Text += ev.Delta
+		t.part(PartText, ev.ID).appendText(ev.Delta)
 	case llm.EventReasoningStart, llm.EventReasoningDelta:
-		t.part(PartReasoning, ev.ID).Text += ev.Delta
+		t.part(PartReasoning, ev.ID).appendText(ev.Delta)
 	case llm.EventTextEnd:
 		s.closePart(t, PartText, ev.ID)
 	case llm.EventReasoningEnd:
