@@ -254,6 +254,8 @@ func commandOptionProblem(prog string, args []word) string {
 		return base + " runs editor commands (including !command) from its options or input, which cannot be judged; edit files with the edit tool"
 	case "gdb", "lldb", "tmux", "screen", "expect":
 		return base + " runs commands given in its options, scripts or input, which cannot be judged"
+	case "make", "gmake":
+		return makeProblem(base, args)
 	}
 	for i := 1; i < len(args); i++ {
 		if !args[i].static() {
@@ -312,4 +314,47 @@ func sshOption(base string, args []word, i int) string {
 		return base + " -o " + value + " makes ssh run a local command, which cannot be judged"
 	}
 	return ""
+}
+
+// makeProblem judges make's command line: --eval text, and variable
+// assignments that choose the shell or its flags (SHELL, .SHELLFLAGS),
+// run a command (NAME!=cmd), add makefiles or options (MAKEFILES,
+// MAKEFLAGS), or hold text make expands ($(shell cmd) in any value).
+func makeProblem(base string, args []word) string {
+	for _, a := range args[1:] {
+		if !a.static() {
+			if strings.Contains(a.text, "=") {
+				return base + " " + a.text + " assigns a value only known at run time, which make expands ($(shell …) runs a command)"
+			}
+			continue
+		}
+		s := a.lit()
+		if s == "-E" || strings.HasPrefix(s, "--eval") || len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.Contains(s, "E") {
+			return base + " " + s + " evaluates makefile text, which can run a command ($(shell …)); put it in the Makefile"
+		}
+		if strings.HasPrefix(s, "-") {
+			continue
+		}
+		lhs, value, ok := strings.Cut(s, "=")
+		if !ok {
+			continue
+		}
+		name := strings.TrimSpace(strings.TrimRight(lhs, ":+?!"))
+		switch {
+		case strings.HasSuffix(lhs, "!"):
+			return base + " " + s + " is a shell assignment: make runs " + value
+		case strings.ContainsAny(name, "$ \t") || holdsMakeCode(value):
+			return base + " " + s + " holds text make expands, where $(shell …) runs a command, which cannot be judged"
+		}
+		switch name {
+		case "SHELL", ".SHELLFLAGS", "MAKESHELL", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKEFILES", "MAKE", ".RECIPEPREFIX":
+			return base + " " + s + " changes how make runs every recipe (its shell, flags or makefiles), which cannot be judged"
+		}
+	}
+	return ""
+}
+
+// holdsMakeCode reports a value with a make reference: $(…) or ${…}.
+func holdsMakeCode(s string) bool {
+	return strings.Contains(s, "$(") || strings.Contains(s, "${")
 }

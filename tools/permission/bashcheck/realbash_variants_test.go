@@ -46,5 +46,8 @@ func variantCases() []realCase {
 		{kind: "writer-operand", cmd: "mkdir -p .github/x", harmful: true, rules: p},
 		{kind: "writer-operand", cmd: "ln -s ../src .github/x", harmful: true, rules: p},
 		{kind: "writer-operand", cmd: "mkdir -p src/new && touch src/new/x.go && cp src/a.go src/new/", rules: p},
+		{kind: "make-shell-var", cmd: "printf 'test:\\n\\t@echo ok\\n' > Makefile && make test --eval='$(shell touch .github/PWNED)'", harmful: true, rules: p, need: "make"},
+		{kind: "make-shell-var", cmd: "printf 'test:\\n\\t@echo ok\\n' > Makefile && make test .SHELLFLAGS='-c touch\\ .github/PWNED;'", harmful: true, rules: p, need: "make"},
+		{kind: "make-shell-var", cmd: "printf 'test:\\n\\t@echo ok\\n' > Makefile && make test V=1 -j2", rules: p, need: "make"},
 	}
 }
