@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"unicode/utf8"
 )
@@ -120,14 +121,26 @@ func (w *wireUsage) usage() *Usage {
 }
 
 // decodeChunk decodes one data payload. Only a JSON syntax error fails;
-// oddly typed members are read as absent.
+// oddly typed members are read as absent (lenientUnmarshal), so a
+// "usage":"n/a" or a "tool_calls":{} does not cost the chunk its text.
 func decodeChunk(raw []byte) (chunk, error) {
 	var c chunk
-	err := json.Unmarshal(raw, &c)
+	err := lenientUnmarshal(raw, &c)
 	if err == nil && c.XGroq == nil && bytes.Contains(raw, []byte(`"x_`)) {
 		c.XGroq = vendorUsage(raw)
 	}
 	return c, err
+}
+
+// lenientUnmarshal is json.Unmarshal that reads oddly typed members as
+// absent: Unmarshal decodes the rest and reports the first type mismatch,
+// which is dropped. Only a syntax error fails.
+func lenientUnmarshal(raw []byte, v any) error {
+	err := json.Unmarshal(raw, v)
+	if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
+		return nil
+	}
+	return err
 }
 
 // vendorUsage finds a usage inside a top-level vendor block named x_*

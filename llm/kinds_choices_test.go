@@ -67,3 +67,24 @@ func TestReplyChoiceIndex(t *testing.T) {
 	}
 	runReplyCases(t, cases)
 }
+
+// TestReplyOddlyTypedMembers: a member of an unexpected type is read as
+// absent, and the rest of its chunk still counts (llm-streams README,
+// "Chunk decoding": decode leniently, case 15). The odd values are made
+// up; before, one of them cost the whole chunk, text and usage included.
+func TestReplyOddlyTypedMembers(t *testing.T) {
+	t.Parallel()
+	stop := finish(`"stop"`)
+	cases := []replyCase{
+		{name: "usage as a string beside the text", source: "llm-streams README, chunk decoding rule (made-up value)",
+			reply: sse(`{"choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":"n/a"}`, stop),
+			want:  replyView{Text: "Hi", Finish: llm.FinishStop}},
+		{name: "tool_calls as an object beside the text", source: "llm-streams README, chunk decoding rule (made-up value)",
+			reply: sse(`{"choices":[{"index":0,"delta":{"content":"Hi","tool_calls":{}}}]}`, stop),
+			want:  replyView{Text: "Hi", Finish: llm.FinishStop}},
+		{name: "choices as an object beside the usage", source: "llm-streams README, chunk decoding rule (made-up value)",
+			reply: sse(content("Hi"), stop, `{"choices":{},"usage":{"prompt_tokens":3,"completion_tokens":1}}`),
+			want:  replyView{Text: "Hi", Finish: llm.FinishStop, Usage: usage(3, 1)}},
+	}
+	runReplyCases(t, cases)
+}

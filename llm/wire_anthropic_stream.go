@@ -104,7 +104,7 @@ type anthDelta struct {
 
 func (d *anthropicDecoder) payload(raw []byte) bool {
 	var ev anthEvent
-	if json.Unmarshal(raw, &ev) != nil {
+	if lenientUnmarshal(raw, &ev) != nil {
 		return d.a.alive // one odd payload must not end the stream
 	}
 	if len(ev.Error) > 0 && string(ev.Error) != "null" {
@@ -145,7 +145,7 @@ func (d *anthropicDecoder) blockStart(i int, raw json.RawMessage) bool {
 		Text     string `json:"text"`
 		Thinking string `json:"thinking"`
 	}
-	if json.Unmarshal(raw, &cb) != nil {
+	if lenientUnmarshal(raw, &cb) != nil {
 		return d.a.alive
 	}
 	b := &anthBlockAcc{typ: cb.Type, start: raw, id: cb.ID, name: cb.Name}

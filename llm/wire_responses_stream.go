@@ -142,7 +142,7 @@ type respItem struct {
 
 func (d *responsesDecoder) payload(raw []byte) bool {
 	var ev respEvent
-	if json.Unmarshal(raw, &ev) != nil {
+	if lenientUnmarshal(raw, &ev) != nil {
 		return d.a.alive
 	}
 	a := d.a
@@ -232,7 +232,7 @@ func (d *responsesDecoder) wholeText(itemID string, index int, text string) bool
 
 func (d *responsesDecoder) itemAdded(index int, raw json.RawMessage) bool {
 	var it respItem
-	if json.Unmarshal(raw, &it) != nil {
+	if lenientUnmarshal(raw, &it) != nil {
 		return d.a.alive
 	}
 	mark(d.seen, it.ID, index)
@@ -270,7 +270,7 @@ func (d *responsesDecoder) call(itemID string, index int) *respCallAcc {
 // here, whatever the deltas said.
 func (d *responsesDecoder) itemDone(index int, raw json.RawMessage) bool {
 	var it respItem
-	if json.Unmarshal(raw, &it) != nil {
+	if lenientUnmarshal(raw, &it) != nil {
 		return d.a.alive
 	}
 	mark(d.seen, it.ID, index)
@@ -313,7 +313,7 @@ func (d *responsesDecoder) itemDone(index int, raw json.RawMessage) bool {
 func (d *responsesDecoder) snapshot(r *respResponse) bool {
 	for i, raw := range r.Output {
 		var it respItem
-		if json.Unmarshal(raw, &it) != nil || marked(d.seen, it.ID, i) {
+		if lenientUnmarshal(raw, &it) != nil || marked(d.seen, it.ID, i) {
 			continue
 		}
 		if !d.itemDone(i, raw) {
