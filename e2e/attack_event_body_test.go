@@ -68,3 +68,32 @@ func TestAttackHugeCommentBody(t *testing.T) {
 		}
 	}
 }
+
+// TestNullIssueBodyRendersEmpty: an issue opened without a body comes
+// with "body": null; the prompt {{ .Event.issue.body }} renders it as
+// nothing, and the model is not told "<no value>".
+func TestNullIssueBodyRendersEmpty(t *testing.T) {
+	t.Parallel()
+	_, repo := smallRepo(t)
+	spec := filepath.Join(t.TempDir(), "task.yaml")
+	mustWriteFile(t, spec, strings.Replace(smallSpec, "prompt: Make status.txt say fixed.",
+		"prompt: \"Issue: {{ .Event.issue.title }} [{{ .Event.issue.body }}]\"", 1))
+	srv := newModel(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"status.txt","content":"fixed\n"}`)}}.Reply(),
+		llmtest.Turn{Text: "Done."}.Reply())
+	gh := newFakeGitHub(t)
+	gh.perms["sample-author"] = "admin"
+	a := newActionsRun(t, "issues", string(readGateFile(t, "issues.null-body.json")), gh.url(), "https://github.com",
+		"GITHUB_TOKEN="+actToken, "GITHUB_ACTOR=sample-author")
+	res := runRunner(t, repo, a.env, "exec", spec, "--out", filepath.Join(t.TempDir(), "out"), "--base-url", srv.URL())
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no model call")
+	}
+	if sent := string(reqs[0].Raw); !strings.Contains(sent, "Issue: Spelling error in the README file []") || strings.Contains(sent, "no value") {
+		t.Errorf("the prompt sent:\n%.2000s", sent)
+	}
+}

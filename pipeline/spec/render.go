@@ -141,18 +141,54 @@ func (s *Spec) RenderTemplate(path, text string, data TemplateData) (string, err
 	if err != nil {
 		return "", fmt.Errorf("%s: %w: %w", where, ErrInputs, err)
 	}
+	if data.Event != nil {
+		data.Event, _ = nullsEmpty(data.Event).(map[string]any)
+	}
 	var b strings.Builder
 	if err := t.Execute(&b, data); err != nil {
 		if m := unsetInput.FindStringSubmatch(err.Error()); m != nil {
 			return "", fmt.Errorf("%s: %w: input %q is not set and has no default (set it with --set %s=VALUE)", where, ErrInputs, m[1], m[1])
+		}
+		if m := notObject.FindStringSubmatch(err.Error()); m != nil {
+			return "", fmt.Errorf("%s: %w: %s is null or text in this event's payload, so it has no field %s "+
+				"(GitHub sends null for some, such as pull_request.head.repo of a deleted fork); guard it: {{ with %s }}{{ .%s }}{{ end }}",
+				where, ErrInputs, m[1], m[2], m[1], m[2])
 		}
 		return "", fmt.Errorf("%s: %w: %w", where, ErrInputs, err)
 	}
 	return b.String(), nil
 }
 
-// unsetInput matches text/template's error for an absent input.
-var unsetInput = regexp.MustCompile(`at <\$?\.Inputs\.(\w+)>: map has no entry for key`)
+var (
+	// unsetInput matches text/template's error for an absent input.
+	unsetInput = regexp.MustCompile(`at <\$?\.Inputs\.(\w+)>: map has no entry for key`)
+	// notObject matches its error for a field of a payload value that
+	// is no object (a null, made "" by nullsEmpty, or a string).
+	notObject = regexp.MustCompile(`at <(\.Event[\w.]*)\.(\w+)>: can't evaluate field \w+ in type (?:string|interface \{\})`)
+)
+
+// nullsEmpty copies a decoded JSON value with every null made "": a
+// template prints a null as "<no value>", and GitHub sends null for an
+// empty issue or pull request body.
+func nullsEmpty(v any) any {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = nullsEmpty(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = nullsEmpty(e)
+		}
+		return out
+	}
+	return v
+}
 
 // RenderPullRequest renders the templates of github.pull_request (branch,
 // title and body; an empty body stays empty) with data, for the pull

@@ -81,3 +81,33 @@ func TestRenderMissingKey(t *testing.T) {
 		t.Errorf("RenderTemplate(title) = %q, %v", got, err)
 	}
 }
+
+// TestRenderNulls: a payload's nulls (an issue without a body, a pull
+// request from a deleted fork) render as "", not "<no value>"; a field of
+// a null object fails naming the key and how to guard it.
+func TestRenderNulls(t *testing.T) {
+	s, err := LoadBytes("r.yaml", []byte(renderSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := map[string]any{"issue": map[string]any{"title": "t", "body": nil, "labels": []any{nil}},
+		"pull_request": map[string]any{"head": map[string]any{"repo": nil}}}
+	for text, want := range map[string]string{
+		"[{{ .Event.issue.body }}]":                                                            "[]",
+		"{{ range .Event.issue.labels }}[{{ . }}]{{ end }}":                                    "[]",
+		"[{{ with .Event.pull_request.head.repo }}{{ .full_name }}{{ else }}deleted{{ end }}]": "[deleted]",
+	} {
+		got, err := s.RenderTemplate("prompt", text, TemplateData{Event: event})
+		if err != nil || got != want {
+			t.Errorf("RenderTemplate(%s) = %q, %v; want %q", text, got, err, want)
+		}
+	}
+	_, err = s.RenderTemplate("prompt", "{{ .Event.pull_request.head.repo.full_name }}", TemplateData{Event: event})
+	want := ".Event.pull_request.head.repo is null or text in this event's payload, so it has no field full_name"
+	if !errors.Is(err, ErrInputs) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "{{ with .Event.pull_request.head.repo }}") {
+		t.Errorf("field of a null object: %v, want %q", err, want)
+	}
+	if event["issue"].(map[string]any)["body"] != nil {
+		t.Error("the caller's payload was changed")
+	}
+}
