@@ -23,6 +23,30 @@ import (
 type protectedValues struct {
 	mu     sync.Mutex
 	stamps map[string]fileStamp // absolute path → what it was when read
+	inodes map[[2]uint64]bool   // device and inode of every protected file seen
+}
+
+// holds reports the file dev, ino as one of the protected files seen,
+// under whatever name it has now: with Landlock only a command can hard
+// link or rename a hidden .env, which it still cannot read, but the
+// runner's file tools and snapshots could (tools.Env.Protected).
+func (pv *protectedValues) holds(dev, ino uint64) bool {
+	if pv == nil {
+		return false
+	}
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	return pv.inodes[[2]uint64{dev, ino}]
+}
+
+// see records fi's device and inode; pv.mu is held.
+func (pv *protectedValues) see(fi os.FileInfo) {
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		if pv.inodes == nil {
+			pv.inodes = map[[2]uint64]bool{}
+		}
+		pv.inodes[[2]uint64{uint64(sys.Dev), sys.Ino}] = true //nolint:unconvert // Dev is uint32 on some platforms
+	}
 }
 
 // fileStamp is what tells a rewritten file from the one read.
@@ -53,6 +77,7 @@ func (pv *protectedValues) remember(paths []string) {
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil {
 			pv.stamps[p] = stampOf(fi)
+			pv.see(fi)
 		}
 	}
 }
@@ -80,6 +105,7 @@ func (pv *protectedValues) changed(paths []string) []string {
 			return // gone, or not a file: nothing to read
 		}
 		st := stampOf(fi)
+		pv.see(fi)
 		if old, ok := pv.stamps[p]; ok && old == st {
 			return
 		}

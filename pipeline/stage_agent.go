@@ -48,6 +48,7 @@ func (r *execRun) toolEnv() tools.Env {
 		PassEnv:     r.spec.Env,
 		BashTimeout: r.limits().ToolTimeout,
 		Sandbox:     r.sandbox,
+		Protected:   r.protected.holds,
 	}
 }
 

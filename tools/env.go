@@ -39,6 +39,12 @@ type Env struct {
 	// commands as plain process groups, as mode off does; the pipeline
 	// always sets one.
 	Sandbox *sandbox.Sandbox
+	// Protected reports a file (by device and inode) that is a protected
+	// file under another name: a hard link to, or a rename of, a file the
+	// read rules deny, which a command made where the sandbox cannot stop
+	// it (Landlock only). The tools run outside the sandbox: read, edit
+	// and grep refuse such a file. nil: none.
+	Protected func(dev, ino uint64) bool
 }
 
 // Defaults for Env's zero fields.

@@ -71,6 +71,24 @@ func (b base) statTarget(t permission.Target) (os.FileInfo, error) {
 	return r.Lstat(filepath.FromSlash(t.Rel))
 }
 
+// protectedFd reports the open file fd as a protected file under
+// another name (Env.Protected).
+func (b base) protectedFd(fd int) bool {
+	if b.env.Protected == nil {
+		return false
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return true // cannot tell: not shown
+	}
+	return b.env.Protected(uint64(st.Dev), st.Ino) //nolint:unconvert // Dev is uint32 on some platforms
+}
+
+// errProtectedName is the error for a file protectedFd refuses.
+func errProtectedName(t permission.Target) error {
+	return fmt.Errorf("%s is a protected file under another name (a hard link to, or a rename of, a file the read rules deny, such as .env): its content is not shown", display(t))
+}
+
 // readTarget reads the whole file t.
 func (b base) readTarget(t permission.Target) ([]byte, error) {
 	f, err := b.openTarget(t, os.O_RDONLY, 0)
@@ -78,6 +96,9 @@ func (b base) readTarget(t permission.Target) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if b.protectedFd(int(f.Fd())) {
+		return nil, errProtectedName(t)
+	}
 	return io.ReadAll(f)
 }
 

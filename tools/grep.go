@@ -53,6 +53,7 @@ func (t *grepTool) Permissions(input json.RawMessage) ([]Request, error) {
 
 // grepState collects matches across files, in walk order.
 type grepState struct {
+	base
 	search  *searcher
 	lines   []string
 	matches int
@@ -71,7 +72,7 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if p.Include != "" && !doublestar.ValidatePattern(p.Include) {
 		return errorResult("grep: invalid include glob %q.", p.Include), nil
 	}
-	st := &grepState{search: newSearcher(re)}
+	st := &grepState{base: t.base, search: newSearcher(re)}
 	if target, err := t.resolve(ctx, dirOrRoot(p.Path)); err == nil && target.Inside {
 		if fi, err := t.statTarget(target); err == nil && fi.Mode().IsRegular() {
 			if err := t.grepOne(st, target.Rel); err != nil {
@@ -139,6 +140,9 @@ func (st *grepState) searchAt(dirfd int, name, rel string) any {
 }
 
 func (st *grepState) searchFd(fd int, rel string) []string {
+	if st.protectedFd(fd) { // a protected file under another name: never searched
+		return nil
+	}
 	bp, err := readForGrep(fd, maxGrepFileBytes)
 	if err != nil {
 		return nil

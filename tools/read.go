@@ -90,6 +90,10 @@ func (b base) openRegular(target permission.Target, tool string) (*os.File, Resu
 	if err != nil {
 		return nil, errorResult("%s: %v", tool, err), false
 	}
+	if b.protectedFd(int(f.Fd())) {
+		_ = f.Close()
+		return nil, errorResult("%s: %v", tool, errProtectedName(target)), false
+	}
 	return f, Result{}, true
 }
 
