@@ -77,8 +77,9 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	cfg := runner.Config{
 		Model: r.model, ModelName: r.modelName, ReasoningEffort: r.spec.ReasoningEffort,
 		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: r.userMessage(),
-		Tools:  r.baseTools(r.redactResults(tools.GuardAll(append(tools.Offered(tools.Builtins(r.toolEnv()), rules), r.mcpTools()...), rules, r.workTree))),
-		Policy: rules, Sink: r.sink,
+		NoRepoInstructions: !r.spec.ReadsRepoInstructions(),
+		Tools:              r.baseTools(r.redactResults(tools.GuardAll(append(tools.Offered(tools.Builtins(r.toolEnv()), rules), r.mcpTools()...), rules, r.workTree))),
+		Policy:             rules, Sink: r.sink,
 		Snapshotter: stepSnapshots{r},
 		Pricer:      r.catalog, Windows: windows{r.catalog},
 		Limits: limits, OutputSchema: schema, Backoff: r.opts.Backoff,

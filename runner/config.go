@@ -89,6 +89,9 @@ type Config struct {
 	// WorkTree is the directory the agent works in, named in the system
 	// prompt; its AGENTS.md (else CLAUDE.md) is read into the prompt.
 	WorkTree string
+	// NoRepoInstructions leaves the work tree's AGENTS.md and CLAUDE.md out
+	// of the system prompt (the spec's repo_instructions: false).
+	NoRepoInstructions bool
 	// Platform is shown in the system prompt; default GOOS/GOARCH.
 	Platform string
 	// Instructions are the task's instructions, added to the system prompt.

@@ -50,6 +50,6 @@
 // Snapshotter, Pricer, ContextWindower); llm, tools/permission and
 // runner/snapshot implement them.
 //
-// Imports: runner/event, tools, tools/permission and llm; never pipeline or
-// github.
+// Imports: runner/event, tools, tools/permission, internal/safefs and llm;
+// never pipeline or github.
 package runner

@@ -1,12 +1,12 @@
 package runner
 
 import (
-	"os"
-	"path/filepath"
+	"io"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/seed43ef5acb/runner/internal/safefs"
 	"github.com/seed43ef5acb/runner/llm"
 )
 
@@ -51,10 +51,12 @@ func buildSystemPrompt(cfg Config, now time.Time, defs []llm.ToolDef) string {
 		b.WriteString(finishGuidance)
 	}
 	b.WriteString("\n\n")
-	if name, text := repoInstructions(cfg.WorkTree); text != "" {
-		b.WriteString("# Repository instructions (from " + name + ")\n")
-		b.WriteString(strings.TrimSpace(text))
-		b.WriteString("\n\n")
+	if !cfg.NoRepoInstructions {
+		if name, text := repoInstructions(cfg.WorkTree); text != "" {
+			b.WriteString("# Repository instructions (from " + name + ")\n")
+			b.WriteString(strings.TrimSpace(text))
+			b.WriteString("\n\n")
+		}
 	}
 	if in := strings.TrimSpace(cfg.Instructions); in != "" {
 		b.WriteString("# Task instructions\n")
@@ -71,19 +73,39 @@ func platform(cfg Config) string {
 	return runtime.GOOS + "/" + runtime.GOARCH
 }
 
+// RepoInstructionFiles are the files whose text goes into the system
+// prompt as the repository's instructions: the first that exists.
+func RepoInstructionFiles() []string { return []string{"AGENTS.md", "CLAUDE.md"} }
+
+// RepoInstructionsFile names the file of RepoInstructionFiles the system
+// prompt takes from the work tree; "" when there is none.
+func RepoInstructionsFile(workTree string) string {
+	name, text := repoInstructions(workTree)
+	if text == "" {
+		return ""
+	}
+	return name
+}
+
 // repoInstructions reads AGENTS.md, else CLAUDE.md, at the work tree root
-// (bounded); it returns the file name and text, or "" when there is none.
+// (its first maxInstructionBytes); it returns the file name and text, or
+// "" when there is none.
+//   - A symlink or a non-regular file is skipped: a repository's AGENTS.md
+//     linked to /proc/self/environ would send the runner's keys to the model.
 func repoInstructions(workTree string) (string, string) {
 	if workTree == "" {
 		return "", ""
 	}
-	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-		data, err := os.ReadFile(filepath.Join(workTree, name))
-		if err != nil { // missing or unreadable: try the next name
+	root := safefs.New(workTree)
+	for _, name := range RepoInstructionFiles() {
+		f, err := root.Open(name)
+		if err != nil { // missing, a link or unreadable: try the next name
 			continue
 		}
-		if len(data) > maxInstructionBytes {
-			data = data[:maxInstructionBytes]
+		data, err := io.ReadAll(io.LimitReader(f, maxInstructionBytes))
+		_ = f.Close()
+		if err != nil {
+			continue
 		}
 		return name, string(data)
 	}

@@ -159,19 +159,23 @@ func (d *Decoder) spec(root *yaml.Node) *Spec {
 			s.ReasoningEffort = d.oneOf(p, n, llm.ReasoningEfforts())
 		},
 		"instructions": func(p string, n *yaml.Node) { s.Instructions = d.Str(p, n) },
-		"prompt":       func(p string, n *yaml.Node) { s.Prompt = tmpl(p, n) },
-		"inputs":       func(p string, n *yaml.Node) { s.Inputs = d.inputs(p, n) },
-		"permissions":  func(p string, n *yaml.Node) { s.Permissions = d.permissions(p, n) },
-		"limits":       func(p string, n *yaml.Node) { s.Limits = d.limits(p, n) },
-		"checks":       func(p string, n *yaml.Node) { s.Checks = d.checks(p, n) },
-		"retries":      func(p string, n *yaml.Node) { s.Retries = int(d.Integer(p, n, 0)) },
-		"output":       func(p string, n *yaml.Node) { s.Output = d.output(p, n) },
-		"github":       func(p string, n *yaml.Node) { s.GitHub = d.github(p, n, tmpl) },
-		"models":       func(p string, n *yaml.Node) { s.Models = d.models(p, n) },
-		"env":          func(p string, n *yaml.Node) { s.Env = d.env(p, n) },
-		"mcp":          func(p string, n *yaml.Node) { s.MCP = d.mcpSection(p, n) },
-		"sandbox":      func(p string, n *yaml.Node) { s.Sandbox = d.sandbox(p, n) },
-		"provider":     func(p string, n *yaml.Node) { s.Provider = d.provider(p, n) },
+		"repo_instructions": func(p string, n *yaml.Node) {
+			v := d.Boolean(p, n)
+			s.RepoInstructions = &v
+		},
+		"prompt":      func(p string, n *yaml.Node) { s.Prompt = tmpl(p, n) },
+		"inputs":      func(p string, n *yaml.Node) { s.Inputs = d.inputs(p, n) },
+		"permissions": func(p string, n *yaml.Node) { s.Permissions = d.permissions(p, n) },
+		"limits":      func(p string, n *yaml.Node) { s.Limits = d.limits(p, n) },
+		"checks":      func(p string, n *yaml.Node) { s.Checks = d.checks(p, n) },
+		"retries":     func(p string, n *yaml.Node) { s.Retries = int(d.Integer(p, n, 0)) },
+		"output":      func(p string, n *yaml.Node) { s.Output = d.output(p, n) },
+		"github":      func(p string, n *yaml.Node) { s.GitHub = d.github(p, n, tmpl) },
+		"models":      func(p string, n *yaml.Node) { s.Models = d.models(p, n) },
+		"env":         func(p string, n *yaml.Node) { s.Env = d.env(p, n) },
+		"mcp":         func(p string, n *yaml.Node) { s.MCP = d.mcpSection(p, n) },
+		"sandbox":     func(p string, n *yaml.Node) { s.Sandbox = d.sandbox(p, n) },
+		"provider":    func(p string, n *yaml.Node) { s.Provider = d.provider(p, n) },
 	})
 	d.checkMCPRules(s)
 	d.checkReview(s)

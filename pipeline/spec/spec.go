@@ -30,6 +30,10 @@ type Spec struct {
 	ReasoningEffort string
 	// Instructions are added to the system prompt ("instructions").
 	Instructions string
+	// RepoInstructions is false when the work tree's AGENTS.md (else
+	// CLAUDE.md) stays out of the system prompt ("repo_instructions",
+	// default true); nil when the key is absent.
+	RepoInstructions *bool
 	// Prompt is the user message, a Go text/template over .Inputs, .Event and
 	// .GitHub ("prompt", required). See Render.
 	Prompt string
@@ -165,4 +169,10 @@ type Pos struct {
 func (s *Spec) Position(path string) (p Pos, ok bool) {
 	p, ok = s.pos[path]
 	return p, ok
+}
+
+// ReadsRepoInstructions reports whether the work tree's AGENTS.md (else
+// CLAUDE.md) goes into the system prompt: unless repo_instructions is false.
+func (s *Spec) ReadsRepoInstructions() bool {
+	return s.RepoInstructions == nil || *s.RepoInstructions
 }

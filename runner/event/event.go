@@ -109,6 +109,9 @@ type RunStarted struct {
 	BaseURL    string `json:"base_url"`
 	// Wire is the API spoken: "chat", "responses" or "anthropic".
 	Wire string `json:"wire,omitempty"`
+	// RepoInstructions names the work tree's file added to the system
+	// prompt: "AGENTS.md" or "CLAUDE.md"; "" when none was.
+	RepoInstructions string `json:"repo_instructions,omitempty"`
 	// ReasoningEffort is the spec's reasoning_effort ("" when not set).
 	ReasoningEffort string            `json:"reasoning_effort,omitempty"`
 	RunnerVersion   string            `json:"runner_version"`
