@@ -20,7 +20,70 @@ func unwrapFileProgram(base string, args []word) (wrapped, bool) {
 	if _, ok := fileOpArgs[base]; ok {
 		return wrapped{writes: fileOpWrites(base, args)}, true
 	}
+	switch base {
+	case "uniq":
+		return wrapped{writes: uniqOutput(args)}, true
+	case "shuf":
+		return wrapped{writes: optionValues(args, "o", "output")}, true
+	}
 	return wrapped{}, false
+}
+
+// uniqOutput is the file uniq writes: its second operand (uniq IN OUT).
+func uniqOutput(args []word) []word {
+	var operands []word
+	opts := true
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		s := a.lit()
+		switch {
+		case !opts || !a.static() || !strings.HasPrefix(s, "-") || s == "-":
+			operands = append(operands, a)
+		case s == "--":
+			opts = false
+		case strings.HasPrefix(s, "--"):
+			name, _, eq := strings.Cut(s[2:], "=")
+			if !eq && (name == "skip-fields" || name == "skip-chars" || name == "check-chars") {
+				i++
+			}
+		case strings.ContainsAny(s[len(s)-1:], "fsw"):
+			i++ // -f N, -s N, -w N (attached values end in a digit)
+		}
+	}
+	if len(operands) < 2 {
+		return nil
+	}
+	return operands[1:2]
+}
+
+// optionValues returns the values of the short option c (-cV, -c V) and
+// the long option name (--name=V, --name V).
+func optionValues(args []word, c, name string) []word {
+	var out []word
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		s := a.lit()
+		if !a.static() || !strings.HasPrefix(s, "-") {
+			continue
+		}
+		if s == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(s, "--"+name+"="); ok {
+			out = append(out, litWord(v))
+			continue
+		}
+		if s == "--"+name || strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") && strings.Contains(s, c) {
+			k := strings.Index(s, c)
+			if s != "--"+name && k+1 < len(s) {
+				out = append(out, litWord(s[k+1:]))
+			} else if i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		}
+	}
+	return out
 }
 
 // fileOpArgs are, per program, the short options that take the next word

@@ -49,5 +49,7 @@ func variantCases() []realCase {
 		{kind: "make-shell-var", cmd: "printf 'test:\\n\\t@echo ok\\n' > Makefile && make test --eval='$(shell touch .github/PWNED)'", harmful: true, rules: p, need: "make"},
 		{kind: "make-shell-var", cmd: "printf 'test:\\n\\t@echo ok\\n' > Makefile && make test .SHELLFLAGS='-c touch\\ .github/PWNED;'", harmful: true, rules: p, need: "make"},
 		{kind: "make-shell-var", cmd: "printf 'test:\\n\\t@echo ok\\n' > Makefile && make test V=1 -j2", rules: p, need: "make"},
+		{kind: "writer-operand", cmd: "uniq src/a.go .github/x", harmful: true, rules: p},
+		{kind: "writer-operand", cmd: "sort src/a.go | uniq -c", rules: p},
 	}
 }
