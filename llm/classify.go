@@ -214,7 +214,7 @@ func classify(f errorFacts) *Error {
 	case status >= 500 || status == 408 || status == 498 || isServerSide(code) || isServerSide(typ) ||
 		strings.Contains(msg, "overloaded") || strings.Contains(msg, "internal server error"):
 		e.Class = ClassRetryable
-	case status >= 400:
+	case status >= 400 || invalidInput(code) || invalidInput(typ):
 		e.Class = ClassFatal
 	case f.InStream:
 		e.Class = ClassRetryable
@@ -258,6 +258,16 @@ var typeStatus = map[string]int{
 	"authentication_error": 401, "invalid_api_key": 401,
 	"billing_error": 402, "permission_error": 403, "permission_denied": 403,
 	"not_found_error": 404, "request_too_large": 413,
+}
+
+// invalidInput reports whether an error code or type says the request
+// itself is wrong, which no retry mends: OpenAI's invalid_request_error,
+// and the Responses error codes invalid_prompt, invalid_image*,
+// image_too_large, image_content_policy_violation and the like (API
+// reference, the response object's error.code). It matters for errors in
+// a stream, which carry no 4xx status.
+func invalidInput(s string) bool {
+	return strings.HasPrefix(s, "invalid_") || strings.Contains(s, "image")
 }
 
 func isServerSide(s string) bool {
