@@ -60,6 +60,16 @@ func (a *analyzer) protectedGlob(w word) {
 			a.addPath(w.text, w.text, a.globDecision(w.text, w.text, what))
 			return
 		}
+		if extglobDot(w.text) {
+			// *(.)env is .env: a group with an alternative that starts
+			// with '.' matches dotfiles, whatever follows it
+			what := mentionsProtected(strings.NewReplacer("(", "", ")", "", "|", "").Replace(w.text))
+			if what == "" {
+				what = ".env"
+			}
+			a.addPath(w.text, w.text, a.globDecision(w.text, w.text, what))
+			return
+		}
 	}
 	s := markHoles(w.pathRunes())
 	value, _, tilde, ok := pathValue(s, s)
@@ -200,6 +210,36 @@ func mentionsProtected(text string) string {
 		return ".env"
 	}
 	return ""
+}
+
+// extglobDot reports an extended glob group (?(…) *(…) +(…) @(…) !(…))
+// with an alternative that starts with '.', which lets the group match
+// the leading dot of a dotfile.
+func extglobDot(text string) bool {
+	for i := 1; i < len(text); i++ {
+		if text[i] != '(' || !strings.ContainsRune("?*+@!", rune(text[i-1])) {
+			continue
+		}
+		depth, start := 0, i+1
+		for j := i; j < len(text); j++ {
+			switch text[j] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth == 1 && (text[j] == '|' || text[j] == '(') && j > i || depth == 0 {
+				if strings.HasPrefix(text[start:j], ".") {
+					return true
+				}
+				start = j + 1
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	return false
 }
 
 // markHoles renders runes with holes as a string, holes as holeMark.

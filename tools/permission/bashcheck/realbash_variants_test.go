@@ -51,5 +51,8 @@ func variantCases() []realCase {
 		{kind: "make-shell-var", cmd: "printf 'test:\\n\\t@echo ok\\n' > Makefile && make test V=1 -j2", rules: p, need: "make"},
 		{kind: "writer-operand", cmd: "uniq src/a.go .github/x", harmful: true, rules: p},
 		{kind: "writer-operand", cmd: "sort src/a.go | uniq -c", rules: p},
+		{kind: "extglob", cmd: "shopt -s extglob\ncat *(.)env", harmful: true, rules: p},
+		{kind: "extglob", cmd: "shopt -s extglob\ncat ?(.)env", harmful: true, rules: p},
+		{kind: "extglob", cmd: "shopt -s extglob\nls !(*.go)", rules: p},
 	}
 }
