@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/seed43ef5acb/runner/internal/gittest"
 	"github.com/seed43ef5acb/runner/llm/llmtest"
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // protectedLinkAttack gives the hidden .env, and the .env.example
@@ -23,7 +25,8 @@ exit 0
 // TestAttackProtectedUnderOtherName: a hard link to the hidden .env
 // is refused by the read and grep tools, so the model never gets a
 // value of it, even one no redactor knows (a name that does not look
-// secret). The control in the same run: the template's hard link and
+// secret), and the secret gate leaves it out of the patch and every
+// file of the out dir. The control in the same run: the template's hard link and
 // rename are read as any file. Under each layer set.
 func TestAttackProtectedUnderOtherName(t *testing.T) {
 	const hidden, shown = "visible-only-to-the-runner-42", "template-value-7"
@@ -72,6 +75,25 @@ func TestAttackProtectedUnderOtherName(t *testing.T) {
 			}
 			if !strings.Contains(pin, "namespaces") && !strings.Contains(tools, "protected file under another name") {
 				t.Errorf("the read tool did not say why linked.txt is refused: %s", tools)
+			}
+			// The patch: linked.txt is left out of every file of the out dir.
+			out := filepath.Join(base, "out")
+			for _, name := range []string{"changes.patch", "events.jsonl", "summary.md", "result.json"} {
+				data, err := os.ReadFile(filepath.Join(out, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(data), hidden) {
+					t.Errorf("%s holds the hidden .env's value %q", name, hidden)
+				}
+			}
+			if !strings.Contains(pin, "namespaces") {
+				gates := ofType[event.GateFailed](t, readEvents(t, filepath.Join(out, "events.jsonl")))
+				if !slices.ContainsFunc(gates, func(g event.GateFailed) bool {
+					return g.Gate == event.GateSecret && slices.Contains(g.Paths, "linked.txt")
+				}) || res.code != 1 {
+					t.Errorf("exit %d, gates %+v: want exit 1 and the secret gate naming linked.txt", res.code, gates)
+				}
 			}
 		})
 	}

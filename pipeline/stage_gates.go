@@ -48,7 +48,7 @@ func (r *execRun) gates() []gate.Gate {
 		// A command can write where the edit tools may not.
 		gate.EditRules{WorkTree: r.workTree, Files: r.files, Rules: r.spec},
 		// After the edit rules: the patch file is rewritten redacted.
-		gate.Secret{WorkTree: r.workTree, PatchPath: r.patchPath, Files: r.files, Redactor: r.redactor},
+		gate.Secret{WorkTree: r.workTree, PatchPath: r.patchPath, Files: r.files, Redactor: r.redactor, Protected: r.protected.holds},
 		// A submodule's change is not in the patch: it would be lost.
 		gate.Submodules{WorkTree: r.workTree, Tripwire: r.tripwire},
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/snapshot"
@@ -33,6 +34,10 @@ type Secret struct {
 	PatchPath string                // the patch file, rewritten redacted on a failure
 	Files     []snapshot.FileChange // the patch's files
 	Redactor  *event.Redactor       // what a secret is; nil: the gate passes
+	// Protected reports a protected file (by device and inode) that a
+	// command gave another name, a hard link or a rename (Landlock only
+	// lets it): its content is left out of the patch whole. nil: none.
+	Protected func(dev, ino uint64) bool
 }
 
 // Check runs the secret gate.
@@ -48,6 +53,15 @@ func (g Secret) Check() (event.GateFailed, bool) {
 	for _, p := range g.secretFiles() {
 		if !slices.Contains(files, p) {
 			hidden = append(hidden, p)
+			files = append(files, p)
+		}
+	}
+	protected := g.protectedFiles()
+	for _, p := range protected { // left out whole: no redactor knows all its values
+		if !slices.Contains(hidden, p) {
+			hidden = append(hidden, p)
+		}
+		if !slices.Contains(files, p) {
 			files = append(files, p)
 		}
 	}
@@ -67,7 +81,32 @@ func (g Secret) Check() (event.GateFailed, bool) {
 		msg = "the changed files hold a secret" + inFiles(files) + " (an environment value or a token shape; in " + namePaths(hidden) +
 			" not visible in the patch's text: binary or left out); the patch file is written redacted without them and nothing is published"
 	}
+	if len(protected) > 0 {
+		msg += "; " + namePaths(protected) + " is a protected file the read rules deny (such as .env) under another name, a command's hard link or rename"
+	}
 	return event.GateFailed{Gate: event.GateSecret, Paths: files, Message: msg}, true
+}
+
+// protectedFiles are the patch's added or changed files that Protected
+// names: a protected file under another name.
+func (g Secret) protectedFiles() []string {
+	if g.Protected == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range g.Files {
+		if f.Status == event.ChangeDeleted {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(g.WorkTree, filepath.FromSlash(f.Path)))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && g.Protected(uint64(st.Dev), st.Ino) { //nolint:unconvert // Dev is uint32 on some platforms
+			out = append(out, f.Path)
+		}
+	}
+	return out
 }
 
 // MaxNamedPaths bounds the paths a gate's message names; the event's
