@@ -335,7 +335,7 @@ func tarProblem(args []word) string {
 // --userconfig/--globalconfig files that can set them) cannot be judged.
 func npmCommand(base string, args []word) wrapped {
 	exec, sub := base == "npx", base == "npx"
-	var w wrapped
+	w := wrapped{isWrapper: exec}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		l := a.lit()
@@ -356,6 +356,32 @@ func npmCommand(base string, args []word) wrapped {
 		case exec && strings.HasPrefix(l, "--call="):
 			scriptOperand(&w, args, i, len("--call"))
 		}
+		// npm exec CMD and npx CMD run CMD from $PATH when no package
+		// provides it: deny rules see every tail of the words
+		w.isWrapper = w.isWrapper || exec
 	}
 	return w
+}
+
+// runsOperands reports package-manager subcommands that run the command
+// in their operands (uv run rm x, pnpm exec rm x): deny rules see every
+// tail of their words. Allow rules still need the whole line.
+func runsOperands(base string, args []word) bool {
+	switch base {
+	case "bunx", "uvx", "pnpx":
+		return true
+	}
+	if len(args) < 2 || !args[1].static() {
+		return false
+	}
+	sub := args[1].lit()
+	switch base {
+	case "pnpm", "yarn":
+		return sub == "exec" || sub == "dlx"
+	case "bun":
+		return sub == "x" || sub == "exec" || sub == "run"
+	case "uv", "poetry", "pipx", "conda", "pdm", "hatch", "rye", "pixi", "mamba", "micromamba":
+		return sub == "run"
+	}
+	return false
 }

@@ -63,6 +63,8 @@ func guardWhy(name string) string {
 		return "changes which programs or files later commands use"
 	case "XDG_CONFIG_HOME":
 		return "changes where programs read their settings ($XDG_CONFIG_HOME/git/config)"
+	case "ZDOTDIR":
+		return "changes where zsh reads its start-up files ($ZDOTDIR/.zshenv runs for every zsh)"
 	}
 	return ""
 }

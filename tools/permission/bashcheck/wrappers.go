@@ -166,7 +166,7 @@ func unwrap(prog string, args []word) wrapped {
 	}
 	spec, ok := wrapperFor(base)
 	if !ok {
-		return wrapped{}
+		return wrapped{isWrapper: runsOperands(base, args)}
 	}
 	return unwrapWith(spec, args)
 }
