@@ -56,5 +56,7 @@ func variantCases() []realCase {
 		{kind: "extglob", cmd: "shopt -s extglob\nls !(*.go)", rules: p},
 		{kind: "npm-exec", cmd: "npm exec --offline -- touch .github/PWNED 2>/dev/null", harmful: true, rules: noTouch, need: "npm"},
 		{kind: "bash-env", cmd: "mkdir -p z && printf 'touch .github/PWNED\\n' > z/.zshenv && ZDOTDIR=z zsh -c true", harmful: true, rules: p, need: "zsh"},
+		{kind: "recursive-walk", cmd: "mkdir -p e && git diff --no-index e conf", harmful: true, rules: p},
+		{kind: "recursive-walk", cmd: "git diff --no-index src/a.go f", rules: p},
 	}
 }

@@ -50,8 +50,37 @@ func walkOf(args []word) (walkSpec, bool) {
 		return rgWalk(args)
 	case "diff", "cp", "zip", "rsync", "tar", "scp":
 		return genericWalk(base, args)
+	case "git":
+		return gitNoIndexWalk(args)
 	}
 	return walkSpec{}, false
+}
+
+// gitNoIndexWalk: git diff --no-index DIR1 DIR2 prints every file below
+// the directories (a file only one side has, in full).
+func gitNoIndexWalk(args []word) (walkSpec, bool) {
+	sub := gitSubcommand(args)
+	if sub < 0 || args[sub].lit() != "diff" {
+		return walkSpec{}, false
+	}
+	var w walkSpec
+	noIndex, optsDone := false, false
+	for _, a := range args[sub+1:] {
+		l := a.lit()
+		switch {
+		case a.static() && l == "--no-index":
+			noIndex = true
+		case a.static() && l == "--" && !optsDone:
+			optsDone = true
+		case optsDone || !a.static() || !strings.HasPrefix(l, "-"):
+			w.dirs = append(w.dirs, a)
+		}
+	}
+	if !noIndex || len(w.dirs) == 0 {
+		return walkSpec{}, false
+	}
+	w.hidden = true
+	return w, true
 }
 
 // grepWalk: -r, -R, --recursive, --dereference-recursive, -d recurse.
