@@ -190,12 +190,13 @@ func (r *execRun) printUntrusted(w io.Writer, text string) {
 	fmt.Fprintln(w, text)
 }
 
-// outFiles names the run's main files that are in dir, for the Outputs
-// line: " (changes.patch, summary.md, events.jsonl, result.json)". A
+// outFiles names the run's files (outdir.Files) that are in dir, for the
+// Outputs line: " (changes.patch, summary.md, events.jsonl, result.json,
+// history.jsonl)". A
 // --patch or --events path elsewhere leaves its file out; "" when none is.
 func outFiles(dir string) string {
 	var have []string
-	for _, name := range []string{outdir.PatchFile, outdir.SummaryFile, outdir.EventsFile, outdir.ResultFile} {
+	for _, name := range outdir.Files() {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			have = append(have, name)
 		}

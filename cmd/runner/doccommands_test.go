@@ -31,7 +31,7 @@ var docCommands = []docCommand{
 	// A checkout of this repository: Makefile, examples/, one git commit.
 	// GO=true skips make's build step: bin/runner is this test binary.
 	{cmd: "make demo", dir: "checkout", needs: "make", pre: "export GO=true; ",
-		want: `(?m)✓ success .* 1 file changed .*\nOutputs: \.runner/runs/\S+ \(changes\.patch, summary\.md, events\.jsonl, result\.json\)$`, after: "ls .runner/runs/*/events.jsonl .runner/runs/*/changes.patch .runner/runs/*/summary.md .runner/runs/*/result.json"},
+		want: `(?m)✓ success .* 1 file changed .*\nOutputs: \.runner/runs/\S+ \(changes\.patch, summary\.md, events\.jsonl, result\.json, history\.jsonl\)$`, after: "ls .runner/runs/*/events.jsonl .runner/runs/*/changes.patch .runner/runs/*/summary.md .runner/runs/*/result.json"},
 	{cmd: "bin/runner exec examples/anthropic/task.yaml --repo examples/hello/project --isolate --replay examples/anthropic/session.jsonl", dir: "checkout",
 		want: "(?m)✓ success .* 1 file changed"},
 	{cmd: "git -C examples/hello/project apply --directory=examples/hello/project /abs/.runner/runs/<id>/changes.patch", dir: "checkout", needs: "make", // applies make demo's patch

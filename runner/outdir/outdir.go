@@ -28,6 +28,12 @@ const (
 	MCPStderrDir  = "mcp"           // MCP stdio servers' stderr
 )
 
+// Files lists the files a run may write in its out dir, in the order the
+// Outputs line names them; the directories are left out.
+func Files() []string {
+	return []string{PatchFile, RunPatch, SummaryFile, EventsFile, ResultFile, HistoryFile}
+}
+
 // StateDir is the runner's own directory in a work tree; default out
 // dirs lie in its runs directory.
 const StateDir = permission.RunnerDir
