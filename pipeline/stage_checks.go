@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,7 +93,7 @@ func (r *execRun) checkOnce(ctx context.Context, attempt int) ([]checkResult, er
 		if err := r.emit(event.CheckFinished{
 			Name: c.Name, Command: c.Run, Attempt: attempt, ExitCode: res.exit,
 			Passed: res.passed, Output: res.output, DurationMS: time.Since(start).Milliseconds(),
-			SandboxRefresh: res.refresh, Hint: r.checkHint(res.passed || res.cancelled), Cancelled: res.cancelled,
+			SandboxRefresh: res.refresh, Hint: r.checkHint(res.passed || res.cancelled, res.output), Cancelled: res.cancelled,
 		}); err != nil {
 			return nil, err
 		}
@@ -141,22 +142,45 @@ func (r *execRun) runCheck(ctx context.Context, c spec.Check) (checkResult, erro
 }
 
 // checkHint is check.finished's hint for a check that failed in the
-// sandbox: what the sandbox takes away that a check may need and which
-// spec key gives it back ("" when the check passed or ran unsandboxed).
-func (r *execRun) checkHint(passed bool) string {
+// sandbox with an output that suggests the sandbox's doing: what it takes
+// away and which spec key gives it back. It is "" when the check passed,
+// ran unsandboxed, or its output names no such cause (sandboxCauses).
+func (r *execRun) checkHint(passed bool, output string) string {
 	if passed || r.sandbox == nil || r.sandbox.Mode() == sandbox.ModeOff {
 		return ""
 	}
+	network, files := sandboxCauses(output)
 	var parts []string
 	switch sb := r.spec.Sandbox; {
-	case sb.Network:
+	case !network, sb.Network:
 	case len(sb.Allow) > 0:
 		parts = append(parts, "network only to "+strings.Join(sb.Allow, ", ")+" (sandbox.network.allow)")
 	default:
 		parts = append(parts, "no network (sandbox.network opens it)")
 	}
-	parts = append(parts, "a private $HOME and $TMPDIR", "writes only in the work tree and sandbox.writable")
+	if files {
+		parts = append(parts, "a private $HOME and $TMPDIR", "writes only in the work tree and sandbox.writable")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
 	return "checks run in the sandbox: " + strings.Join(parts, ", ")
+}
+
+// sandboxCauses reports whether a failed command's output suggests a
+// missing network or a refused write, by the words such errors use.
+func sandboxCauses(output string) (network, files bool) {
+	networkWords := []string{"could not resolve", "name resolution", "no such host", "name or service not known",
+		"network is unreachable", "connection refused", "dial tcp", "dial udp", "getaddrinfo", "enotfound",
+		"eai_again", "econnrefused", "enetunreach", "failed to establish a new connection", "proxyconnect",
+		"could not connect", "unable to connect", "connection timed out"}
+	fileWords := []string{"read-only file system", "permission denied", "operation not permitted",
+		"erofs", "eacces", "eperm"}
+	low := strings.ToLower(output)
+	has := func(words []string) bool {
+		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(low, w) })
+	}
+	return has(networkWords), has(fileWords)
 }
 
 // feedback is the user message that hands failing checks back to the agent.

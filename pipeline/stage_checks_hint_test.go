@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,25 +14,36 @@ import (
 	"github.com/seed43ef5acb/runner/tools/sandbox"
 )
 
-// TestFailedCheckSandboxHint: a check that fails in the sandbox carries a
-// one-line hint (check.finished, stderr and summary.md) naming what the sandbox takes
+// TestFailedCheckSandboxHint: a check that fails in the sandbox with an
+// output naming a network or file error carries a one-line hint
+// (check.finished, stderr and summary.md) naming what the sandbox takes
 // away: the network (unless sandbox.network opens it), the real $HOME,
-// writes outside the work tree; a passing check and a check that ran
-// with mode off carry none.
+// writes outside the work tree. A passing check, a failure whose output
+// names no such cause, and a check that ran with mode off carry none.
 func TestFailedCheckSandboxHint(t *testing.T) {
 	if sup := sandbox.Probe(); len(sup.Available()) == 0 {
 		t.Skipf("no sandbox layer on this machine: %s", sup.Missing())
 	}
+	const (
+		netFail  = `echo 'dial tcp: lookup proxy.golang.org: no such host' >&2; exit 1`
+		fileFail = `echo 'open /usr/x: Read-only file system' >&2; exit 1`
+		bothFail = `echo 'dial tcp: connection refused; mkdir /home/x: permission denied' >&2; exit 1`
+		testFail = `echo '--- FAIL: TestAdd: got 3, want 4' >&2; exit 1`
+	)
 	tests := []struct {
-		name, section string
-		want, bad     []string // in the failed check's hint; not in it ("" want: no hint)
+		name, section, run string
+		want, bad          []string // in the failed check's hint; not in it (nil want: no hint)
 	}{
-		{"network deny", "", []string{"checks run in the sandbox: no network (sandbox.network opens it)", "a private $HOME and $TMPDIR",
+		{"network deny", "", bothFail, []string{"checks run in the sandbox: no network (sandbox.network opens it)", "a private $HOME and $TMPDIR",
 			"writes only in the work tree and sandbox.writable"}, nil},
-		{"network allow list", "sandbox: {network: {allow: [proxy.golang.org]}}\n",
+		{"network only", "", netFail, []string{"checks run in the sandbox: no network (sandbox.network opens it)"}, []string{"$HOME"}},
+		{"files only", "", fileFail, []string{"checks run in the sandbox: a private $HOME"}, []string{"network"}},
+		{"test failure", "", testFail, nil, nil},
+		{"network allow list", "sandbox: {network: {allow: [proxy.golang.org]}}\n", bothFail,
 			[]string{"network only to proxy.golang.org (sandbox.network.allow)", "a private $HOME"}, []string{"no network"}},
-		{"network allow", "sandbox: {network: allow}\n", []string{"checks run in the sandbox: a private $HOME"}, []string{"network"}},
-		{"mode off", "sandbox: {mode: off}\n", nil, nil},
+		{"network allow", "sandbox: {network: allow}\n", bothFail, []string{"checks run in the sandbox: a private $HOME"}, []string{"network"}},
+		{"network allow, network error", "sandbox: {network: allow}\n", netFail, nil, nil},
+		{"mode off", "sandbox: {mode: off}\n", bothFail, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,7 +55,7 @@ func TestFailedCheckSandboxHint(t *testing.T) {
 			repo := filepath.Join(t.TempDir(), "repo")
 			mustWrite(t, filepath.Join(repo, "README"), "x\n")
 			run := testRun{spec: "version: 1\nname: hint\nmodel: gpt-4.1-mini\nprompt: Do it.\npermissions: {read: allow}\nretries: 0\n" +
-				"checks:\n  - {name: passes, run: 'true'}\n  - {name: needs-file, run: 'test -f ok.txt'}\n" + tt.section,
+				"checks:\n  - {name: passes, run: 'true'}\n  - name: needs-file\n    run: " + strconv.Quote(tt.run) + "\n" + tt.section,
 				repo: repo, replies: []llmtest.Reply{llmtest.Turn{Text: "Done."}.Reply()}, env: []string{"HOME=" + t.TempDir()},
 				opts: func(o *ExecOptions) { o.Quiet, o.Stdout = false, &bytes.Buffer{} }}.exec(t)
 			err, out, stderr := run.err, run.out, run.stderr
