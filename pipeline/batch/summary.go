@@ -5,7 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/seed43ef5acb/runner/runner/event"
 )
 
 // WriteSummary writes a Markdown summary of results to path: counts by
@@ -52,7 +53,7 @@ func RenderSummary(name string, results []RepoResult, missing []string) string {
 			note = r.Error
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s |\n", mdCell(r.ID), r.Status, FormatCost(r.CostUSD, ""),
-			r.Steps, r.FilesChanged, (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second), mdCell(oneLine(note, 120)))
+			r.Steps, r.FilesChanged, event.FormatMS(r.DurationMS), mdCell(oneLine(note, 120)))
 	}
 	if len(missing) > 0 {
 		b.WriteString("\n### Missing results\n\nThese repositories of the manifest have no result (a shard did not finish or its output was not merged):\n\n")
