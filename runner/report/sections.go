@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/seed43ef5acb/runner/runner/event"
 	"github.com/seed43ef5acb/runner/runner/outdir"
@@ -77,7 +78,57 @@ func (r Report) checksSection(h string) string {
 			res = "❌ failed"
 		}
 		return fmt.Sprintf("| %s | %d | %s | %d | %s |", cell(c.Name), c.Attempt, res, c.ExitCode, event.FormatMS(c.DurationMS))
-	}) + hint
+	}) + hint + r.failedOutputs()
+}
+
+// Bounds of a failed check's output shown in the report: its last lines.
+const (
+	checkTailLines = 30
+	checkTailBytes = 4 << 10
+)
+
+// failedOutputs shows the tail of each check's output whose last attempt
+// failed, at most checkTailLines lines and checkTailBytes bytes each.
+func (r Report) failedOutputs() string {
+	last := map[string]int{} // check name → index of its last attempt
+	for i, c := range r.Checks {
+		last[c.Name] = i
+	}
+	var b strings.Builder
+	for i, c := range r.Checks {
+		if last[c.Name] != i || c.Passed || c.Cancelled || strings.TrimSpace(c.Output) == "" {
+			continue
+		}
+		tail, cut := checkTail(c.Output)
+		what := "Output"
+		if cut {
+			what = fmt.Sprintf("The last %d lines of the output", strings.Count(tail, "\n")+1)
+		}
+		fence := fenceFor(tail)
+		fmt.Fprintf(&b, "%s of %s (exit %d):\n\n%s\n%s\n%s\n\n", what, code(c.Name), c.ExitCode, fence, tail, fence)
+	}
+	return b.String()
+}
+
+// checkTail is the end of a check's output within the bounds; cut says
+// whether anything was left out.
+func checkTail(out string) (string, bool) {
+	out = strings.TrimRight(strings.ReplaceAll(out, "\r\n", "\n"), "\n")
+	tail, cut := out, false
+	if len(tail) > checkTailBytes {
+		tail, cut = tail[len(tail)-checkTailBytes:], true
+		for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+			tail = tail[1:]
+		}
+	}
+	if lines := strings.Split(tail, "\n"); len(lines) > checkTailLines || (cut && len(lines) > 1) {
+		start := len(lines) - checkTailLines
+		if cut { // the first line is a piece of one
+			start = max(start, 1)
+		}
+		tail, cut = strings.Join(lines[max(start, 0):], "\n"), true
+	}
+	return tail, cut
 }
 
 func (r Report) denialsSection(h string) string {
