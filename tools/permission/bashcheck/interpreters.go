@@ -261,21 +261,43 @@ func commandOptionProblem(prog string, args []word) string {
 		if !args[i].static() {
 			continue
 		}
-		s := args[i].lit()
-		switch base {
-		case "zip":
-			if s == "-TT" || strings.HasPrefix(s, "--unzip-command") {
-				return "zip " + s + " runs a command to test the archive, which cannot be judged"
-			}
-		case "ssh", "scp", "sftp":
-			if why := sshOption(base, args, i); why != "" {
-				return why
-			}
-		case "man":
-			if s == "-P" || strings.HasPrefix(s, "--pager") || strings.HasPrefix(s, "-H") || strings.HasPrefix(s, "--html") ||
-				len(s) > 2 && s[0] == '-' && s[1] != '-' && strings.ContainsRune(s, 'P') {
-				return "man " + s + " names a program man runs through the shell, which cannot be judged"
-			}
+		if why := optionProblem(base, args, i); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// optionProblem judges the option args[i] of a program that runs a
+// command named in an option: zip, ssh, split, rsync, sqlite3, man.
+func optionProblem(base string, args []word, i int) string {
+	s := args[i].lit()
+	switch base {
+	case "zip":
+		if s == "-TT" || strings.HasPrefix(s, "--unzip-command") {
+			return "zip " + s + " runs a command to test the archive, which cannot be judged"
+		}
+	case "ssh", "scp", "sftp":
+		if why := sshOption(base, args, i); why != "" {
+			return why
+		}
+	case "split":
+		if name, _, _ := strings.Cut(strings.TrimPrefix(s, "--"), "="); strings.HasPrefix(s, "--") && longPrefixOf(name, "filter") {
+			return "split " + s + " runs a shell command for every piece, which cannot be judged"
+		}
+	case "rsync":
+		if s == "-e" || strings.HasPrefix(s, "--rsh") || strings.HasPrefix(s, "--rsync-path") ||
+			len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.Contains(s, "e") {
+			return "rsync " + s + " names a program rsync runs (the remote shell), which cannot be judged"
+		}
+	case "sqlite3":
+		if strings.Contains(s, ".shell") || strings.Contains(s, ".system") {
+			return "sqlite3's " + s + " runs a shell command, which cannot be judged"
+		}
+	case "man":
+		if s == "-P" || strings.HasPrefix(s, "--pager") || strings.HasPrefix(s, "-H") || strings.HasPrefix(s, "--html") ||
+			len(s) > 2 && s[0] == '-' && s[1] != '-' && strings.ContainsRune(s, 'P') {
+			return "man " + s + " names a program man runs through the shell, which cannot be judged"
 		}
 	}
 	return ""

@@ -58,5 +58,6 @@ func variantCases() []realCase {
 		{kind: "bash-env", cmd: "mkdir -p z && printf 'touch .github/PWNED\\n' > z/.zshenv && ZDOTDIR=z zsh -c true", harmful: true, rules: p, need: "zsh"},
 		{kind: "recursive-walk", cmd: "mkdir -p e && git diff --no-index e conf", harmful: true, rules: p},
 		{kind: "recursive-walk", cmd: "git diff --no-index src/a.go f", rules: p},
+		{kind: "wrapper-more", cmd: "split --filter='touch .github/PWNED' src/a.go", harmful: true, rules: p},
 	}
 }
