@@ -180,7 +180,7 @@ func interpreterArgs(ip interpreter, base string, args []word) (codes []word, sc
 		a := args[i]
 		if !a.static() {
 			if len(codes) == 0 && !strings.HasPrefix(a.text, "-") {
-				return codes, true, false, "" // a script operand only known at run time: the project's file
+				return nil, false, false, base + " runs a program file only known at run time (" + a.text + "), which cannot be judged"
 			}
 			return nil, false, false, base + " " + a.text + " is only known at run time, so the program it runs cannot be judged"
 		}
@@ -207,6 +207,11 @@ func interpreterArgs(ip interpreter, base string, args []word) (codes []word, sc
 			if stop {
 				return codes, false, true, "" // python -m MODULE runs an installed module
 			}
+		case len(codes) == 0 && streamFile(s):
+			if c := path.Clean(s); c == "/dev/stdin" || c == "/dev/fd/0" || c == "/proc/self/fd/0" {
+				return codes, false, false, "" // the program is standard input
+			}
+			return nil, false, false, base + " reads its program from " + s + " (a descriptor or a device), which cannot be judged"
 		default:
 			script = true
 		}

@@ -59,5 +59,7 @@ func variantCases() []realCase {
 		{kind: "recursive-walk", cmd: "mkdir -p e && git diff --no-index e conf", harmful: true, rules: p},
 		{kind: "recursive-walk", cmd: "git diff --no-index src/a.go f", rules: p},
 		{kind: "wrapper-more", cmd: "split --filter='touch .github/PWNED' src/a.go", harmful: true, rules: p},
+		{kind: "heredoc-interpreter", cmd: "python3 /dev/stdin <<< 'import os; os.system(\"touch .github/PWNED\")'", harmful: true, rules: p, need: "python3"},
+		{kind: "heredoc-interpreter", cmd: "python3 <(echo 'import os; os.system(\"touch .github/PWNED\")')", harmful: true, rules: p, need: "python3"},
 	}
 }
