@@ -33,6 +33,9 @@ func newActSetup(t *testing.T) *actSetup {
 	s.ws, s.head = actWorkspace(t)
 	s.remote = newGitRemote(t, s.ws)
 	s.api = githubtest.New(t, "/api/v3")
+	// The gate checks the pull request's author (the event's sample-author).
+	s.api.Register(http.MethodGet, "/repos/"+actOwner+"/"+actRepo+"/collaborators/"+actOwner+"/permission",
+		githubtest.JSON(http.StatusOK, map[string]any{"permission": "admin", "role_name": "admin"})).AnyTimes(0)
 	s.model = newModel(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"hello.txt","content":"hello\n"}`)}}.Reply(),
 		llmtest.Turn{Text: "Wrote hello.txt."}.Reply())

@@ -16,9 +16,10 @@ import (
 // another person triggered, an event the gate does not know) starts no
 // model call, posts nothing and writes status refused, the notice naming
 // who or what was refused. So does a writer's label on an outsider's
-// issue or a fork's pull request: the text is still the outsider's. The
-// controls: the same events from a writer (or an unknown event named in
-// RUNNER_ALLOW_EVENTS) do run.
+// issue or a fork's pull request, and a reader's pull request from the
+// repository's own branch, even after a writer pushed onto it or reviewed
+// it: the text is still theirs. The controls: the same events from a
+// writer (or an unknown event or bot allowed by name) do run.
 func TestAttackEventsFromOthersAreGated(t *testing.T) {
 	const repoJSON = `"repository":{"full_name":"` + actOwner + `/` + actRepo + `"}`
 	fork := `{"action":"opened",` + repoJSON + `,"sender":{"login":"outsider","type":"User"},"pull_request":{"number":7,"user":{"login":"outsider"},` +
@@ -38,6 +39,20 @@ func TestAttackEventsFromOthersAreGated(t *testing.T) {
 			actor: "sample-maintainer", writer: true, extra: []string{"RUNNER_TRIGGER=@runner"}},
 		{name: "a writer labels a fork's pull request", event: "pull_request_target", file: "pull_request_target.fork-labeled.json",
 			actor: "sample-maintainer", notice: "(the pull request's author, pull_request.user.login)"},
+		{name: "a reader opens a pull request from the repository's branch", event: "pull_request",
+			file: "pull_request.same-repo-reader.json", actor: "reader", notice: "reader has read permission"},
+		{name: "a writer opens a pull request from the repository's branch", event: "pull_request",
+			file: "pull_request.same-repo-reader.json", actor: "reader", writer: true},
+		{name: "a writer pushes onto a reader's pull request", event: "pull_request", file: "pull_request.synchronize-by-writer.json",
+			actor: "sample-maintainer", notice: "needed (the pull request's author, pull_request.user.login)"},
+		{name: "a reader's pull_request_target from the repository's branch", event: "pull_request_target",
+			file: "pull_request_target.same-repo-reader.json", actor: "reader", notice: "reader has read permission"},
+		{name: "a writer reviews a reader's pull request", event: "pull_request_review", file: "pull_request_review.writer-on-reader.json",
+			actor: "sample-author", extra: []string{"RUNNER_TRIGGER=@runner"}, notice: "(the pull request's author, pull_request.user.login)"},
+		{name: "Dependabot opens a pull request", event: "pull_request", file: "pull_request.dependabot.json",
+			actor: "dependabot[bot]", notice: "allow-bots input (RUNNER_ALLOW_BOTS=dependabot)"},
+		{name: "Dependabot opens a pull request, allowed", event: "pull_request", file: "pull_request.dependabot.json",
+			actor: "dependabot[bot]", extra: []string{"RUNNER_ALLOW_BOTS=dependabot"}},
 		{name: "a writer sends a comment without an author", event: "issue_comment", file: "issue_comment.null-user.json",
 			actor: "sample-maintainer", notice: "comment.user.login is missing or null"},
 		{name: "pull_request_target from a fork", event: "pull_request_target", payload: fork,
@@ -61,9 +76,9 @@ func TestAttackEventsFromOthersAreGated(t *testing.T) {
 			t.Parallel()
 			spec, repo := smallRepo(t)
 			gh := newFakeGitHub(t)
-			gh.perms["sample-maintainer"] = "write"
+			gh.perms["sample-author"], gh.perms["sample-maintainer"], gh.perms["reader"] = "admin", "write", "read"
 			if tt.writer {
-				gh.perms["outsider"] = "write"
+				gh.perms["outsider"], gh.perms["reader"] = "write", "write"
 			}
 			if tt.file != "" {
 				b, err := os.ReadFile(filepath.Join(repoRoot, "github", "testdata", "gate", tt.file))

@@ -107,6 +107,7 @@ func TestAttackGitCredentialsOutOfReach(t *testing.T) {
 			mustWriteFile(t, spec, "version: 1\nname: leak\nmodel: gpt-4.1-mini\nprompt: Fix it.\n"+
 				"permissions:\n  read: allow\n  edit: {\"**\": allow}\n  bash: {\"bash attack.sh\": allow}\nlimits: {max_steps: 5}\n"+section)
 			gh := newFakeGitHub(t)
+			gh.perms["sample-author"] = "admin" // the pull request's author, checked by the gate
 			payload, err := os.ReadFile(filepath.Join(repoRoot, "github", "testdata", "events", "pull_request.opened.json"))
 			if err != nil {
 				t.Fatal(err)

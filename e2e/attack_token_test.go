@@ -187,6 +187,7 @@ func TestAttackTokenNotInEchoedErrors(t *testing.T) {
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", `{"path":"status.txt","content":"fixed\n"}`)}}.Reply(),
 		llmtest.Turn{Text: "Done."}.Reply())
 	gh := newFakeGitHub(t)
+	gh.perms["sample-author"] = "admin" // the pull request's author, checked by the gate
 	a := newActionsRun(t, "pull_request", string(readGateFile(t, "pull_request.edited.json")), gh.url(), echo.URL,
 		"GITHUB_TOKEN="+actToken, "RUNNER_COMMENT=true", "RUNNER_PULL_REQUEST=true", "GITHUB_BASE_REF=main")
 	out := filepath.Join(t.TempDir(), "out")

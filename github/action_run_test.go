@@ -140,7 +140,11 @@ func eventEnv(t *testing.T, name, file, apiURL string) map[string]string {
 
 func TestActionRunsTaskWithInputs(t *testing.T) {
 	t.Parallel()
-	base := eventEnv(t, "pull_request", "pull_request.opened.json", "")
+	reg := githubtest.New(t, "/api/v3") // the gate reads the pull request author's permission
+	reg.Register(http.MethodGet, "/repos/sample-author/Hello-World/collaborators/sample-author/permission",
+		githubtest.JSON(200, map[string]any{"permission": "write", "role_name": "write"}))
+	reg.Register(http.MethodGet, "/user", githubtest.JSON(200, map[string]any{"login": "runner-app[bot]"})).AnyTimes(0)
+	base := eventEnv(t, "pull_request", "pull_request.opened.json", reg.Server.URL)
 	r := newActionRun(t, map[string]string{"task": "examples/review/task.yaml",
 		"set":   "base=origin/main\r\n\n   \nfocus=security $(touch PWNED) \"q\"\nlast=no-newline",
 		"model": "m1", "base-url": "http://llm.example/v1", "api-key": "sk-secret", "max-steps": "7", "comment": "true",

@@ -100,9 +100,11 @@ func Gate(ctx context.Context, client *gh.Client, ev *Event, o GateOptions) (Dec
 	} else if o.SelfLogin != "" && strings.EqualFold(c.Actor, o.SelfLogin) {
 		return skip("started by the runner's own identity %s", o.SelfLogin), nil
 	}
-	if w, ok := writerOf(ev, kind); ok && w.login == "" {
-		return refuse("the %s payload does not name the %s (%s is missing or null), so its write access cannot be checked; "+
-			"GitHub always sends it: check that GITHUB_EVENT_PATH is the file Actions wrote for the event", c.EventName, w.role, w.key), nil
+	for _, w := range textAuthors(ev, kind) {
+		if w.login == "" {
+			return refuse("the %s payload does not name the %s (%s is missing or null), so its write access cannot be checked; "+
+				"GitHub always sends it: check that GITHUB_EVENT_PATH is the file Actions wrote for the event", c.EventName, w.role, w.key), nil
+		}
 	}
 	actors := eventActors(ev, kind)
 	if len(actors) == 0 {
@@ -110,6 +112,10 @@ func Gate(ctx context.Context, client *gh.Client, ev *Event, o GateOptions) (Dec
 	}
 	logins := make([]string, 0, len(actors))
 	for _, a := range actors {
+		if a.key == prAuthorKey && o.SelfLogin != "" && strings.EqualFold(a.login, o.SelfLogin) {
+			logins = append(logins, a.login) // the runner opened it, for a run a writer started
+			continue
+		}
 		d, err := gateActor(ctx, client, c, a, o)
 		if err != nil || !d.Run {
 			return d, err
@@ -153,26 +159,25 @@ const (
 // gateKindOf sorts events by who can cause them:
 //   - push, schedule, workflow_dispatch, repository_dispatch, merge_group,
 //     workflow_call: only people with write access;
-//   - pull_request: GitHub gives a fork's run a read-only token and no
-//     secrets, so it cannot act for the outsider (review mode reviews
-//     forks this way);
-//   - pull_request_target from the repository itself: pushing its head
-//     branch needed write access;
+//   - pull_request from a named fork: GitHub gives the run a read-only
+//     token and no secrets (review mode reviews forks this way);
 //   - issues, issue_comment, pull_request_review, pull_request_review_comment,
 //     discussion, discussion_comment: anyone's text;
-//   - pull_request_target from a fork (or whose head repository the
-//     payload does not name), workflow_run: anyone's change;
+//   - pull_request from the repository's own branch (or an unnamed head),
+//     pull_request_target, workflow_run: anyone's change, since a reader
+//     of a private repository may open a pull request from an existing
+//     branch;
 //   - every other event is unknown.
 func gateKindOf(c *Context) gateKind {
 	switch c.EventName {
 	case EventPush, EventSchedule, EventWorkflowDispatch, EventRepositoryDispatch, EventMergeGroup, EventWorkflowCall:
 		return gateNone
 	case EventPullRequest:
-		return gateNone
-	case EventPullRequestTarget:
-		if c.HeadRepo != "" && strings.EqualFold(c.HeadRepo, c.Repository) {
+		if c.HeadRepo != "" && !strings.EqualFold(c.HeadRepo, c.Repository) {
 			return gateNone
 		}
+		return gateActors
+	case EventPullRequestTarget:
 		return gateActors
 	case EventIssueComment, EventIssues, EventReviewComment, EventPullRequestReview, EventDiscussion, EventDiscussionComment:
 		return gateComment
@@ -201,7 +206,7 @@ func eventActors(ev *Event, kind gateKind) []actor {
 		}
 	}
 	add(actor{login: c.Actor, typ: c.ActorType, role: "actor", key: "sender.login"})
-	if w, ok := writerOf(ev, kind); ok {
+	for _, w := range textAuthors(ev, kind) {
 		add(w)
 	}
 	if wr, ok := ev.Event["workflow_run"].(map[string]any); ok {
@@ -213,9 +218,29 @@ func eventActors(ev *Event, kind gateKind) []actor {
 	return out
 }
 
+// prAuthorKey is where a payload names the pull request's author.
+const prAuthorKey = "pull_request.user.login"
+
+// textAuthors are the authors of the text an event carries: writerOf's,
+// and for the review events the pull request's author too.
+//   - A review or a push by a writer does not make an outsider's title
+//     and body theirs (a synchronize event's sender is the pusher).
+func textAuthors(ev *Event, kind gateKind) []actor {
+	var out []actor
+	if w, ok := writerOf(ev, kind); ok {
+		out = append(out, w)
+	}
+	if n := ev.GitHub.EventName; n == EventPullRequestReview || n == EventReviewComment {
+		m, _ := ev.Event["pull_request"].(map[string]any)
+		login, typ := userOf(m, "user")
+		out = append(out, actor{login: login, typ: typ, role: "pull request's author", key: prAuthorKey})
+	}
+	return out
+}
+
 // writerOf is the author of the text an event carries: a comment's or
 // review's author, an issue's or discussion's author (a label or an edit
-// by a writer does not make someone else's text theirs), a fork's pull
+// by a writer does not make someone else's text theirs), a gated pull
 // request's author. ok is false for events without such text.
 func writerOf(ev *Event, kind gateKind) (a actor, ok bool) {
 	c := &ev.GitHub
@@ -229,7 +254,7 @@ func writerOf(ev *Event, kind gateKind) (a actor, ok bool) {
 		obj, role = "review", "review's author"
 	case kind == gateComment:
 		obj, role = "comment", "comment's author"
-	case c.EventName == EventPullRequestTarget && kind == gateActors:
+	case (c.EventName == EventPullRequestTarget || c.EventName == EventPullRequest) && kind == gateActors:
 		obj, role = "pull_request", "pull request's author"
 	default:
 		return actor{}, false
@@ -297,7 +322,8 @@ func gateActor(ctx context.Context, client *gh.Client, c *Context, a actor, o Ga
 		if botAllowed(login, o.AllowBots) {
 			return run("bot %s is allowed", login), nil
 		}
-		return refuse("bot %s (the %s) is not in allow-bots", login, a.role), nil
+		return refuse("bot %s (the %s) is not in allow-bots; to let it start runs, name it in the allow-bots input (RUNNER_ALLOW_BOTS=%s)",
+			login, a.role, strings.TrimSuffix(strings.ToLower(login), "[bot]")), nil
 	}
 	perm, err := permission(ctx, client, c.Owner, c.Repo, login)
 	if err != nil {

@@ -16,11 +16,12 @@ import (
 
 // gatePerms are the collaborator permissions the fake API gives the
 // logins of testdata/gate; any other login is not a collaborator (404).
-var gatePerms = map[string]string{"sample-author": "admin", "sample-maintainer": "write"}
+var gatePerms = map[string]string{"sample-author": "admin", "sample-maintainer": "write", "reader": "read"}
 
 // TestGatePayloads runs the trigger gate over the payload variants of
-// testdata/gate (see its README): forks, deleted forks, edits and labels
-// by a writer on someone else's text, bots, every author_association,
+// testdata/gate (see its README): forks, deleted forks, a reader's pull
+// request from the repository's branch and a writer's push onto it, edits
+// and labels by a writer on someone else's text, bots, every author_association,
 // events the gate does not know, deleted refs, null and missing fields.
 // Each either runs, is skipped or refused with the reason given, or fails
 // to load naming the key. Who asked is judged by the collaborator
@@ -34,12 +35,25 @@ func TestGatePayloads(t *testing.T) {
 		asked       []string
 	}{
 		{file: "pull_request.fork.json", event: "pull_request", want: "run"},
-		{file: "pull_request.fork-deleted.json", event: "pull_request", want: "run"},
-		{file: "pull_request.edited.json", event: "pull_request", want: "run"},
-		{file: "pull_request.reopened.json", event: "pull_request", want: "run"},
-		{file: "pull_request.closed.json", event: "pull_request", want: "run"},
-		{file: "pull_request.labeled.json", event: "pull_request", want: "run"},
-		{file: "pull_request.ready_for_review.json", event: "pull_request", want: "run"},
+		{file: "pull_request.fork-deleted.json", event: "pull_request", want: StatusRefused,
+			reason: "outsider is not a collaborator", asked: []string{"outsider"}},
+		{file: "pull_request.edited.json", event: "pull_request", want: "run", asked: []string{"sample-author"}},
+		{file: "pull_request.reopened.json", event: "pull_request", want: "run", asked: []string{"sample-author"}},
+		{file: "pull_request.closed.json", event: "pull_request", want: "run", asked: []string{"sample-author"}},
+		{file: "pull_request.labeled.json", event: "pull_request", want: "run", asked: []string{"sample-author"}},
+		{file: "pull_request.ready_for_review.json", event: "pull_request", want: "run", asked: []string{"sample-author"}},
+		{file: "pull_request.same-repo-reader.json", event: "pull_request", want: StatusRefused,
+			reason: "reader has read permission on sample-author/Hello-World", asked: []string{"reader"}},
+		{file: "pull_request.synchronize-by-writer.json", event: "pull_request", want: StatusRefused,
+			reason: "the pull request's author, pull_request.user.login", asked: []string{"sample-maintainer", "reader"}},
+		{file: "pull_request.null-user.json", event: "pull_request", want: StatusRefused,
+			reason: "pull_request.user.login is missing or null"},
+		{file: "pull_request.dependabot.json", event: "pull_request", want: StatusRefused,
+			reason: "allow-bots input (RUNNER_ALLOW_BOTS=dependabot)"},
+		{file: "pull_request.dependabot.json", event: "pull_request", opts: GateOptions{AllowBots: []string{"dependabot"}}, want: "run"},
+		{file: "pull_request.renovate.json", event: "pull_request", want: StatusRefused,
+			reason: "allow-bots input (RUNNER_ALLOW_BOTS=renovate)"},
+		{file: "pull_request.renovate.json", event: "pull_request", opts: GateOptions{AllowBots: []string{"renovate[bot]"}}, want: "run"},
 		{file: "pull_request_target.fork.json", event: "pull_request_target", want: StatusRefused,
 			reason: "outsider is not a collaborator", asked: []string{"outsider"}},
 		{file: "pull_request_target.fork-labeled.json", event: "pull_request_target", want: StatusRefused,
@@ -48,7 +62,9 @@ func TestGatePayloads(t *testing.T) {
 			reason: "outsider is not a collaborator", asked: []string{"sample-maintainer", "outsider"}},
 		{file: "pull_request_target.fork-null-user.json", event: "pull_request_target", want: StatusRefused,
 			reason: "pull_request.user.login is missing or null", asked: nil},
-		{file: "pull_request_target.same-repo.json", event: "pull_request_target", want: "run"},
+		{file: "pull_request_target.same-repo.json", event: "pull_request_target", want: "run", asked: []string{"sample-author"}},
+		{file: "pull_request_target.same-repo-reader.json", event: "pull_request_target", want: StatusRefused,
+			reason: "reader has read permission", asked: []string{"reader"}},
 		{file: "issue_comment.edited.json", event: "issue_comment", opts: GateOptions{Trigger: "@runner"}, want: "run",
 			asked: []string{"sample-author"}},
 		{file: "issue_comment.edited-by-maintainer.json", event: "issue_comment", opts: GateOptions{Trigger: "@runner"},
@@ -75,6 +91,8 @@ func TestGatePayloads(t *testing.T) {
 			want: StatusRefused, reason: "outsider is not a collaborator", asked: []string{"outsider"}},
 		{file: "pull_request_review.submitted-writer.json", event: "pull_request_review", opts: GateOptions{Trigger: "@runner"},
 			want: "run", asked: []string{"sample-author"}},
+		{file: "pull_request_review.writer-on-reader.json", event: "pull_request_review", opts: GateOptions{Trigger: "@runner"},
+			want: StatusRefused, reason: "the pull request's author", asked: []string{"sample-author", "reader"}},
 		{file: "pull_request_review.null-body.json", event: "pull_request_review", opts: GateOptions{Trigger: "@runner"},
 			want: StatusSkipped, reason: "no trigger phrase"},
 		{file: "pull_request_review.no-review.json", event: "pull_request_review", want: StatusRefused,

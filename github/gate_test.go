@@ -72,7 +72,10 @@ func TestGate(t *testing.T) {
 		{name: "editor and author both checked", file: "issue_comment.created.issue.json", event: "issue_comment",
 			edit:  func(e *Event) { e.GitHub.Actor = "maintainer" },
 			stubs: []stub{{"maintainer", permReply("admin", "admin")}, {"sample-author", permReply("read", "read")}}, status: StatusRefused},
-		{name: "pull_request not gated", file: "pull_request.opened.json", event: "pull_request", run: true},
+		{name: "pull_request from the repository's branch by a writer", file: "pull_request.opened.json", event: "pull_request",
+			stubs: []stub{{"sample-author", permReply("write", "write")}}, run: true},
+		{name: "pull_request from the repository's branch by a reader", file: "pull_request.opened.json", event: "pull_request",
+			stubs: []stub{{"sample-author", permReply("read", "read")}}, status: StatusRefused},
 		{name: "schedule not gated", file: "schedule.json", event: "schedule", run: true},
 	}
 	for _, tt := range tests {

@@ -71,13 +71,30 @@ func TestExecUsageErrorUnderActions(t *testing.T) {
 	}
 }
 
-// TestExecNoToken: on a pull request event that asks for a comment and a
-// pull request, without a token the runner makes no API call at all (the
-// fake API has no stubs: any call fails the test), warns once, and the
-// run is otherwise unaffected: success, exit 0, outputs written.
+// TestExecNoToken: on a fork's pull request event that asks for a comment
+// and a pull request, without a token the runner makes no API call at all
+// (the fake API answers none), warns once, and the run is otherwise
+// unaffected: success, exit 0, outputs written. The same event from the
+// repository's own branch is refused: its author's access cannot be read.
 func TestExecNoToken(t *testing.T) {
+	own := newDeliveryRun(t, true)
+	own.env = withoutToken(own.env)
+	if err := own.exec(t); err != nil {
+		t.Fatal(err)
+	}
+	if out := outputsMap(t, own.outputs); out["status"] != "refused" || !strings.Contains(own.stderr.String(), "no GITHUB_TOKEN") {
+		t.Errorf("same-repository pull request without a token: outputs %v\n%s", out, own.stderr.String())
+	}
 	d := newDeliveryRun(t, true)
 	d.env = withoutToken(d.env)
+	for _, kv := range d.env {
+		if path, ok := strings.CutPrefix(kv, "GITHUB_EVENT_PATH="); ok {
+			fork := strings.Replace(prEvent, `"full_name":"octo/hello"`, `"full_name":"alice/hello"`, 1)
+			if err := os.WriteFile(path, []byte(fork), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	if err := d.exec(t); err != nil {
 		t.Fatal(err)
 	}

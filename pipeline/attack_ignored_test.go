@@ -38,10 +38,11 @@ type ignoredRun struct {
 // comment (RUNNER_COMMENT=true) against a fake API, the console on.
 func runIgnoredAttack(t *testing.T, repo, pin string, isolate bool) ignoredRun {
 	t.Helper()
-	payload := `{"action":"opened","number":5,"pull_request":{"number":5,"title":"t","head":{"ref":"f","sha":"abc",` +
+	payload := `{"action":"opened","number":5,"pull_request":{"number":5,"user":{"login":"alice"},"title":"t","head":{"ref":"f","sha":"abc",` +
 		`"repo":{"full_name":"octo/hello"}},"base":{"ref":"main"}},"sender":{"login":"alice","type":"User"}}`
 	env, _, summary := actionsEnv(t, "pull_request", payload, "RUNNER_COMMENT=true")
 	api := githubtest.New(t, "/api/v3")
+	allowAuthor(api)
 	for i, kv := range env {
 		if strings.HasPrefix(kv, "GITHUB_API_URL=") {
 			env[i] = "GITHUB_API_URL=" + api.Server.URL + "/api/v3"

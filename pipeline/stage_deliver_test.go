@@ -17,7 +17,7 @@ import (
 )
 
 // prEvent is a pull_request event on #5 of octo/hello, base main.
-const prEvent = `{"action":"opened","number":5,"pull_request":{"number":5,"title":"t","head":{"ref":"f","sha":"abc",` +
+const prEvent = `{"action":"opened","number":5,"pull_request":{"number":5,"user":{"login":"alice"},"title":"t","head":{"ref":"f","sha":"abc",` +
 	`"repo":{"full_name":"octo/hello"}},"base":{"ref":"main"}},"sender":{"login":"alice","type":"User"}}`
 
 // deliveryRun is a run in Actions on a pull request event that comments
@@ -49,6 +49,7 @@ func newDeliveryRun(t *testing.T, receive bool) *deliveryRun {
 		gittest.Run(t, d.remote, "config", "http.receivepack", "true")
 	} // else git http-backend refuses every push (403)
 	d.api = githubtest.New(t, "/api/v3")
+	allowAuthor(d.api)
 	d.env, d.outputs, d.summary = actionsEnv(t, "pull_request", prEvent, "RUNNER_PULL_REQUEST=true", "RUNNER_COMMENT=true")
 	for i, kv := range d.env {
 		switch {
@@ -278,3 +279,10 @@ func TestExecCommentFails(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// allowAuthor answers the gate's permission check for alice, the author
+// of the test pull requests: write access.
+func allowAuthor(api *githubtest.Registry) {
+	api.Register(http.MethodGet, "/repos/octo/hello/collaborators/alice/permission",
+		githubtest.JSON(200, map[string]any{"permission": "write", "role_name": "write"})).AnyTimes(0)
+}

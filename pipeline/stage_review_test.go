@@ -82,6 +82,7 @@ func newReviewRun(t *testing.T) *reviewRun {
 	gittest.Run(t, d.repo, "commit", "-q", "-m", "init")
 	d.head = gittest.Run(t, d.repo, "rev-parse", "HEAD")
 	d.api = githubtest.New(t, "/api/v3")
+	allowAuthor(d.api)
 	d.setEvent(t)
 	return d
 }
@@ -94,7 +95,7 @@ func (d *reviewRun) setEvent(t *testing.T) {
 	if headRepo == "" {
 		headRepo = "octo/hello"
 	}
-	payload := fmt.Sprintf(`{"action":"synchronize","number":5,"pull_request":{"number":5,"title":"t","head":{"ref":"f","sha":%q,`+
+	payload := fmt.Sprintf(`{"action":"synchronize","number":5,"pull_request":{"number":5,"user":{"login":"alice"},"title":"t","head":{"ref":"f","sha":%q,`+
 		`"repo":{"full_name":%q}},"base":{"ref":"main"}},"sender":{"login":"alice","type":"User"}}`, d.head, headRepo)
 	d.env, d.outputs, d.summary = actionsEnv(t, "pull_request", payload, "RUNNER_COMMENT=false")
 	for i, kv := range d.env {
