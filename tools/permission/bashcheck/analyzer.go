@@ -36,8 +36,9 @@ const (
 //   - >&WORD writes the file WORD unless WORD is a descriptor number or '-';
 //     the operands of tee, find -fprint* and git --output are edits too.
 //   - cd/pushd to a static directory inside the work tree (outside .git)
-//     and popd need no rule: they run nothing. After any cd (however
-//     spelled), relative file writes cannot be placed and are denied.
+//     and popd need no rule: they run nothing. A relative file write is
+//     judged in every directory its command may run in (dirFlow); after a
+//     cd to a directory that cannot be placed, it is denied.
 //   - Code that bash evaluates from data is denied: ${!name}, ${name@P},
 //     quoted a[$(cmd)] names given to read/unset/printf -v/declare/[ -v,
 //     and variables that make bash or programs run code (BASH_CMDS,
@@ -192,12 +193,11 @@ func checkBash(rs permission.Ruleset, p permission.Paths, pathsErr error, comman
 
 // analyzer collects checks while walking one command line.
 type analyzer struct {
-	rs         permission.Ruleset
-	paths      permission.Paths
-	pathsErr   error
-	cwdChanged bool // a cd/pushd/popd somewhere: relative redirections are unplaceable
-	wrapDepth  int  // wrappers around the command being judged
-	checks     []permission.Check
+	rs        permission.Ruleset
+	paths     permission.Paths
+	pathsErr  error
+	wrapDepth int // wrappers around the command being judged
+	checks    []permission.Check
 	// edits are the checks of files the command writes, decided only at
 	// the end (placeEdits): a cd anywhere, even after them in a loop or
 	// behind a wrapper, changes where a relative path lands.
@@ -224,7 +224,8 @@ type analyzer struct {
 type pendingEdit struct {
 	check    int // index in checks
 	target   string
-	linkable bool // a command before it may create a symlink (linkFacts)
+	linkable bool   // a command before it may create a symlink (linkFacts)
+	dirs     dirSet // where the writing command may run (dirFlow); nil: the root
 }
 
 func (a *analyzer) add(kind, subject string, d permission.Decision) {
@@ -450,10 +451,6 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 		return
 	}
 	prog := name.lit()
-	switch path.Base(prog) {
-	case "cd", "pushd", "popd":
-		a.cwdChanged = true
-	}
 	if why := forbiddenReason(prog, args); why != "" {
 		a.unjudgeable(text, why)
 		return

@@ -181,7 +181,19 @@ func TestCheckBash(t *testing.T) {
 		{strict(), "echo hi > src/../.git/config", false},
 		{strict(), "echo hi > $F", false},
 		{strict(), "echo hi > ~/x", false},
-		{strict(), "cd src && echo hi > out.txt", false},
+		// a write after a cd is placed where the cd went (src/out.txt)
+		{strict(), "cd src && echo hi > out.txt", true},
+		{strict(), "cd src && echo hi > ../out.txt", false},
+		{strict(), "cd src; echo hi > out.txt", false},      // cd may fail: out.txt at the root too
+		{strict(), "cd vendor && echo hi > out.txt", false}, // vendor/out.txt: no edit rule
+		{strict(), "echo hi > src/x; cd vendor", true},
+		{strict(), "cd $D && echo hi > out.txt", false},
+		{strict(), "cd link-out && echo hi > x.txt", false},
+		{strict(), "cd src && cd .. && echo hi > out.txt", false},
+		{strict(), "(cd src && echo hi > a) && echo hi > b", false}, // b is at the root
+		{strict(), "(cd src && echo hi > a) && echo hi > src/b", true},
+		{open(), "tar xf a.tar && cd src && echo hi > a", false}, // tar may have made src a link by then
+		{open(), "tar xf a.tar && echo hi > src/a", true},
 		{strict(), "cat < src/a.go", true},
 		{strict(), "cat < .env", false}, // an input is read: .env is protected (bash_protected.go)
 		{strict(), "{ echo hi; } > src/x", true},

@@ -15,6 +15,9 @@ import (
 // (cd $D, cd -, a bare cd to $HOME).
 const unknownDir = ""
 
+// unplacedDir says, in a denial, why a directory is unknownDir.
+const unplacedDir = "a directory the check cannot place (one that does not exist yet, or is only known at run time: cd $D, cd -, popd)"
+
 // maxLoopPasses bounds the passes over a loop body before the directories
 // it may reach are given up as unknown (while true; do cd sub; done).
 const maxLoopPasses = 4

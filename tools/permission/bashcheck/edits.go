@@ -55,39 +55,68 @@ func (a *analyzer) edit(w word) {
 			target+" names a file of the running process, which the check cannot see; write to a path in the work tree"))
 		return
 	}
-	a.edits = append(a.edits, pendingEdit{check: len(a.checks), target: target, linkable: a.linkable})
+	a.edits = append(a.edits, pendingEdit{check: len(a.checks), target: target, linkable: a.linkable, dirs: a.dirs})
 	a.add(permission.KindRedirect, target, permission.DefaultDeny(permission.Edit, target, "not decided yet"))
 }
 
 // placeEdits decides the recorded file writes once the whole command is
-// known.
+// known. A relative name is placed in every directory its command may
+// run in (`cd src && touch x` writes src/x); after a cd to a directory
+// only known at run time it cannot be placed and is denied.
 func (a *analyzer) placeEdits() {
 	for _, e := range a.edits {
 		var d permission.Decision
 		switch {
 		case a.pathsErr != nil:
 			d = permission.DefaultDeny(permission.Edit, e.target, a.pathsErr.Error())
-		case a.cwdChanged && !filepath.IsAbs(e.target):
+		case !filepath.IsAbs(e.target) && e.dirs[unknownDir]:
 			d = permission.DefaultDeny(permission.Edit, e.target,
-				"the command changes directory (cd/pushd/popd), so a relative file name cannot be placed; use an absolute path")
+				"the command changes to "+unplacedDir+", so a relative file name cannot be placed; use an absolute path")
+		case !filepath.IsAbs(e.target) && e.linkable && a.movedFromRoot(e.dirs):
+			d = permission.DefaultDeny(permission.Edit, e.target, "the command changes directory after a command that may "+
+				"create a symlink, so a relative file name cannot be placed; use an absolute path")
 		default:
-			d, _ = a.paths.Check(a.rs, permission.Edit, e.target)
-		}
-		if abs := a.absTarget(e.target); d.Allowed && e.linkable && newThrough(abs) != "" {
-			d = permission.DefaultDeny(permission.Edit, e.target, fmt.Sprintf("%s passes through %s, which does not exist yet: "+
-				"a command before it in this line may create it as a symlink to anywhere", e.target, newThrough(abs)))
+			for _, abs := range a.placed(e) {
+				d, _ = a.paths.Check(a.rs, permission.Edit, abs)
+				if d.Allowed && e.linkable && newThrough(abs) != "" {
+					d = permission.DefaultDeny(permission.Edit, e.target, fmt.Sprintf("%s passes through %s, which does not exist yet: "+
+						"a command before it in this line may create it as a symlink to anywhere", e.target, newThrough(abs)))
+				}
+				if !d.Allowed {
+					break
+				}
+			}
 		}
 		a.checks[e.check].Decision = d
 	}
 }
 
-// absTarget is a write's target as an absolute path (relative ones are
-// relative to the work tree: placeEdits refuses them after a cd).
-func (a *analyzer) absTarget(target string) string {
-	if filepath.IsAbs(target) {
-		return target
+// movedFromRoot reports a directory other than the work tree's root in
+// dirs: a cd came before the write.
+func (a *analyzer) movedFromRoot(dirs dirSet) bool {
+	for d := range dirs {
+		if d != a.paths.Root() {
+			return true
+		}
 	}
-	return filepath.Join(a.paths.Root(), target)
+	return false
+}
+
+// placed is a write's target as absolute paths: itself when absolute,
+// else joined to each directory its command may run in (the work tree's
+// root when no cd came before it).
+func (a *analyzer) placed(e pendingEdit) []string {
+	if filepath.IsAbs(e.target) {
+		return []string{e.target}
+	}
+	if len(e.dirs) == 0 {
+		return []string{filepath.Join(a.paths.Root(), e.target)}
+	}
+	var out []string
+	for _, dir := range e.dirs.sorted() {
+		out = append(out, permission.JoinRaw(dir, e.target))
+	}
+	return out
 }
 
 // isFD reports a file-descriptor operand of >& ("2", "-", "3-").

@@ -268,8 +268,8 @@ func (a *analyzer) pathWord(subject string, pw pathWord, protect bool) {
 				a.protectedName(subject, pw.name)
 			}
 			if escapes(pw.name) {
-				a.addPath(subject, pw.name, permission.DefaultDeny(permission.ExternalDirectory, pw.name, "the command changes to a directory "+
-					"only known at run time (cd $D, cd -, popd), so "+strconv.Quote(pw.name)+" cannot be placed"))
+				a.addPath(subject, pw.name, permission.DefaultDeny(permission.ExternalDirectory, pw.name, "the command changes to "+
+					unplacedDir+", so "+strconv.Quote(pw.name)+" cannot be placed"))
 			}
 		}
 	}
