@@ -101,12 +101,17 @@ func (c Catalog) Models() []ModelInfo {
 // Vertex version ("claude-sonnet-4@20250514") and a dated or "-latest"
 // snapshot ("gpt-4.1-2025-04-14", "claude-opus-4-1-20250805",
 // "mistral-large-2411") and a Bedrock id
-// ("us.anthropic.claude-sonnet-4-5-20250929-v1:0").
+// ("us.anthropic.claude-sonnet-4-5-20250929-v1:0"), and a shorthand
+// ("sonnet", Resolve).
 func (c Catalog) Lookup(model string) (ModelInfo, bool) {
 	for _, name := range candidates(model) {
 		if m, ok := c.models[name]; ok {
 			return m, true
 		}
+	}
+	if full, ok := c.Resolve(model); ok {
+		m, known := c.models[normalise(full)]
+		return m, known
 	}
 	return ModelInfo{}, false
 }

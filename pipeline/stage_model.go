@@ -30,6 +30,7 @@ func (r *execRun) setupModel(ctx context.Context) error {
 		return fmt.Errorf("%w: no model: set model in the task spec%s", ErrUsage, where)
 	}
 	r.catalog = catalogFor(r.spec)
+	r.resolveModelName()
 	named := llm.Wire(cmp.Or(r.opts.Wire, r.spec.Provider.Wire))
 	platform := llm.Platform(r.spec.Provider.Platform)
 	if platform == "anthropic" {
@@ -64,8 +65,8 @@ func (r *execRun) setupModel(ctx context.Context) error {
 	}
 	if key == "" && r.opts.Replay == "" && cfg.Cloud == nil {
 		return fmt.Errorf("%w: %s is not set: set it to talk to %s (wire %s) "+
-			"(any non-empty value for an endpoint that needs none), or replay a recorded session with --replay FILE",
-			ErrUsage, keyVar, r.baseURL, r.wire)
+			"(any non-empty value for an endpoint that needs none), or replay a recorded session with --replay FILE%s",
+			ErrUsage, keyVar, r.baseURL, r.wire, didYouMean(r.catalog, r.modelName))
 	}
 	transport, err := r.transport(ctx)
 	if err != nil {

@@ -34,7 +34,10 @@ func (c *ValidateCmd) Run(ctx context.Context, streams Streams, env Environ) err
 		return err
 	}
 	for _, f := range c.Files {
-		name, err := loadSpec(ctx, streams, f)
+		name, warns, err := loadSpec(ctx, streams, f)
+		if err := warnSpec(streams, ann, warns); err != nil {
+			return err
+		}
 		if err != nil {
 			errs = append(errs, err)
 			if err := annotateSpecErr(ann, name, err); err != nil {
@@ -45,6 +48,19 @@ func (c *ValidateCmd) Run(ctx context.Context, streams Streams, env Environ) err
 		fmt.Fprintf(streams.Stdout, "%s: ok\n", name)
 	}
 	return errors.Join(errs...)
+}
+
+// warnSpec prints warnings (problems that do not stop a run) on stderr
+// at their position, and as ::warning annotations under Actions (ann set).
+func warnSpec(streams Streams, ann *workflowcmd.Writer, warns spec.Errors) error {
+	for _, w := range warns {
+		fmt.Fprintf(streams.Stderr, "%s:%d:%d: warning: %s\n", w.File, w.Line, w.Col, w.Msg)
+		if err := ann.Annotate(workflowcmd.Annotation{Level: workflowcmd.Warning, File: w.File, Line: w.Line, Col: w.Col,
+			Title: "runner validate", Message: w.Msg}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // annotateSpecErr writes one ::error annotation per problem of err, the
@@ -78,18 +94,19 @@ func annotateSpecErr(w *workflowcmd.Writer, file string, err error) error {
 // model (pipeline.CheckSpec), or a batch spec when the file has "repos" or
 // "repos_file"; both report spec.Errors (exit 2). Path "-" reads stdin,
 // named "<stdin>" (a batch spec's paths are then relative to the working
-// directory); name is what errors call the input.
-func loadSpec(ctx context.Context, streams Streams, path string) (name string, err error) {
+// directory); name is what errors call the input. warns are problems
+// that do not stop a run (an unknown model).
+func loadSpec(ctx context.Context, streams Streams, path string) (name string, warns spec.Errors, err error) {
 	name, data, err := readInput(streams, path, "TASK.yaml")
 	if err != nil {
-		return name, fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
+		return name, nil, fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
 	}
 	if batch.LooksLikeBatch(data) {
 		var s *batch.Spec
 		if path == "-" {
 			var wd string
 			if wd, err = os.Getwd(); err != nil {
-				return name, fmt.Errorf("batch spec from stdin: %w", err)
+				return name, nil, fmt.Errorf("batch spec from stdin: %w", err)
 			}
 			s, err = batch.LoadSpecBytes(name, wd, data)
 		} else {
@@ -98,13 +115,16 @@ func loadSpec(ctx context.Context, streams Streams, path string) (name string, e
 		if err == nil {
 			err = batch.Check(ctx, s, nil)
 		}
-		return name, err
+		return name, nil, err
 	}
 	task, err := spec.LoadBytes(name, data)
 	if err != nil {
-		return name, err
+		return name, nil, err
 	}
-	return name, pipeline.CheckSpec(task)
+	if w := pipeline.UnknownSpecModel(task); w != nil {
+		warns = spec.Errors{w}
+	}
+	return name, warns, pipeline.CheckSpec(task)
 }
 
 // SchemaCmd is `runner schema [--batch]`.

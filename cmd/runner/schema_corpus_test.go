@@ -244,7 +244,7 @@ func TestSchemaAgreesWithValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			streams := Streams{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}
-			_, verr := loadSpec(context.Background(), streams, s.path)
+			_, _, verr := loadSpec(context.Background(), streams, s.path)
 			if (verr == nil) != s.ok {
 				t.Fatalf("runner validate: want ok=%v, got error %v", s.ok, verr)
 			}
