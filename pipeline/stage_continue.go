@@ -37,6 +37,9 @@ func (r *execRun) loadContinued(ctx context.Context) error {
 	if r.opts.Continue == "" {
 		return skip("a fresh run")
 	}
+	if err := r.resolveContinueLast(); err != nil {
+		return err
+	}
 	h, err := historyfile.Read(filepath.Join(r.opts.Continue, outdir.HistoryFile))
 	if err != nil {
 		return err

@@ -120,6 +120,9 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 		if m := missingArgument(err); m != "" {
 			msg = m
 		}
+		if m := missingValue(err); m != "" {
+			msg = m
+		}
 		fmt.Fprintf(stderr, "runner: %v: %s\n", pipeline.ErrUsage, msg)
 		fmt.Fprintf(stderr, "run %q for usage\n", usageCommand(err))
 		return pipeline.ExitUsage
@@ -203,6 +206,36 @@ func missingArgument(err error) string {
 			help = ": " + strings.ToLower(help[:1]) + help[1:]
 		}
 		return fmt.Sprintf("missing %s%s%s; usage: runner %s", p.Summary(), help, flags, node.Summary())
+	}
+	return ""
+}
+
+// flagWithoutValue matches kong's error for a flag given no value: at the
+// end of the line, or followed by another flag.
+var flagWithoutValue = regexp.MustCompile(`^--([\w-]+): expected \w+ value but got "[^"]*" \((<EOL>|long flag|short flag)\)(; perhaps try .*)?$`)
+
+// missingValue rewrites kong's error for a flag given no value ("--continue:
+// expected string value but got "EOL" (<EOL>)") into what the flag takes:
+// "--continue needs a value, DIR: continue the conversation…". It
+// returns "" for any other error.
+func missingValue(err error) string {
+	var perr *kong.ParseError
+	if !errors.As(err, &perr) || perr.Context == nil {
+		return ""
+	}
+	m := flagWithoutValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ""
+	}
+	for _, f := range perr.Context.Flags() {
+		if f.Name != m[1] {
+			continue
+		}
+		help := strings.TrimSuffix(f.Help, ".")
+		if help != "" {
+			help = ": " + strings.ToLower(help[:1]) + help[1:]
+		}
+		return fmt.Sprintf("--%s needs a value, --%s=%s%s", f.Name, f.Name, f.FormatPlaceHolder(), help)
 	}
 	return ""
 }

@@ -97,6 +97,9 @@ func annotateSpecErr(w *workflowcmd.Writer, file string, err error) error {
 // directory); name is what errors call the input. warns are problems
 // that do not stop a run (an unknown model).
 func loadSpec(ctx context.Context, streams Streams, path string) (name string, warns spec.Errors, err error) {
+	if err := notASpec(path); err != nil {
+		return path, nil, err
+	}
 	name, data, err := readInput(streams, path, "TASK.yaml")
 	if err != nil {
 		return name, nil, fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)

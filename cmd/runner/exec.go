@@ -32,7 +32,7 @@ type ExecCmd struct {
 	Replay   string        `help:"Answer model calls from a cassette FILE, with no network." placeholder:"FILE" xor:"cassette"`
 	Quiet    bool          `help:"Print no progress on stderr."`
 
-	Continue   string `help:"Continue the conversation of the run in DIR (its out dir), against the work tree as that run left it." placeholder:"DIR"`
+	Continue   string `help:"Continue the conversation of the run in DIR (its out dir; last: the newest finished run under .runner/runs), against the work tree as that run left it." placeholder:"DIR"`
 	Prompt     string `help:"The user message for this run, instead of the spec's prompt (with --continue: the next message)." placeholder:"TEXT" xor:"prompt"`
 	PromptFile string `name:"prompt-file" help:"Read the user message from FILE (- for stdin)." placeholder:"FILE" xor:"prompt" type:"path"`
 	Force      bool   `help:"With --continue: go on even when the spec changed, the work tree diverged or the run's base tree is gone."`
@@ -46,6 +46,9 @@ func (c *ExecCmd) Run(ctx context.Context, streams Streams, env Environ, log *sl
 		return err
 	}
 	if err := oneStdin(c.Task, c.PromptFile); err != nil {
+		return err
+	}
+	if err := notASpec(c.Task); err != nil {
 		return err
 	}
 	task, taskData := c.Task, []byte(nil)

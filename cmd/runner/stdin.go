@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/seed43ef5acb/runner/pipeline"
 )
@@ -55,4 +59,26 @@ func oneStdin(args ...string) error {
 		return fmt.Errorf("%w: \"-\" (standard input) is given %d times: it can be read only once; give the others as files", pipeline.ErrUsage, n)
 	}
 	return nil
+}
+
+// notASpec explains a spec argument that is no file and looks like a
+// prompt (it has spaces, or no .yaml, .yml or .json suffix): exec and
+// validate take a task spec file. It returns nil for anything else.
+func notASpec(path string) error {
+	if path == "-" || path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if !strings.ContainsAny(path, " \t\n") && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
+		return nil
+	}
+	quoted := strings.ReplaceAll(path, "'", `'\''`)
+	return fmt.Errorf("%w: %q is not a file: runner exec takes a task spec file (YAML), not a prompt; "+
+		"to run a prompt, put it in a spec:\n"+
+		"  printf 'version: 1\\nname: adhoc\\nprompt: |\\n  %%s\\n' '%s' > task.yaml\n"+
+		"  runner exec task.yaml --model MODEL\n"+
+		"(--prompt TEXT replaces the prompt of a spec you have)", pipeline.ErrUsage, path, quoted)
 }

@@ -176,7 +176,7 @@ func Read(path string) (*History, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s does not exist: --continue takes the out dir of a run made by runner exec (with this version or later)", ErrHistory, path)
+			return nil, fmt.Errorf("%w: %s does not exist: --continue takes the out dir of a run made by runner exec (with this version or later), or last for the newest finished run under .runner/runs", ErrHistory, path)
 		}
 		return nil, fmt.Errorf("%w: %w", ErrHistory, err)
 	}
