@@ -31,6 +31,8 @@ func UnknownModel(cat llm.Catalog, model string) (msg string, unknown bool) {
 		"and no cost budget can stop the run", model)
 	if near := cat.Similar(model); len(near) > 0 {
 		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	} else {
+		msg += "."
 	}
 	return msg + fmt.Sprintf(" If the name is right (a gateway's or a local model), give its price in the task spec: "+
 		"models: {%q: {input_price_per_million: …, output_price_per_million: …}}", model), true

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 
 	"github.com/alecthomas/kong"
 	mangokong "github.com/alecthomas/mango-kong"
@@ -105,29 +105,47 @@ func loadSpec(ctx context.Context, streams Streams, path string) (name string, w
 		return name, nil, fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
 	}
 	if batch.LooksLikeBatch(data) {
-		var s *batch.Spec
+		dir := path
 		if path == "-" {
-			var wd string
-			if wd, err = os.Getwd(); err != nil {
-				return name, nil, fmt.Errorf("batch spec from stdin: %w", err)
-			}
-			s, err = batch.LoadSpecBytes(name, wd, data)
-		} else {
-			s, err = batch.LoadSpec(path)
+			dir = "."
 		}
-		if err == nil {
-			err = batch.Check(ctx, s, nil)
+		if dir, err = filepath.Abs(dir); err != nil {
+			return name, nil, fmt.Errorf("batch spec path: %w", err)
 		}
-		return name, nil, err
+		if path != "-" {
+			dir = filepath.Dir(dir)
+		}
+		// The repositories and the task are checked even when the batch
+		// spec has errors, so one pass shows every problem.
+		s, err := batch.LoadSpecPartial(name, dir, data)
+		if s == nil {
+			return name, nil, err
+		}
+		return name, nil, joinProblems(err, batch.Check(ctx, s, nil))
 	}
-	task, err := spec.LoadBytes(name, data)
-	if err != nil {
+	task, err := spec.LoadPartial(name, data)
+	if task == nil {
 		return name, nil, err
 	}
 	if w := pipeline.UnknownSpecModel(task); w != nil {
 		warns = spec.Errors{w}
 	}
-	return name, warns, pipeline.CheckSpec(task)
+	return name, warns, joinProblems(err, pipeline.CheckSpec(task))
+}
+
+// joinProblems merges the problems of two checks of one file: positioned
+// spec errors into one list in file order, anything else joined.
+func joinProblems(a, b error) error {
+	var sa, sb spec.Errors
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	case errors.As(a, &sa) && errors.As(b, &sb):
+		return append(append(spec.Errors{}, sa...), sb...).Sorted()
+	}
+	return errors.Join(a, b)
 }
 
 // SchemaCmd is `runner schema [--batch]`.

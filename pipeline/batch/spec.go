@@ -119,13 +119,24 @@ func LoadSpec(path string) (*Spec, error) {
 // LoadSpecBytes validates a batch spec read elsewhere (stdin) as LoadSpec
 // does; name labels its errors and dir is where its paths are relative to.
 func LoadSpecBytes(name, dir string, data []byte) (*Spec, error) {
-	s := &Spec{Path: name, Dir: dir, pos: map[string]string{}}
-	d := decoder{Decoder: spec.NewDecoder(name, "batch", data), src: data}
-	d.decodeSpec(s)
-	if err := d.Err(); err != nil {
+	s, err := LoadSpecPartial(name, dir, data)
+	if err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// LoadSpecPartial is LoadSpecBytes that also returns what decoded of a
+// spec with errors, so that `runner validate` checks its repositories and
+// task in the same pass. The spec is nil only when the file is no YAML
+// document; a key in error holds its zero value.
+func LoadSpecPartial(name, dir string, data []byte) (*Spec, error) {
+	s := &Spec{Path: name, Dir: dir, pos: map[string]string{}}
+	d := decoder{Decoder: spec.NewDecoder(name, "batch", data), src: data}
+	if !d.decodeSpec(s) {
+		return nil, d.Err()
+	}
+	return s, d.Err()
 }
 
 // LooksLikeBatch reports whether data is a YAML mapping with a "repos" or
@@ -147,10 +158,11 @@ func LooksLikeBatch(data []byte) bool {
 	return false
 }
 
-func (d decoder) decodeSpec(s *Spec) {
+// decodeSpec decodes data into s; false when it is no YAML document.
+func (d decoder) decodeSpec(s *Spec) bool {
 	root := d.Document()
 	if root == nil {
-		return
+		return false
 	}
 	f := d.Fields("", root, topKeys...)
 	d.Require("", root, f, "version", "name", "task")
@@ -188,6 +200,7 @@ func (d decoder) decodeSpec(s *Spec) {
 		s.Limits = d.limits(n, s.pos)
 	}
 	d.repoSources(root, f, s)
+	return true
 }
 
 func (d decoder) task(n *yaml.Node, dir string) TaskRef {

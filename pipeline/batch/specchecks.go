@@ -73,9 +73,13 @@ func Check(ctx context.Context, s *Spec, c JobChecker) error {
 func CheckTask(ctx context.Context, s *Spec, c JobChecker) error {
 	var errs SpecErrors
 	task, err := loadTask(s)
-	if err != nil {
+	if task == nil {
 		return err
 	}
+	if err != nil && !errors.As(err, &errs) {
+		return err
+	}
+	taskBroken := len(errs) > 0
 	m, err := BuildManifest(s)
 	if err != nil {
 		return err
@@ -85,6 +89,19 @@ func CheckTask(ctx context.Context, s *Spec, c JobChecker) error {
 		model = cmp.Or(c.JobModel(), task.Model)
 	}
 	errs = append(errs, budgetProblems(s, task, model, model != task.Model)...)
+	if c == nil {
+		if err := pipeline.CheckSpec(task); err != nil {
+			errs = appendSpecErr(errs, err, posError(s.Position("task")), "task")
+		}
+	}
+	if taskBroken {
+		// The inputs a broken task declares, and exec's checks of it, are
+		// not known: say what was left unchecked.
+		e := posError(s.Position("task"))
+		e.Msg = "task: the repositories' inputs and each job's checks were not run: the task spec has errors"
+		e.Hint = "fix them and validate again"
+		return append(errs, e).Sorted()
+	}
 	var jobs []Job
 	var entries []RepoSpec
 	for i, r := range s.Repos {
@@ -96,12 +113,7 @@ func CheckTask(ctx context.Context, s *Spec, c JobChecker) error {
 			Inputs: r.Inputs, Timeout: s.Limits.Timeout, LimitsFrom: s.Path, Attempt: 1})
 		entries = append(entries, r)
 	}
-	switch {
-	case c == nil:
-		if err := pipeline.CheckSpec(task); err != nil {
-			errs = appendSpecErr(errs, err, posError(s.Position("task")), "task")
-		}
-	case len(jobs) > 0:
+	if c != nil && len(jobs) > 0 {
 		answers := c.CheckJobs(ctx, task, jobs)
 		if ctx.Err() == nil { // a cancelled check's answers say nothing of the jobs: Run stops anyway
 			errs = append(errs, jobProblems(s, entries, answers)...)
@@ -115,7 +127,8 @@ func CheckTask(ctx context.Context, s *Spec, c JobChecker) error {
 
 // loadTask loads the batch's task spec: its file, or the inline task
 // (from Source, at the batch file's positions, else Inline as
-// re-encoded). A file that cannot be read is a SpecError at the task key.
+// re-encoded). A file that cannot be read is a SpecError at the task key;
+// a spec with errors comes with what decoded of it (spec.LoadPartial).
 func loadTask(s *Spec) (*spec.Spec, error) {
 	switch {
 	case s.Task.Path != "":
@@ -125,11 +138,11 @@ func loadTask(s *Spec) (*spec.Spec, error) {
 			e.Msg, e.Hint = fmt.Sprintf("task: %v", err), "the path is relative to the batch file"
 			return nil, SpecErrors{e}
 		}
-		return spec.LoadBytes(cmp.Or(s.Task.Name, s.Task.Path), data)
+		return spec.LoadPartial(cmp.Or(s.Task.Name, s.Task.Path), data)
 	case s.Task.Source != nil:
-		return spec.LoadBytes(s.Path, s.Task.Source)
+		return spec.LoadPartial(s.Path, s.Task.Source)
 	default:
-		return spec.LoadBytes(s.Path+" (task, re-encoded)", s.Task.Inline)
+		return spec.LoadPartial(s.Path+" (task, re-encoded)", s.Task.Inline)
 	}
 }
 

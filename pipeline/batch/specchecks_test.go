@@ -64,8 +64,16 @@ func TestCheckTask(t *testing.T) {
 					`(add its prices to the task spec, e.g. models: {"my-llama": {input_price_per_million: …, output_price_per_million: …}}, or bound the run with limits.max_tokens instead)`,
 			}},
 		{"an invalid task spec", "version: 1\nname: t\npromt: hi\n", "repos: [https://example.com/a.git]\n", nil, []string{
+			"DIR/b.yaml:3:7: task: the repositories' inputs and each job's checks were not run: the task spec has errors (fix them and validate again)",
 			`DIR/task.yaml:3:1: unknown key "promt" in the task spec (did you mean "prompt"?)`,
 		}},
+		{"an invalid task spec beside a batch budget on its unpriced model", strings.Replace(checkTask, "gpt-4.1-mini", "my-llama", 1) + "promt: x\n",
+			"repos: [{url: https://example.com/a.git, inputs: {nosuch: x}}]\nlimits: {max_cost_usd: 0.5}\n", &PipelineExecutor{APIKey: "k"}, []string{
+				"DIR/b.yaml:3:7: task: the repositories' inputs and each job's checks were not run: the task spec has errors (fix them and validate again)",
+				`DIR/b.yaml:5:24: limits.max_cost_usd is 0.5 USD but model "my-llama" has no price in the catalogue, so its cost is unknown and the budget could never stop the run ` +
+					`(add its prices to the task spec, e.g. models: {"my-llama": {input_price_per_million: …, output_price_per_million: …}}, or bound the run with limits.max_tokens instead)`,
+				`DIR/task.yaml:8:1: unknown key "promt" in the task spec (did you mean "prompt"?)`,
+			}},
 		{"no model anywhere: once, at the task key", strings.Replace(checkTask, "model: gpt-4.1-mini\n", "", 1),
 			"repos:\n  - {url: https://example.com/a.git, inputs: {base: x}}\n  - {url: https://example.com/b.git, inputs: {base: y}}\n",
 			&PipelineExecutor{APIKey: "k"}, []string{

@@ -37,6 +37,18 @@ func Load(path string) (*Spec, error) {
 // LoadBytes parses and validates a task spec; name is the file name used in
 // error messages and stored in Spec.Path.
 func LoadBytes(name string, data []byte) (*Spec, error) {
+	s, err := LoadPartial(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// LoadPartial is LoadBytes that also returns what decoded of a spec with
+// errors, so that checks of its other parts (validate's budget check) can
+// run in the same pass. The spec is nil only when the file is no YAML
+// document; a key in error holds its zero value.
+func LoadPartial(name string, data []byte) (*Spec, error) {
 	d := NewDecoder(name, "task", data)
 	if len(data) > MaxSize {
 		d.ErrorAtPos(Pos{1, 1}, "", "the task spec is larger than %d bytes", MaxSize)
@@ -47,11 +59,11 @@ func LoadBytes(name string, data []byte) (*Spec, error) {
 		return nil, d.errs.sorted()
 	}
 	s := d.spec(root)
-	if len(d.errs) > 0 {
-		return nil, d.errs.sorted()
-	}
 	s.Path = name
 	s.pos = d.pos
+	if len(d.errs) > 0 {
+		return s, d.errs.sorted()
+	}
 	return s, nil
 }
 
