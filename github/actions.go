@@ -19,6 +19,16 @@ type Actions struct {
 	Event  *Event
 	// Self is the login of the token's identity; SelfLogin fills it.
 	Self string
+	out  *outbound // nil without a token
+}
+
+// TakeNeutralized returns what the client neutralized in the text it
+// posted since the last call (see NeutralizeMarkdown).
+func (a *Actions) TakeNeutralized() []Neutralized {
+	if a == nil || a.out == nil {
+		return nil
+	}
+	return a.out.Take()
 }
 
 // Setup reads the Actions environment from environ and loads the event
@@ -35,8 +45,9 @@ func Setup(ctx context.Context, environ map[string]string, httpClient *http.Clie
 		return nil, nil
 	}
 	var client *gh.Client
+	var out *outbound
 	if env.Token != "" { // no token, no API call: not even an anonymous one
-		if client, err = NewClient(env, httpClient); err != nil {
+		if client, out, err = newClient(env, httpClient); err != nil {
 			return nil, err
 		}
 	}
@@ -44,7 +55,7 @@ func Setup(ctx context.Context, environ map[string]string, httpClient *http.Clie
 	if err != nil {
 		return nil, err
 	}
-	return &Actions{Env: env, Client: client, Event: ev, Self: environ["RUNNER_GITHUB_LOGIN"]}, nil
+	return &Actions{Env: env, Client: client, Event: ev, Self: environ["RUNNER_GITHUB_LOGIN"], out: out}, nil
 }
 
 // HasToken reports whether the API can be called.

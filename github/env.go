@@ -128,7 +128,14 @@ func (e *Env) RemoteURL() string {
 // The token goes to the API's origin (and the upload URL's) only: not
 // after a redirect elsewhere (go-github's WithAuthToken adds it to every
 // request, the redirected ones too).
+//
+// Every body and title it sends passes NeutralizeMarkdown (OwnHosts).
 func NewClient(e *Env, httpClient *http.Client) (*gh.Client, error) {
+	c, _, err := newClient(e, httpClient)
+	return c, err
+}
+
+func newClient(e *Env, httpClient *http.Client) (*gh.Client, *outbound, error) {
 	hc := httpguard.Client(httpClient)
 	if e.Token != "" {
 		api := cmp.Or(e.APIURL, DefaultAPIURL)
@@ -136,13 +143,15 @@ func NewClient(e *Env, httpClient *http.Client) (*gh.Client, error) {
 			Origins: []string{httpguard.OriginOf(api), httpguard.OriginOf(e.ServerURL), httpguard.OriginOf("https://uploads.github.com")},
 			Headers: http.Header{"Authorization": {"Bearer " + e.Token}}}
 	}
+	out := &outbound{base: cmp.Or[http.RoundTripper](hc.Transport, http.DefaultTransport), allowed: OwnHosts(e)}
+	hc.Transport = out
 	c := gh.NewClient(hc)
 	if !e.Enterprise() {
-		return c, nil
+		return c, out, nil
 	}
 	c, err := c.WithEnterpriseURLs(e.APIURL, e.ServerURL+"/api/uploads/")
 	if err != nil {
-		return nil, fmt.Errorf("%w: enterprise URLs: %w", ErrEnv, err)
+		return nil, nil, fmt.Errorf("%w: enterprise URLs: %w", ErrEnv, err)
 	}
-	return c, nil
+	return c, out, nil
 }

@@ -84,7 +84,13 @@ func failedTarget(err error) event.PublishTarget {
 
 // published records a publish event; a log that cannot take it is reported
 // and the run goes on (run.finished will fail the same way).
+//
+// It carries what the GitHub client neutralized in the text it posted
+// since the last publish event (github.NeutralizeMarkdown).
 func (r *execRun) published(p event.Publish) {
+	for _, n := range r.gh.TakeNeutralized() {
+		p.Neutralized = append(p.Neutralized, event.NeutralizedURL{Kind: n.Kind, Host: n.Host})
+	}
 	if err := r.emit(p); err != nil {
 		fmt.Fprintf(r.opts.Stderr, "runner: %v\n", err)
 	}

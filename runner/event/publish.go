@@ -26,6 +26,16 @@ type Publish struct {
 	Commit string `json:"commit,omitempty"`
 	// Review is what a review call posted (target review, ok).
 	Review *PublishedReview `json:"review,omitempty"`
+	// Neutralized lists the images, media tags and links taken out of
+	// the text the call posted (docs/security.md).
+	Neutralized []NeutralizedURL `json:"neutralized,omitempty"`
+}
+
+// NeutralizedURL is one image ("image"), HTML media tag ("html") or link
+// ("link") neutralized in posted text, with the host it named.
+type NeutralizedURL struct {
+	Kind string `json:"kind"`
+	Host string `json:"host,omitempty"`
 }
 
 // PublishedReview is the pull request review of review mode as posted:
