@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	gh "github.com/google/go-github/v60/github"
 )
 
 // Neutralized is one image, media tag or link the runner took out of text
@@ -207,4 +209,18 @@ func (o *outbound) Take() []Neutralized {
 	got := o.got
 	o.got = nil
 	return got
+}
+
+// postedForm is body as c's transport posts it (NeutralizeMarkdown with
+// its hosts): what GitHub then holds, for telling whether a comment or
+// review already says body.
+func postedForm(c *gh.Client, body string) string {
+	if c == nil {
+		return body
+	}
+	if out, ok := c.Client().Transport.(*outbound); ok {
+		s, _ := NeutralizeMarkdown(body, out.allowed)
+		return s
+	}
+	return body
 }

@@ -153,7 +153,12 @@ func (rv *Reviewer) reusable(ctx context.Context, own []*gh.PullRequestReview, p
 	for i, c := range comments {
 		have[i] = LineComment{Path: c.GetPath(), StartLine: c.GetOriginalStartLine(), Line: c.GetOriginalLine(), Body: c.GetBody()}
 	}
-	if !sameComments(have, p.Comments) {
+	want := make([]LineComment, len(p.Comments))
+	for i, c := range p.Comments {
+		c.Body = postedForm(rv.Client, c.Body)
+		want[i] = c
+	}
+	if !sameComments(have, p.Comments) && !sameComments(have, want) {
 		return nil, nil
 	}
 	return last, nil
@@ -186,7 +191,7 @@ func (rv *Reviewer) update(ctx context.Context, r *gh.PullRequestReview, p Revie
 	out := ReviewOutcome{URL: r.GetHTMLURL(), ID: r.GetID(), Event: event, Inline: len(p.Comments), InBody: len(p.Outside),
 		Updated: true, Note: note}
 	body := p.Body(event, note)
-	if r.GetBody() == body {
+	if have := r.GetBody(); have == body || have == postedForm(rv.Client, body) {
 		return out, nil
 	}
 	if _, _, err := rv.Client.PullRequests.UpdateReview(ctx, rv.Owner, rv.Repo, rv.Number, r.GetID(), body); err != nil {

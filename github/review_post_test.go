@@ -291,3 +291,34 @@ func TestReviewRetireFails(t *testing.T) {
 		t.Errorf("outcome %+v, err %v", out, err)
 	}
 }
+
+// TestReviewRerunNeutralizedIsUnchanged: a review whose summary and line
+// comment named another host was posted neutralized (NeutralizeMarkdown),
+// so GitHub holds other text than the plan's. A rerun on the same push
+// must see it as the same review: no update and no second review with
+// the same line comments.
+func TestReviewRerunNeutralizedIsUnchanged(t *testing.T) {
+	reg := githubtest.New(t, "/api/v3")
+	client, _, err := newClient(&Env{APIURL: reg.Server.URL + "/api/v3", ServerURL: reg.Server.URL, Token: "ghs_test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := reviewPlan(t, `{"verdict":"comment","summary":"see https://pkg.example/doc","findings":[{"file":"main.go","line":11,"message":"read https://pkg.example/x first"}]}`)
+	body, line := postedForm(client, p.Body(ReviewComment, "")), postedForm(client, p.Comments[0].Body)
+	if body == p.Body(ReviewComment, "") || line == p.Comments[0].Body {
+		t.Fatalf("nothing was neutralized: %q", body)
+	}
+	reg.Register(http.MethodGet, reviewsPath, githubtest.Page([]any{review(4, botLogin, body, "COMMENTED")}, 1, 1))
+	reg.Register(http.MethodGet, reviewsPath+"/4/comments", githubtest.Page([]any{
+		map[string]any{"id": 41, "path": "main.go", "original_line": 11, "line": 11, "body": line},
+	}, 1, 1))
+	rv := newReviewer(reg) // no PUT or POST is registered: the registry fails the test on one
+	rv.Client = client
+	out, err := rv.Post(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.ID != 4 {
+		t.Errorf("outcome %+v, want review 4 kept", out)
+	}
+}

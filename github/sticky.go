@@ -143,7 +143,7 @@ func (s *Sticky) upsertOnce(ctx context.Context, content string) (string, error)
 
 // edit sets the comment's body unless it already is body.
 func (s *Sticky) edit(ctx context.Context, existing *gh.IssueComment, body string) (string, error) {
-	if existing.GetBody() == body {
+	if have := existing.GetBody(); have == body || have == postedForm(s.Client, body) {
 		return existing.GetHTMLURL(), nil
 	}
 	c, _, err := s.Client.Issues.EditComment(ctx, s.Owner, s.Repo, existing.GetID(), &gh.IssueComment{Body: &body})
