@@ -111,6 +111,29 @@ func TestStickyUnchangedBodyMakesNoEdit(t *testing.T) {
 	}
 }
 
+// TestStickyNeutralizedBodyMakesNoEdit: a report naming another host
+// was posted neutralized, so GitHub holds other text than the report;
+// finishing it again makes no edit (no PATCH is registered).
+func TestStickyNeutralizedBodyMakesNoEdit(t *testing.T) {
+	reg := githubtest.New(t, "/api/v3")
+	client, _, err := newClient(&Env{APIURL: reg.Server.URL + "/api/v3", ServerURL: reg.Server.URL, Token: "ghs_test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSticky(reg)
+	s.Client = client
+	const report = "see ![x](https://evil.example/p?d=1)"
+	held := postedForm(client, s.Body(report))
+	if held == s.Body(report) {
+		t.Fatalf("nothing was neutralized: %q", held)
+	}
+	reg.Register(http.MethodGet, commentsPath, githubtest.Page([]any{comment(6, ActionsBotLogin, held)}, 1, 1))
+	url, err := s.Finish(t.Context(), report)
+	if err != nil || !strings.HasSuffix(url, "-6") {
+		t.Errorf("url=%q err=%v", url, err)
+	}
+}
+
 func TestNewStickyNeedsNumber(t *testing.T) {
 	ev, err := LoadEvent("schedule", readEvent(t, "schedule.json"))
 	if err != nil {
