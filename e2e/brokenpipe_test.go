@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +57,47 @@ func TestClosedOutputPipeKeepsTheRecord(t *testing.T) {
 	requireFiles(t, out, "result.json", "summary.md")
 	if b, err := os.ReadFile(filepath.Join(repo, "status.txt")); err != nil || string(b) != "fixed\n" {
 		t.Errorf("status.txt = %q, %v: the run did not go on", b, err)
+	}
+}
+
+// TestClosedEventsPipeKeepsTheLog: with `--events -` the log is the
+// stream on stdout, and `| head -2` closes it early. The run goes on to
+// its end, the out dir keeps the whole log as events.jsonl (ending in
+// run.finished) beside result.json and summary.md, and stderr says where
+// it is.
+func TestClosedEventsPipeKeepsTheLog(t *testing.T) {
+	t.Parallel()
+	spec, repo := smallRepo(t)
+	fixed, _ := json.Marshal(map[string]string{"path": "status.txt", "content": "fixed\n"})
+	srv := newModel(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", string(fixed))}}.Reply(),
+		llmtest.Turn{Text: "Done."}.Reply(),
+	)
+	out := filepath.Join(t.TempDir(), "out")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--out", out, "--events", "-", "--base-url", srv.URL())
+	cmd.Dir = repo
+	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	cmd.WaitDelay = 10 * time.Second
+	err = cmd.Run()
+	_ = w.Close()
+	if err != nil {
+		t.Fatalf("runner ended with %v with the events pipe closed\n%s", err, stderr.String())
+	}
+	recs := readEvents(t, filepath.Join(out, "events.jsonl")) // schema, gapless seq, run.finished last
+	if fin := finished(t, recs); fin.Status != event.StatusSuccess || fin.ExitCode != 0 {
+		t.Errorf("run.finished %+v", fin)
+	}
+	requireFiles(t, out, "result.json", "summary.md")
+	if want := "it is whole in " + filepath.Join(out, "events.jsonl"); !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr does not say where the log is (%q):\n%s", want, stderr.String())
 	}
 }

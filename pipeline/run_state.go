@@ -125,6 +125,7 @@ type outState struct {
 	// the model reads them (redactResults); nil before the agent stage
 	toolRedactor *event.Redactor
 	eventsCopy   *bytes.Buffer // a copy of the log when it goes to stdout
+	stdoutLog    *stdoutLog    // the log's stdout side (--events -)
 	denials      *denialLog    // the permission.denied events, for run.finished
 	logGuard     *logGuard     // notes a failed log write and stops the main stages
 	// stopMain cancels the main stages' context (nil before Exec sets it)

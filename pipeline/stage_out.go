@@ -62,7 +62,8 @@ func (r *execRun) openOutputs(_ context.Context) error {
 	r.redactor = event.NewRedactor(r.opts.Environ, r.secretValues()...)
 	if r.opts.Events == "-" {
 		r.eventsCopy = &bytes.Buffer{}
-		r.writer = event.NewWriter(io.MultiWriter(r.opts.Stdout, r.eventsCopy), r.runID)
+		r.stdoutLog = &stdoutLog{w: r.opts.Stdout, copy: r.eventsCopy}
+		r.writer = event.NewWriter(r.stdoutLog, r.runID)
 	} else {
 		r.eventsPath = cmp.Or(r.opts.Events, filepath.Join(r.outDir, outdir.EventsFile))
 		if err := os.MkdirAll(filepath.Dir(r.eventsPath), 0o755); err != nil {
@@ -128,6 +129,27 @@ func (v *consoleView) Close() error {
 		v.failed.Store(true)
 	}
 	return nil
+}
+
+// stdoutLog is the event log's way to stdout (--events -). A write that
+// fails (the reader left, as `| head` does) ends the stream and not the
+// run: every line still goes to the copy, which the out dir then keeps as
+// events.jsonl (writeReport).
+type stdoutLog struct {
+	w      io.Writer
+	copy   *bytes.Buffer
+	failed error // the first failed write to w
+}
+
+// Write writes p to the copy, and to w until a write there failed. The
+// event writer calls it with its lock held.
+func (s *stdoutLog) Write(p []byte) (int, error) {
+	if s.failed == nil {
+		if _, err := s.w.Write(p); err != nil {
+			s.failed = err
+		}
+	}
+	return s.copy.Write(p)
 }
 
 // tryCreate makes path's directory and checks that path can be opened

@@ -131,6 +131,15 @@ func (r *execRun) writeReport(ctx context.Context) error {
 		return err
 	}
 	var log io.Reader = r.eventsCopy
+	if r.stdoutLog != nil && r.stdoutLog.failed != nil {
+		if err := report.WriteEvents(ctx, r.outDir, r.eventsCopy.Bytes()); err != nil {
+			return fmt.Errorf("%w: %w", ErrInfra, err)
+		}
+		if !r.opts.Quiet {
+			fmt.Fprintf(r.opts.Stderr, "runner: the event log could not go on to stdout (%v): it is whole in %s\n",
+				r.stdoutLog.failed, filepath.Join(r.outDir, outdir.EventsFile))
+		}
+	}
 	if r.eventsPath != "" {
 		f, err := os.Open(r.eventsPath)
 		if err != nil {

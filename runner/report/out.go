@@ -29,6 +29,12 @@ func WriteResult(ctx context.Context, dir string, rec event.Record) error {
 	return writeFile(ctx, filepath.Join(dir, outdir.ResultFile), b.Bytes())
 }
 
+// WriteEvents writes dir/events.jsonl: the log kept in memory when it went
+// to a stdout whose reader left.
+func WriteEvents(ctx context.Context, dir string, log []byte) error {
+	return writeFile(ctx, filepath.Join(dir, outdir.EventsFile), log)
+}
+
 // WriteSummary writes dir/summary.md from r.
 func WriteSummary(ctx context.Context, dir string, r Report, o MarkdownOptions) error {
 	return writeFile(ctx, filepath.Join(dir, outdir.SummaryFile), []byte(r.Markdown(o)))
