@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/alecthomas/kong"
 
@@ -115,6 +116,9 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 	}
 	stderr := redactingWriter{w: streams.Stderr, r: event.NewRedactor(environ)}
 	kctx, err := parser.Parse(args)
+	if readerLeft(err) {
+		return 0
+	}
 	if err != nil {
 		msg := err.Error()
 		if m := missingArgument(err); m != "" {
@@ -129,6 +133,9 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 	}
 	kctx.Bind(newLogger(cli.LogLevel, cli.LogFormat, stderr), event.ColorMode(cli.Color))
 	err = kctx.Run()
+	if readerLeft(err) {
+		return 0
+	}
 	if Environ(environ).Get("GITHUB_ACTIONS") == "true" {
 		// The error may quote a model, a tool or a server: under
 		// Actions it must not run workflow commands.
@@ -139,6 +146,14 @@ func runCLI(ctx context.Context, args []string, streams Streams, environ []strin
 		report(stderr, err)
 	}
 	return pipeline.ExitCode(err)
+}
+
+// readerLeft reports an error that is only the reader of our output
+// going away (`runner exec --help | head -3`): the output was for it, so
+// the command ends quietly with 0, as ripgrep does, not as a usage error.
+// A run is not ended by it: its console and stdout log are views.
+func readerLeft(err error) bool {
+	return errors.Is(err, syscall.EPIPE)
 }
 
 // redactingWriter writes through the redactor of the runner's

@@ -47,16 +47,16 @@ func dialThrough(ctx context.Context, up *url.URL, hostport string) (net.Conn, e
 	case "socks5", "socks5h":
 		sd, err := proxy.FromURL(up, d)
 		if err != nil {
-			return nil, fmt.Errorf("the runner's proxy %s: %w", up.Redacted(), err)
+			return nil, fmt.Errorf("the egress proxy %s (the runner's HTTPS_PROXY): %w", up.Redacted(), err)
 		}
 		c, err := sd.(proxy.ContextDialer).DialContext(ctx, "tcp", hostport)
 		if err != nil {
-			return nil, fmt.Errorf("through the runner's proxy %s: %w", up.Redacted(), err)
+			return nil, fmt.Errorf("through the egress proxy %s (the runner's HTTPS_PROXY): %w", up.Redacted(), err)
 		}
 		return c, nil
 	case "http", "https":
 	default:
-		return nil, fmt.Errorf("the runner's proxy %s: scheme %q is not supported (http, https, socks5)", up.Redacted(), up.Scheme)
+		return nil, fmt.Errorf("the egress proxy %s (the runner's HTTPS_PROXY): scheme %q is not supported (http, https, socks5)", up.Redacted(), up.Scheme)
 	}
 	addr := up.Host
 	if up.Port() == "" {
@@ -64,13 +64,13 @@ func dialThrough(ctx context.Context, up *url.URL, hostport string) (net.Conn, e
 	}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("the runner's proxy %s: %w", up.Redacted(), err)
+		return nil, fmt.Errorf("the egress proxy %s (the runner's HTTPS_PROXY): %w", up.Redacted(), err)
 	}
 	if up.Scheme == "https" {
 		tc := tls.Client(c, &tls.Config{ServerName: up.Hostname(), MinVersion: tls.VersionTLS12})
 		if err := tc.HandshakeContext(ctx); err != nil {
 			c.Close()
-			return nil, fmt.Errorf("the runner's proxy %s: %w", up.Redacted(), err)
+			return nil, fmt.Errorf("the egress proxy %s (the runner's HTTPS_PROXY): %w", up.Redacted(), err)
 		}
 		c = tc
 	}
@@ -93,12 +93,12 @@ func dialThrough(ctx context.Context, up *url.URL, hostport string) (net.Conn, e
 	}()
 	if err != nil {
 		c.Close()
-		return nil, fmt.Errorf("CONNECT %s through the runner's proxy %s: %w", hostport, up.Redacted(), err)
+		return nil, fmt.Errorf("CONNECT %s through the egress proxy %s (the runner's HTTPS_PROXY): %w", hostport, up.Redacted(), err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		c.Close()
-		return nil, fmt.Errorf("the runner's proxy %s answered %q to CONNECT %s", up.Redacted(), resp.Status, hostport)
+		return nil, fmt.Errorf("the egress proxy %s (the runner's HTTPS_PROXY) answered %q to CONNECT %s", up.Redacted(), resp.Status, hostport)
 	}
 	_ = c.SetDeadline(time.Time{})
 	if br.Buffered() > 0 { // the tunnel's first bytes came with the answer
