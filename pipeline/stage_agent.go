@@ -59,6 +59,9 @@ func (r *execRun) runAgent(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if !offersTool(r.spec, rules) {
+		fmt.Fprintf(r.opts.Stderr, "runner: warning: %s\n", noToolMessage)
+	}
 	var schema json.RawMessage
 	if r.spec.Output.Schema != nil {
 		if schema, err = json.Marshal(r.spec.Output.Schema); err != nil {

@@ -60,11 +60,13 @@ func TestExecWithMCPServers(t *testing.T) {
 	hs := httptest.NewServer(mcptest.Handler(remoteRec))
 	t.Cleanup(hs.Close)
 	mustWrite(t, specPath, mcpSpec(t, logPath, hs.URL+"/mcp"))
+	// The unknown (not offered) tool comes first: calls that succeed after
+	// it keep the run a success.
 	model := newModel(t, llmtest.ToolCalls(
+		llmtest.Call("mcp__remote__denied", `{"text":"never"}`),
 		llmtest.Call("mcp__local__echo", `{"text":"hi"}`),
 		llmtest.Call("mcp__local__env", `{}`),
 		llmtest.Call("mcp__remote__echo", `{"text":"there"}`),
-		llmtest.Call("mcp__remote__denied", `{"text":"never"}`),
 	), llmtest.Text("Done."))
 	out := t.TempDir()
 	res, err := Exec(t.Context(), ExecOptions{Task: specPath, Repo: repo, Out: out, BaseURL: model.URL(),

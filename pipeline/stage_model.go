@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 
@@ -225,6 +227,10 @@ func (r *execRun) transport(_ context.Context) (http.RoundTripper, error) {
 	switch {
 	case r.opts.Replay != "":
 		f, err := os.Open(r.opts.Replay)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: --replay %s: no such file: give a cassette FILE "+
+				"(record one with runner exec TASK.yaml --record FILE)", ErrUsage, r.opts.Replay)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: --replay: %w", ErrUsage, err)
 		}

@@ -66,7 +66,7 @@ func (r *execRun) decideStatus(ctx context.Context, mainErr error) runStatus {
 	case r.ranAgent && r.result.DeniedLast != "" && len(r.spec.Checks) == 0:
 		// Nothing verifies the answer, and the agent's last attempt was refused.
 		return runStatus{event.StatusFailed, ExitTaskFailed, event.ClassBlocked, fmt.Sprintf(
-			"the agent finished right after a denied call (%s) and no call succeeded after it, so its answer is unverified: "+
+			"the agent finished right after a call that could not run (%s: denied or an unknown tool) and no call succeeded after it, so its answer is unverified: "+
 				"allow what the task needs in permissions, or add a check that verifies the task", r.result.DeniedLast)}
 	}
 	return runStatus{Status: event.StatusSuccess, Code: ExitOK}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,8 +64,11 @@ func (s *Session) callTool(ctx context.Context, t *turn, call *llm.ToolCall, rep
 	}
 	tool, ok := s.tools[call.Name]
 	if !ok {
-		return errorResult(fmt.Sprintf("unknown tool %q; available tools: %s",
-			call.NameAsSent, strings.Join(s.toolNames(), ", "))), nil
+		names := strings.Join(s.toolNames(), ", ")
+		if names == "" {
+			names = "none (the spec's permissions allow no tool)"
+		}
+		return errorResult(fmt.Sprintf("unknown tool %q; available tools: %s", call.NameAsSent, names)), nil
 	}
 	if repeated {
 		if d := s.doomLoopDenial(call.Name); d != nil {
@@ -121,6 +125,10 @@ func (s *Session) record(t *turn, tp *ToolPart, res tools.Result, err error) {
 		s.deniedLast = fmt.Sprintf("%s %s", name, res.Denial.Pattern)
 	case res.IsError:
 		tp.State, tp.Error = ToolError, res.Output
+		if s.unknownTool(name) {
+			// Like a denial, the call could not run: an answer after it is unverified.
+			s.deniedLast = fmt.Sprintf("unknown tool %q", cmp.Or(tp.Call.NameAsSent, name))
+		}
 	default:
 		s.deniedLast = "" // a call that succeeded after the denial: the agent went another way
 		tp.State, tp.Output = ToolCompleted, res.Output
@@ -144,6 +152,15 @@ func (s *Session) origin(name string) *event.MCPTool {
 		return nil
 	}
 	return &event.MCPTool{Server: server, Tool: tool}
+}
+
+// unknownTool reports whether call names a tool the run does not offer.
+func (s *Session) unknownTool(name string) bool {
+	if s.schema != nil && name == StructuredOutputTool {
+		return false
+	}
+	_, ok := s.tools[name]
+	return !ok
 }
 
 // errorResult is a Result the model reads as a failure.

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -61,7 +63,8 @@ func (c *BatchRunCmd) Run(ctx context.Context, streams Streams, env Environ, log
 	}
 	if c.Replay != "" {
 		if _, err := os.Stat(c.Replay); err != nil {
-			return fmt.Errorf("%w: --replay: %w", pipeline.ErrUsage, err)
+			return replayErr(c.Replay, err, "a cassette FILE for every repository, or a DIR of <repo-id>.jsonl cassettes "+
+				"(record them with runner batch run BATCH.yaml --out NEW-DIR --record DIR)")
 		}
 	}
 	ghEnv, err := github.LoadEnv(env.Map())
@@ -205,4 +208,13 @@ func (c *BatchPublishCmd) Run(ctx context.Context, streams Streams, env Environ)
 		MinInterval: c.Interval, MaxPerHour: c.MaxPerHour, StopAtHourlyCap: c.StopAtCap,
 		Progress: c.progress(streams.Stderr), Failures: streams.Stderr,
 	})
+}
+
+// replayErr is the error of a --replay path that cannot be read: a missing
+// one says so and what to give (want).
+func replayErr(path string, err error, want string) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: --replay %s: no such file or directory: give %s", pipeline.ErrUsage, path, want)
+	}
+	return fmt.Errorf("%w: --replay: %w", pipeline.ErrUsage, err)
 }

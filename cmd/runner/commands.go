@@ -95,14 +95,14 @@ func annotateSpecErr(w *workflowcmd.Writer, file string, err error) error {
 // "repos_file"; both report spec.Errors (exit 2). Path "-" reads stdin,
 // named "<stdin>" (a batch spec's paths are then relative to the working
 // directory); name is what errors call the input. warns are problems
-// that do not stop a run (an unknown model).
+// that do not stop a run (an unknown model, no tool allowed).
 func loadSpec(ctx context.Context, streams Streams, path string) (name string, warns spec.Errors, err error) {
 	if err := notASpec(path); err != nil {
 		return path, nil, err
 	}
 	name, data, err := readInput(streams, path, "TASK.yaml")
 	if err != nil {
-		return name, nil, fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
+		return name, nil, specReadErr(path, err)
 	}
 	if batch.LooksLikeBatch(data) {
 		dir := path
@@ -128,9 +128,13 @@ func loadSpec(ctx context.Context, streams Streams, path string) (name string, w
 		return name, nil, err
 	}
 	if w := pipeline.UnknownSpecModel(task); w != nil {
-		warns = spec.Errors{w}
+		warns = append(warns, w)
 	}
-	return name, warns, joinProblems(err, pipeline.CheckSpec(task))
+	err = joinProblems(err, pipeline.CheckSpec(task))
+	if w := pipeline.NoToolSpec(task); w != nil && err == nil { // a broken spec's errors come first
+		warns = append(warns, w)
+	}
+	return name, warns, err
 }
 
 // joinProblems merges the problems of two checks of one file: positioned

@@ -61,6 +61,10 @@ func oneStdin(args ...string) error {
 	return nil
 }
 
+// adhocSpecFormat is the printf format of the spec notASpec suggests: it
+// allows read and edit, so the agent has tools to do the task with.
+const adhocSpecFormat = `version: 1\nname: adhoc\npermissions:\n  read: allow\n  edit: allow\nprompt: |\n  %s\n`
+
 // notASpec explains a spec argument that is no file and looks like a
 // prompt (it has spaces, or no .yaml, .yml or .json suffix): exec and
 // validate take a task spec file. It returns nil for anything else.
@@ -78,7 +82,26 @@ func notASpec(path string) error {
 	quoted := strings.ReplaceAll(path, "'", `'\''`)
 	return fmt.Errorf("%w: %q is not a file: runner exec takes a task spec file (YAML), not a prompt; "+
 		"to run a prompt, put it in a spec:\n"+
-		"  printf 'version: 1\\nname: adhoc\\nprompt: |\\n  %%s\\n' '%s' > task.yaml\n"+
+		"  printf '%s' '%s' > task.yaml\n"+
 		"  runner exec task.yaml --model MODEL\n"+
-		"(--prompt TEXT replaces the prompt of a spec you have)", pipeline.ErrUsage, path, quoted)
+		"(the spec lets the agent read and edit the work tree; bash stays denied until "+
+		"permissions.bash allows commands, e.g. {\"go test *\": allow}: see docs/permissions.md)\n"+
+		"(--prompt TEXT replaces the prompt of a spec you have)", pipeline.ErrUsage, path, adhocSpecFormat, quoted)
+}
+
+// specReadErr is the error of reading the spec file path: a missing file
+// says where it was looked for and what to give instead.
+func specReadErr(path string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: read spec: %w", pipeline.ErrUsage, err)
+	}
+	dir, derr := os.Getwd()
+	if derr != nil {
+		dir = "."
+	}
+	if filepath.IsAbs(path) {
+		dir = filepath.Dir(path)
+	}
+	return fmt.Errorf("%w: spec file %q does not exist (looked in %s): check the argument's path, "+
+		"or write a spec there (examples/ holds some; the format is in docs/spec.md)", pipeline.ErrUsage, path, dir)
 }
