@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/seed43ef5acb/runner/tools/permission"
 	"github.com/seed43ef5acb/runner/tools/permission/bashcheck"
@@ -115,8 +116,8 @@ func (g *guarded) check(r Request) (*Denial, *permission.Target) {
 			opts.ProtectedHidden = h.ProtectedHidden()
 		}
 		v := bashcheck.CheckWith(g.rules, g.paths, r.Target, opts)
-		if c, denied := v.Denied(); denied {
-			return denialOf(c.Decision, fmt.Sprintf("%s %s: %s", c.Kind, strconv.Quote(c.Subject), c.Decision.Reason)), nil
+		if denied := v.DeniedAll(); len(denied) > 0 {
+			return denialOf(denied[0].Decision, deniedParts(denied)), nil
 		}
 		return nil, nil
 	case permission.Read, permission.Edit:
@@ -130,6 +131,23 @@ func (g *guarded) check(r Request) (*Denial, *permission.Target) {
 		return denialOf(d, d.Reason), nil
 	}
 	return nil, nil
+}
+
+// maxDeniedParts bounds how many denied parts of a command a denial names.
+const maxDeniedParts = 3
+
+// deniedParts is the reason of a bash denial: each denied part of the
+// command with its reason, the first maxDeniedParts and a count of the rest.
+func deniedParts(denied []permission.Check) string {
+	parts := make([]string, 0, maxDeniedParts+1)
+	for i, c := range denied {
+		if i == maxDeniedParts {
+			parts = append(parts, fmt.Sprintf("and %d more denied part(s)", len(denied)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %s: %s", c.Kind, strconv.Quote(c.Subject), c.Decision.Reason))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // protectedHider is a tool whose commands run where the OS sandbox may

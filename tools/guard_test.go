@@ -107,3 +107,42 @@ func TestGuard(t *testing.T) {
 		t.Errorf("allowed non-requester: %+v", res)
 	}
 }
+
+// TestGuardBashNamesEveryDeniedPart checks a compound command's denial
+// names each denied part, the first three and a count of the rest.
+func TestGuardBashNamesEveryDeniedPart(t *testing.T) {
+	t.Parallel()
+	dir := tree(t, map[string]string{"README.md": "keep\n"})
+	rs := permission.Ruleset{{Permission: permission.Bash, Pattern: "ls *", Action: permission.Allow}}
+	bash, ok := Named(GuardAll(Builtins(Env{WorkTree: dir, Environ: []string{"PATH=/usr/bin:/bin"}}), rs, dir), "bash")
+	if !ok {
+		t.Fatal("no bash")
+	}
+	tests := []struct {
+		command   string
+		want, not []string
+	}{
+		{"echo hi && rm -f README.md", []string{`"echo hi"`, `"rm -f README.md"`}, []string{"more denied"}},
+		{"ls && echo a && echo b && rm -f README.md && touch c && mv x y",
+			[]string{`"echo a"`, `"echo b"`, `"rm -f README.md"`, "; and ", "more denied part(s)"}, []string{`"touch c"`, `"ls"`}},
+	}
+	for _, tt := range tests {
+		res := run(t, bash, BashParams{Command: tt.command})
+		if res.Denial == nil {
+			t.Fatalf("%s: not denied: %+v", tt.command, res)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(res.Output, w) {
+				t.Errorf("%s: denial does not name %s:\n%s", tt.command, w, res.Output)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(res.Output, n) {
+				t.Errorf("%s: denial names %s:\n%s", tt.command, n, res.Output)
+			}
+		}
+	}
+	if got := readFile(t, dir, "README.md"); got != "keep\n" {
+		t.Errorf("denied rm ran: README.md = %q", got)
+	}
+}

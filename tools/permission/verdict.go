@@ -4,6 +4,7 @@ package permission
 const (
 	KindCommand  = "command"  // a simple command, judged by the bash rules
 	KindRedirect = "redirect" // an output redirection: an edit of its target
+	KindWrite    = "write"    // a file operand a program writes or removes (tee, touch, rm): an edit of it
 	KindPath     = "path"     // an argument or input naming a path outside the work tree
 	KindSyntax   = "syntax"   // a construct that cannot be judged statically
 )
@@ -32,4 +33,15 @@ func (v Verdict) Denied() (Check, bool) {
 		}
 	}
 	return Check{}, false
+}
+
+// DeniedAll returns every check that denies, in command order.
+func (v Verdict) DeniedAll() []Check {
+	var out []Check
+	for _, c := range v.Checks {
+		if !c.Decision.Allowed {
+			out = append(out, c)
+		}
+	}
+	return out
 }

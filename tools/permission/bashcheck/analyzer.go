@@ -493,7 +493,7 @@ func (a *analyzer) command(assigns, args []word, depth int) {
 	}
 	a.wrapDepth--
 	for _, f := range w.writes {
-		a.edit(f)
+		a.edit(permission.KindWrite, f)
 	}
 	for _, r := range w.reads {
 		for _, pw := range pathsOf(r) {

@@ -228,7 +228,7 @@ func TestCheckBashProvenance(t *testing.T) {
 	}{
 		{KindCommand, "ls -la", `bash "*": allow`, true},
 		{KindCommand, "/bin/rm -rf build", `bash "rm *": deny`, false},
-		{KindRedirect, "build", `edit "**": allow`, true}, // rm removes it: an edit
+		{KindWrite, "build", `edit "**": allow`, true}, // rm removes it: an edit, not a redirection
 		{KindCommand, "echo hi", `bash "*": allow`, true},
 		{KindRedirect, "out.txt", `edit "**": allow`, true},
 	}

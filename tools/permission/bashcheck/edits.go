@@ -35,15 +35,16 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 		if r.Op == syntax.DplOut && w.static() && isFD(w.lit()) {
 			continue
 		}
-		a.edit(w)
+		a.edit(permission.KindRedirect, w)
 	}
 }
 
-// edit records a write of the file named by w (a redirection target, a tee
-// operand), decided by placeEdits.
-func (a *analyzer) edit(w word) {
+// edit records a write of the file named by w, decided by placeEdits;
+// kind is KindRedirect for a redirection target, KindWrite for a file
+// operand a program writes (a tee or rm operand).
+func (a *analyzer) edit(kind string, w word) {
 	if !w.static() {
-		a.add(permission.KindRedirect, w.text, permission.DefaultDeny(permission.Edit, w.text, "the file written is not static (it is only known at run time)"))
+		a.add(kind, w.text, permission.DefaultDeny(permission.Edit, w.text, "the file written is not static (it is only known at run time)"))
 		return
 	}
 	target := w.lit()
@@ -51,12 +52,12 @@ func (a *analyzer) edit(w word) {
 		return
 	}
 	if processFile(target) {
-		a.add(permission.KindRedirect, target, permission.DefaultDeny(permission.Edit, target,
+		a.add(kind, target, permission.DefaultDeny(permission.Edit, target,
 			target+" names a file of the running process, which the check cannot see; write to a path in the work tree"))
 		return
 	}
 	a.edits = append(a.edits, pendingEdit{check: len(a.checks), target: target, linkable: a.linkable, dirs: a.dirs})
-	a.add(permission.KindRedirect, target, permission.DefaultDeny(permission.Edit, target, "not decided yet"))
+	a.add(kind, target, permission.DefaultDeny(permission.Edit, target, "not decided yet"))
 }
 
 // placeEdits decides the recorded file writes once the whole command is

@@ -25,6 +25,7 @@ const (
 	Deny              = permission.Deny
 	KindCommand       = permission.KindCommand
 	KindRedirect      = permission.KindRedirect
+	KindWrite         = permission.KindWrite
 	KindPath          = permission.KindPath
 	KindSyntax        = permission.KindSyntax
 )
