@@ -29,6 +29,10 @@ type ModelInfo struct {
 	// Wires lists the wires on which the model calls tools, the one to
 	// choose first; empty means any wire (ChooseWire picks chat).
 	Wires []Wire `json:"wires,omitempty" yaml:"wires,omitempty"`
+	// NoReasoning marks a model known not to reason: OpenAI answers a
+	// reasoning effort for it with a 400. False means it reasons or is
+	// not known.
+	NoReasoning bool `json:"no_reasoning,omitempty" yaml:"no_reasoning,omitempty"`
 }
 
 // Catalog maps model names to their sizes and prices. It is a value: With
@@ -68,6 +72,7 @@ func (c Catalog) With(models ...ModelInfo) Catalog {
 			if m.Wires == nil {
 				m.Wires = old.Wires
 			}
+			m.NoReasoning = m.NoReasoning || old.NoReasoning
 			m.Aliases = append(slices.Clone(old.Aliases), m.Aliases...)
 		}
 		if m.Price != nil {

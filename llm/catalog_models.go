@@ -35,12 +35,13 @@ func defaultModels() []ModelInfo {
 		responsesOnly = []Wire{WireResponses}           // function tools are refused on chat
 	)
 	return []ModelInfo{
-		// OpenAI, 2025-11, platform.openai.com/docs/pricing.
-		{Name: "gpt-4.1", ContextWindow: m1, MaxOutput: 32_768, Price: price(2.00, 0.50, 8.00, 0)},
-		{Name: "gpt-4.1-mini", ContextWindow: m1, MaxOutput: 32_768, Price: price(0.40, 0.10, 1.60, 0)},
-		{Name: "gpt-4.1-nano", ContextWindow: m1, MaxOutput: 32_768, Price: price(0.10, 0.025, 0.40, 0)},
-		{Name: "gpt-4o", ContextWindow: k128, MaxOutput: 16_384, Price: price(2.50, 1.25, 10.00, 0)},
-		{Name: "gpt-4o-mini", ContextWindow: k128, MaxOutput: 16_384, Price: price(0.15, 0.075, 0.60, 0)},
+		// OpenAI, 2025-11, platform.openai.com/docs/pricing. GPT-4.1 and
+		// GPT-4o do not reason: a reasoning effort is refused with a 400.
+		{Name: "gpt-4.1", ContextWindow: m1, MaxOutput: 32_768, Price: price(2.00, 0.50, 8.00, 0), NoReasoning: true},
+		{Name: "gpt-4.1-mini", ContextWindow: m1, MaxOutput: 32_768, Price: price(0.40, 0.10, 1.60, 0), NoReasoning: true},
+		{Name: "gpt-4.1-nano", ContextWindow: m1, MaxOutput: 32_768, Price: price(0.10, 0.025, 0.40, 0), NoReasoning: true},
+		{Name: "gpt-4o", ContextWindow: k128, MaxOutput: 16_384, Price: price(2.50, 1.25, 10.00, 0), NoReasoning: true},
+		{Name: "gpt-4o-mini", ContextWindow: k128, MaxOutput: 16_384, Price: price(0.15, 0.075, 0.60, 0), NoReasoning: true},
 		{Name: "o3", ContextWindow: k200, MaxOutput: 100_000, Price: price(2.00, 0.50, 8.00, 0)}, // after the 2025-06 price cut
 		{Name: "o3-mini", ContextWindow: k200, MaxOutput: 100_000, Price: price(1.10, 0.55, 4.40, 0)},
 		{Name: "o4-mini", ContextWindow: k200, MaxOutput: 100_000, Price: price(1.10, 0.275, 4.40, 0)},

@@ -67,6 +67,18 @@ func (c Catalog) ChooseWire(named Wire, baseURL, model string, anthropicKey bool
 	return WireChat
 }
 
+// NativeWire is the first wire the catalog lists for model, anthropic for
+// a Claude model it does not list, else "".
+func (c Catalog) NativeWire(model string) Wire {
+	if m, ok := c.Lookup(model); ok && len(m.Wires) > 0 {
+		return m.Wires[0]
+	}
+	if isClaude(model) {
+		return WireAnthropic
+	}
+	return ""
+}
+
 // CheckWire refuses a wire on which the catalog says the model cannot call
 // tools (chat for gpt-6-astra). The error names the wires that work and the
 // spec key that overrides the catalog.

@@ -104,6 +104,10 @@ func (responsesWire) body(req Request) ([]byte, error) {
 		}
 		out.Reasoning = mustJSON(r)
 		out.Temperature, out.TopP = nil, nil
+	} else if req.ReasoningEffort != "" {
+		// A model not known to reason (a gateway's name) gets the effort
+		// as asked; the caller drops it for one known not to reason.
+		out.Reasoning = mustJSON(map[string]string{"effort": req.ReasoningEffort})
 	}
 	for _, t := range req.Tools {
 		params, err := toolSchema(t)

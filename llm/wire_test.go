@@ -92,3 +92,26 @@ func TestCheckWireRefusesChatForResponsesOnlyModels(t *testing.T) {
 		t.Errorf("a model the catalog does not know is refused: %v", err)
 	}
 }
+
+// TestCheckBaseURL: a base URL ending in a wire's endpoint path is refused
+// with the URL to use; any other passes.
+func TestCheckBaseURL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ base, fixed string }{
+		{"http://127.0.0.1:18080/v1/chat/completions", "http://127.0.0.1:18080/v1"},
+		{"https://api.openai.com/v1/responses/", "https://api.openai.com/v1"},
+		{"https://api.anthropic.com/v1/messages", "https://api.anthropic.com/v1"},
+		{"https://gw.example/v1/chat/completions?api-version=1", "https://gw.example/v1?api-version=1"},
+		{"https://api.openai.com/v1", ""},
+		{"http://localhost:11434/v1", ""},
+		{"https://gw.example/messages-proxy/v1", ""},
+	} {
+		err := llm.CheckBaseURL(tc.base)
+		switch {
+		case tc.fixed == "" && err != nil:
+			t.Errorf("CheckBaseURL(%q) = %v, want nil", tc.base, err)
+		case tc.fixed != "" && (err == nil || !strings.Contains(err.Error(), "drop that suffix and use "+tc.fixed)):
+			t.Errorf("CheckBaseURL(%q) = %v, want the fix %s", tc.base, err, tc.fixed)
+		}
+	}
+}

@@ -72,3 +72,33 @@ func didYouMean(cat llm.Catalog, model string) string {
 	}
 	return hint
 }
+
+// IgnoredEffort is the warning for a reasoning effort asked of a model
+// the catalog cat knows does not reason (gpt-4.1-mini): the effort is not
+// sent, as OpenAI refuses it with a 400. drop is false, and msg "", when
+// effort is "" or the model reasons or is unknown.
+func IgnoredEffort(cat llm.Catalog, model, effort string) (msg string, drop bool) {
+	if effort == "" {
+		return "", false
+	}
+	if m, ok := cat.Lookup(model); !ok || !m.NoReasoning {
+		return "", false
+	}
+	return fmt.Sprintf("reasoning_effort %q is not sent: model %q does not reason by the model catalog, "+
+		"and its API refuses the option; drop reasoning_effort, or pick a reasoning model (gpt-5-mini, o4-mini)",
+		effort, model), true
+}
+
+// IgnoredSpecEffort is IgnoredEffort for a task spec's own model, at the
+// position of its reasoning_effort key; nil when nothing is dropped.
+func IgnoredSpecEffort(task *spec.Spec) *spec.Error {
+	msg, drop := IgnoredEffort(catalogFor(task), task.Model, task.ReasoningEffort)
+	if !drop {
+		return nil
+	}
+	p, ok := task.Position("reasoning_effort")
+	if !ok {
+		p = spec.Pos{Line: 1, Col: 1}
+	}
+	return &spec.Error{File: task.Path, Line: p.Line, Col: p.Col, Msg: msg}
+}

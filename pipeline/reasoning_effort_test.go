@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -102,5 +103,52 @@ func TestExecReasoningEffortRefusedOnWire(t *testing.T) {
 	}
 	if n := len(s.Requests()); n != 0 {
 		t.Errorf("%d model calls, want none", n)
+	}
+}
+
+// TestExecReasoningEffortOnUnknownResponsesModel: a model the catalog
+// does not know (a gateway's name) gets the effort on the responses wire
+// as reasoning.effort, as run.started says.
+func TestExecReasoningEffortOnUnknownResponsesModel(t *testing.T) {
+	spec, repo := execFixture(t)
+	mustWrite(t, spec, effortSpec("my-gateway-model", "high"))
+	s := llmtest.NewResponsesServer(t, llmtest.ResponsesStep{Turn: llmtest.ResponsesTurn{Model: "my-gateway-model", Text: "done"}})
+	if _, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: t.TempDir(), BaseURL: s.URL(), Wire: "responses",
+		Quiet: true, APIKey: "sk-unit-0123456789abcdef", Stderr: &bytes.Buffer{}}); err != nil {
+		t.Fatal(err)
+	}
+	b := s.Requests()[0].Body
+	if r, _ := b["reasoning"].(map[string]any); r["effort"] != "high" {
+		data, _ := json.Marshal(b)
+		t.Errorf("request body lacks reasoning.effort high:\n%s", data)
+	}
+}
+
+// TestExecReasoningEffortDroppedForNonReasoningModel: OpenAI answers a
+// reasoning effort for gpt-4.1-mini with a 400. The catalog knows it does
+// not reason, so the run warns, sends none, and run.started records none.
+func TestExecReasoningEffortDroppedForNonReasoningModel(t *testing.T) {
+	spec, repo := execFixture(t)
+	mustWrite(t, spec, effortSpec("gpt-4.1-mini", "high"))
+	srv := llmtest.NewPersonalityServer(t, llmtest.OpenAI(), llmtest.Turn{Text: "done"}.Reply())
+	out := t.TempDir()
+	var stderr bytes.Buffer
+	if _, err := Exec(t.Context(), ExecOptions{Task: spec, Repo: repo, Out: out, BaseURL: srv.URL(), Quiet: true,
+		APIKey: "sk-unit-0123456789abcdef", Stderr: &stderr}); err != nil {
+		t.Fatalf("%v (rejections %v)", err, srv.Rejections())
+	}
+	if _, ok := srv.Requests()[0].Body["reasoning_effort"]; ok {
+		t.Error("reasoning_effort was sent to gpt-4.1-mini")
+	}
+	want := `runner: warning: reasoning_effort "high" is not sent: model "gpt-4.1-mini" does not reason`
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	}
+	log, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(string(log), "\n"); strings.Contains(first, `"reasoning_effort"`) {
+		t.Errorf("run.started records an effort that was not sent: %s", first)
 	}
 }

@@ -41,6 +41,7 @@ type modelState struct {
 	baseURL   string
 	model     runner.Model
 	wire      llm.Wire // the API the model is reached over
+	effort    string   // the reasoning effort sent; "" when none or dropped
 	catalog   llm.Catalog
 	record    io.Closer // the --record file; nil when not recording
 	// replayPrompt is the prompt the --replay cassette was recorded for.

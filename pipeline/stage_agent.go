@@ -78,7 +78,7 @@ func (r *execRun) runAgent(ctx context.Context) error {
 		return nil
 	}
 	cfg := runner.Config{
-		Model: r.model, ModelName: r.modelName, ReasoningEffort: r.spec.ReasoningEffort,
+		Model: r.model, ModelName: r.modelName, ReasoningEffort: r.effort,
 		WorkTree: r.workTree, Instructions: r.spec.Instructions, Prompt: r.userMessage(),
 		NoRepoInstructions: !r.spec.ReadsRepoInstructions(),
 		Tools:              r.baseTools(r.redactResults(tools.GuardAll(append(tools.Offered(tools.Builtins(r.toolEnv()), rules), r.mcpTools()...), rules, r.workTree))),

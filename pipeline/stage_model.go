@@ -45,6 +45,12 @@ func (r *execRun) setupModel(ctx context.Context) error {
 		named = llm.WireAnthropic
 	}
 	r.wire = r.catalog.ChooseWire(named, r.opts.BaseURL, r.modelName, r.getenv("ANTHROPIC_API_KEY") != "")
+	if named == "" && r.wire == llm.WireChat && r.opts.APIKey == "" && r.opts.Replay == "" &&
+		r.catalog.NativeWire(r.modelName) == llm.WireAnthropic {
+		// Chat has no key to send: a Claude model goes to its own wire,
+		// and a missing key is then ANTHROPIC_API_KEY.
+		r.wire = llm.WireAnthropic
+	}
 	if named != "" {
 		if err := r.catalog.CheckWire(r.wire, r.modelName); err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
@@ -54,7 +60,15 @@ func (r *execRun) setupModel(ctx context.Context) error {
 		pos, _ := r.spec.Position("reasoning_effort")
 		return fmt.Errorf("%w: %s:%d:%d: %w (change it, or name another wire with provider.wire)", ErrUsage, r.spec.Path, pos.Line, pos.Col, err)
 	}
+	r.effort = r.spec.ReasoningEffort
+	if msg, drop := IgnoredEffort(r.catalog, r.modelName, r.effort); drop {
+		fmt.Fprintf(r.opts.Stderr, "runner: warning: %s\n", msg)
+		r.effort = ""
+	}
 	r.baseURL = r.wireBaseURL()
+	if err := llm.CheckBaseURL(r.baseURL); err != nil {
+		return fmt.Errorf("%w: %w (from %s)", ErrUsage, err, r.baseURLSource())
+	}
 	cfg := llm.Config{}
 	if platform != llm.PlatformAnthropic {
 		if err := r.setupCloud(ctx, platform, &cfg); err != nil {
@@ -100,6 +114,18 @@ func (r *execRun) wireBaseURL() string {
 		given = ""
 	}
 	return cmp.Or(given, r.getenv("ANTHROPIC_BASE_URL"), llm.DefaultAnthropicURL)
+}
+
+// baseURLSource names where the run's base URL came from, for an error
+// about it.
+func (r *execRun) baseURLSource() string {
+	switch {
+	case r.opts.BaseURL != "" && r.baseURL == r.opts.BaseURL:
+		return "--base-url or OPENAI_BASE_URL"
+	case r.wire == llm.WireAnthropic && r.baseURL == r.getenv("ANTHROPIC_BASE_URL"):
+		return "ANTHROPIC_BASE_URL"
+	}
+	return "the default"
 }
 
 // setupCloud sets cfg's Cloud and Authorizer for Claude on Bedrock or
@@ -214,10 +240,45 @@ func UnpricedBudget(key string, budget float64, model string) (msg, hint string)
 // with no model is not judged: the model comes from --model at run time.
 // `runner validate` calls it.
 func CheckSpec(task *spec.Spec) error {
-	if task.Model == "" {
+	var errs spec.Errors
+	if e := specEffort(task); e != nil {
+		errs = append(errs, e)
+	}
+	if task.Model != "" {
+		err := budgetPriced(task, catalogFor(task), task.Model, 0, "")
+		var es spec.Errors
+		if err != nil && !errors.As(err, &es) {
+			return err
+		}
+		errs = append(errs, es...)
+	}
+	if len(errs) == 0 {
 		return nil
 	}
-	return budgetPriced(task, catalogFor(task), task.Model, 0, "")
+	return errs.Sorted()
+}
+
+// specEffort refuses a reasoning_effort the spec's own wire cannot send
+// (xhigh on provider.wire anthropic), at the key's position. A spec that
+// names no wire is judged at run time, when the wire is chosen.
+func specEffort(task *spec.Spec) *spec.Error {
+	w := llm.Wire(task.Provider.Wire)
+	if p := task.Provider.Platform; p == string(llm.PlatformBedrock) || p == string(llm.PlatformVertex) {
+		w = llm.WireAnthropic
+	}
+	if w == "" {
+		return nil
+	}
+	err := w.CheckEffort(task.ReasoningEffort)
+	if err == nil {
+		return nil
+	}
+	p, ok := task.Position("reasoning_effort")
+	if !ok {
+		p = spec.Pos{Line: 1, Col: 1}
+	}
+	return &spec.Error{File: task.Path, Line: p.Line, Col: p.Col, Msg: err.Error(),
+		Hint: "change it, or name another wire with provider.wire"}
 }
 
 // transport is the HTTP transport of model calls: the cassette with

@@ -49,7 +49,7 @@ func (r *execRun) startedEvent() event.RunStarted {
 	return event.RunStarted{
 		Task: r.spec.Name, SpecPath: r.spec.Path, SpecSHA256: r.specSHA,
 		Repo: r.repo, BaseTree: string(r.base), Model: r.modelName, BaseURL: r.endpoint(), Wire: string(r.wire),
-		ReasoningEffort: r.spec.ReasoningEffort, RepoInstructions: r.repoInstructions(), RunnerVersion: Version(), Inputs: r.inputs,
+		ReasoningEffort: r.effort, RepoInstructions: r.repoInstructions(), RunnerVersion: Version(), Inputs: r.inputs,
 		Limits: event.Limits{
 			MaxSteps: l.MaxSteps, MaxCostUSD: l.MaxCostUSD, MaxTokens: l.MaxTokens,
 			Timeout: durationString(l.Timeout),

@@ -130,6 +130,9 @@ func loadSpec(ctx context.Context, streams Streams, path string) (name string, w
 	if w := pipeline.UnknownSpecModel(task); w != nil {
 		warns = append(warns, w)
 	}
+	if w := pipeline.IgnoredSpecEffort(task); w != nil {
+		warns = append(warns, w)
+	}
 	err = joinProblems(err, pipeline.CheckSpec(task))
 	if w := pipeline.NoToolSpec(task); w != nil && err == nil { // a broken spec's errors come first
 		warns = append(warns, w)

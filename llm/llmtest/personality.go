@@ -68,13 +68,18 @@ func modelBase(req RecordedRequest) string {
 }
 
 // OpenAI rejects sampling parameters and max_tokens on its reasoning
-// models (o1, o3, o4, gpt-5), with the invalid_request_error bodies of the
-// API ("Unsupported value: 'temperature' does not support 0.2 with this
+// models (o1, o3, o4, gpt-5), and reasoning_effort on the others (gpt-4.1,
+// gpt-4o), with the invalid_request_error bodies of the API
+// ("Unsupported value: 'temperature' does not support 0.2 with this
 // model. Only the default (1) value is supported.").
 func OpenAI() Personality {
 	return Personality{Name: "openai", Source: "OpenAI reasoning models guide; API error bodies unsupported_value / unsupported_parameter",
 		check: func(req RecordedRequest) (Reply, bool) {
 			base := modelBase(req)
+			if _, ok := req.Body["reasoning_effort"]; ok && (strings.HasPrefix(base, "gpt-4.1") || strings.HasPrefix(base, "gpt-4o")) {
+				return openAIError("Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+					"reasoning_effort", "unsupported_parameter"), true
+			}
 			if !strings.HasPrefix(base, "o1") && !strings.HasPrefix(base, "o3") && !strings.HasPrefix(base, "o4") && !strings.HasPrefix(base, "gpt-5") {
 				return Reply{}, false
 			}
