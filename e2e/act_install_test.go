@@ -127,6 +127,11 @@ func installWorkspace(t *testing.T, ref string) string {
 func runInstall(t *testing.T, ws, ref string, model *llmtest.Server, rel *releaseServer) actResult {
 	t.Helper()
 	api := githubtest.New(t, "/api/v3")
+	// The gate checks the pull request's author (the event's sample-author)
+	// and asks who the token is (403, as for GITHUB_TOKEN).
+	api.Register(http.MethodGet, "/repos/"+actOwner+"/"+actRepo+"/collaborators/"+actOwner+"/permission",
+		githubtest.JSON(http.StatusOK, map[string]any{"permission": "admin", "role_name": "admin"})).AnyTimes(0)
+	api.Register(http.MethodGet, "/user", githubtest.Error(http.StatusForbidden, "Resource not accessible by integration")).AnyTimes(0)
 	start := time.Now()
 	res := runActWorkflow(t, ws, ".github/workflows/install.yml", nil, model.URL(), api.Server.URL+"/api/v3", rel.URL,
 		"--local-repository", actionRepo+"@"+ref+"="+ws)
