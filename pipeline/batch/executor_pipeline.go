@@ -69,18 +69,6 @@ type PipelineExecutor struct {
 	Stderr io.Writer
 }
 
-// Preflight fails when no repository could run: there is neither an API key
-// nor a cassette to replay. The error wraps pipeline.ErrUsage (exit code 2)
-// and says what to set, as `runner exec` does.
-func (e *PipelineExecutor) Preflight(context.Context) error {
-	if e.APIKey != "" || e.Replay != "" {
-		return nil
-	}
-	return fmt.Errorf("%w: OPENAI_API_KEY is not set: set it to talk to %s "+
-		"(any non-empty value for an endpoint that needs none), or replay a recorded session with --replay FILE",
-		pipeline.ErrUsage, cmp.Or(e.BaseURL, pipeline.DefaultBaseURL))
-}
-
 // Exec runs job. Exit code 2 (bad usage, an invalid spec or inputs, a
 // --replay cassette that does not fit: what Check did not foresee) is a
 // Go error that keeps the exit code: Run records nothing for the

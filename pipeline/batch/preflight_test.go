@@ -21,6 +21,8 @@ func (p preflightExec) Preflight(context.Context) error { return p.err }
 
 // TestRunPreflight: an executor that cannot run stops the batch once, up
 // front, before the manifest is frozen, anything is cloned or any Exec.
+// (The pipeline executor's missing key is the task check's, per wire:
+// TestRunClaudeBatchWithoutOpenAIKey.)
 func TestRunPreflight(t *testing.T) {
 	t.Parallel()
 	errNoCreds := errors.New("no credentials")
@@ -31,8 +33,6 @@ func TestRunPreflight(t *testing.T) {
 		wantCode int
 		wantMsg  string
 	}{
-		{"pipeline executor without key or replay", func() (Executor, *fakeExec) { return &PipelineExecutor{}, nil },
-			[]error{ErrPreflight, pipeline.ErrUsage}, pipeline.ExitUsage, "batch cannot start: usage error: OPENAI_API_KEY is not set"},
 		{"a failing preflight stops before Exec", func() (Executor, *fakeExec) {
 			fe := newFakeExec(func(string) behaviour { return edit })
 			return preflightExec{fe, errNoCreds}, fe
