@@ -35,17 +35,30 @@ type Stub struct {
 	min    int        // with AnyTimes: how many it must have answered
 	used   int
 	reply  Responder
+	mu     *sync.Mutex // the registry's: a request may be served while the stub is set up
 }
 
 // AnyTimes lets the stub answer any number of requests, and requires at
 // least min of them when the test ends.
-func (s *Stub) AnyTimes(min int) *Stub { s.times, s.min = int(^uint(0)>>1), min; return s }
+func (s *Stub) AnyTimes(min int) *Stub {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.times, s.min = int(^uint(0)>>1), min
+	return s
+}
 
 // Times lets the stub answer n requests (default 1).
-func (s *Stub) Times(n int) *Stub { s.times = n; return s }
+func (s *Stub) Times(n int) *Stub {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.times = n
+	return s
+}
 
 // WithQuery requires a query parameter.
 func (s *Stub) WithQuery(key, value string) *Stub {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.Query == nil {
 		s.Query = url.Values{}
 	}
@@ -110,7 +123,7 @@ func (reg *Registry) Client() *gh.Client {
 func (reg *Registry) Register(method, path string, reply Responder) *Stub {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	s := &Stub{Method: method, Path: path, times: 1, reply: reply}
+	s := &Stub{Method: method, Path: path, times: 1, reply: reply, mu: &reg.mu}
 	reg.stubs = append(reg.stubs, s)
 	return s
 }
@@ -119,7 +132,9 @@ func (reg *Registry) Register(method, path string, reply Responder) *Stub {
 // (a stateful fake that reads the path itself), any number of times.
 func (reg *Registry) RegisterPrefix(method, prefix string, reply Responder) *Stub {
 	s := reg.Register(method, prefix, reply).AnyTimes(0)
+	reg.mu.Lock()
 	s.prefix = true
+	reg.mu.Unlock()
 	return s
 }
 
