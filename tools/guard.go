@@ -137,8 +137,20 @@ func (g *guarded) check(r Request) (*Denial, *permission.Target) {
 const maxDeniedParts = 3
 
 // deniedParts is the reason of a bash denial: each denied part of the
-// command with its reason, the first maxDeniedParts and a count of the rest.
+// command with its reason (the denied commands, else every denied path or
+// write), the first maxDeniedParts and a count of the rest.
 func deniedParts(denied []permission.Check) string {
+	// A denied command's own paths are denied too (`rm -rf /`: the
+	// command, the path, the write): name the commands when some are.
+	var cmds []permission.Check
+	for _, c := range denied {
+		if c.Kind == permission.KindCommand {
+			cmds = append(cmds, c)
+		}
+	}
+	if len(cmds) > 0 {
+		denied = cmds
+	}
 	parts := make([]string, 0, maxDeniedParts+1)
 	for i, c := range denied {
 		if i == maxDeniedParts {
