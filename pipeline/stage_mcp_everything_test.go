@@ -45,10 +45,13 @@ permissions:
   mcp: {"everything/*": allow, "everything/get-env": deny}
 limits: {max_steps: 3}
 `, node, script))
+	// The tool not offered comes first: calls that succeed after it keep
+	// the run a success (an answer right after a call that could not run
+	// is failed, class blocked).
 	model := newModel(t, llmtest.ToolCalls(
+		llmtest.Call("mcp__everything__get-env", `{}`),
 		llmtest.Call("mcp__everything__echo", `{"message":"hello from the sandbox"}`),
 		llmtest.Call("mcp__everything__get-sum", `{"a":20,"b":22}`),
-		llmtest.Call("mcp__everything__get-env", `{}`),
 	), llmtest.Text("Done."))
 	out := t.TempDir()
 	res, err := Exec(t.Context(), ExecOptions{Task: specPath, Repo: repo, Out: out, BaseURL: model.URL(),
