@@ -21,26 +21,15 @@ import (
 // leaves events.jsonl ending in run.finished, result.json and summary.md.
 func TestClosedOutputPipeKeepsTheRecord(t *testing.T) {
 	t.Parallel()
-	spec, repo := smallRepo(t)
-	fixed, _ := json.Marshal(map[string]string{"path": "status.txt", "content": "fixed\n"})
-	srv := newModel(t,
-		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", string(fixed))}}.Reply(),
-		llmtest.Turn{Text: "Done."}.Reply(),
-	)
+	spec, repo, srv := fixRun(t)
 	out := filepath.Join(t.TempDir(), "out")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Close(); err != nil { // the reader is gone before the first write
-		t.Fatal(err)
-	}
+	w := closedPipe(t)
 	cmd := exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--out", out, "--base-url", srv.URL())
 	cmd.Dir = repo
 	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.WaitDelay = 10 * time.Second
-	err = cmd.Run()
+	err := cmd.Run()
 	_ = w.Close()
 	var exitErr *exec.ExitError
 	switch {
@@ -67,27 +56,16 @@ func TestClosedOutputPipeKeepsTheRecord(t *testing.T) {
 // it is.
 func TestClosedEventsPipeKeepsTheLog(t *testing.T) {
 	t.Parallel()
-	spec, repo := smallRepo(t)
-	fixed, _ := json.Marshal(map[string]string{"path": "status.txt", "content": "fixed\n"})
-	srv := newModel(t,
-		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", string(fixed))}}.Reply(),
-		llmtest.Turn{Text: "Done."}.Reply(),
-	)
+	spec, repo, srv := fixRun(t)
 	out := filepath.Join(t.TempDir(), "out")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
+	w := closedPipe(t)
 	cmd := exec.CommandContext(t.Context(), runnerBin, "exec", spec, "--out", out, "--events", "-", "--base-url", srv.URL())
 	cmd.Dir = repo
 	cmd.Env = append(baseEnv(t), "OPENAI_API_KEY=sk-test-0123456789abcdef")
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = w, &stderr
 	cmd.WaitDelay = 10 * time.Second
-	err = cmd.Run()
+	err := cmd.Run()
 	_ = w.Close()
 	if err != nil {
 		t.Fatalf("runner ended with %v with the events pipe closed\n%s", err, stderr.String())
@@ -100,4 +78,31 @@ func TestClosedEventsPipeKeepsTheLog(t *testing.T) {
 	if want := "it is whole in " + filepath.Join(out, "events.jsonl"); !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr does not say where the log is (%q):\n%s", want, stderr.String())
 	}
+}
+
+// fixRun is smallRepo with a model that writes status.txt and finishes.
+func fixRun(t *testing.T) (spec, repo string, srv *llmtest.Server) {
+	t.Helper()
+	spec, repo = smallRepo(t)
+	fixed, _ := json.Marshal(map[string]string{"path": "status.txt", "content": "fixed\n"})
+	srv = newModel(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{llmtest.Call("write", string(fixed))}}.Reply(),
+		llmtest.Turn{Text: "Done."}.Reply(),
+	)
+	return spec, repo, srv
+}
+
+// closedPipe is the write end of a pipe whose reader is gone before the
+// first write, as after `| head` has exited.
+func closedPipe(t *testing.T) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close() })
+	return w
 }
